@@ -1,0 +1,190 @@
+//! The argument grammar (clap derive) and the dispatch of each verb to the engine.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use elnor_engine::config::{FIELDS, field};
+use elnor_engine::{Status, Store, StoreLocation};
+use serde_json::Value;
+
+use crate::log_cmd::{self, LogCommand};
+use crate::output::{self, code};
+
+/// ELNOR Knowledge Manager: continuity for your AI agents, under your control.
+#[derive(Debug, Parser)]
+#[command(name = "elnor", version, about, long_about = None)]
+pub struct Args {
+    /// Store directory. Defaults to $ELNOR_MEMORY, else the platform data dir.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+
+    /// Print JSON instead of human text (errors go to stderr as JSON too).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create the store (directory layout, graph, default config); harmless if it exists.
+    Init,
+    /// Show the store: path, schema version, counts and config summary.
+    Status,
+    /// Read or change the continuity config.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Append to or read a work context's continuity log.
+    #[command(subcommand)]
+    Log(LogCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print one field, or every field with its allowed values.
+    Get {
+        /// A config key such as `mode`; omit for all.
+        key: Option<String>,
+    },
+    /// Validate and set one field (the file is replaced atomically).
+    Set {
+        key: String,
+        /// The new value; `null` unsets optional text.
+        value: String,
+    },
+}
+
+fn open(args: &Args) -> anyhow::Result<Store> {
+    let root = StoreLocation::resolve(args.store.clone())?;
+    Ok(Store::open(&root)?)
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let store = open(&args)?;
+    match &args.command {
+        Command::Init => init(&store, args.json),
+        Command::Status => status(&store, args.json),
+        Command::Config(ConfigCommand::Get { key }) => {
+            config_get(&store, key.as_deref(), args.json)
+        }
+        Command::Config(ConfigCommand::Set { key, value }) => {
+            let config = store.set_config(key, value)?;
+            let value = config.get(key)?;
+            if args.json {
+                output::json(&serde_json::json!({ "key": key, "value": value }))?;
+            } else {
+                println!("{key} = {value}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Log(cmd) => log_cmd::run(&store, cmd, args.json),
+    }
+}
+
+fn init(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
+    // An existing store is fine, but one whose config is broken is not "ready".
+    store.config()?;
+    let status = store.status()?;
+    if json {
+        output::json(&serde_json::json!({
+            "store_path": status.store_path,
+            "schema_version": status.schema_version,
+        }))?;
+    } else {
+        println!("store ready at {}", status.store_path.display());
+        println!("graph schema version {}", status.schema_version);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
+    let status = store.status()?;
+    if json {
+        output::json(&status)?;
+    } else {
+        print_status(&status);
+    }
+    // Counts are still worth printing when the config is broken, but the exit code must say so.
+    Ok(match status.config_error {
+        Some(_) => ExitCode::from(code::CONFIG),
+        None => ExitCode::SUCCESS,
+    })
+}
+
+fn print_status(s: &Status) {
+    println!("store            {}", s.store_path.display());
+    println!(
+        "schema version   {} (continuity log v{})",
+        s.schema_version, s.log_schema_version
+    );
+    println!("entities         {}", s.entities);
+    println!("work contexts    {}", s.work_contexts);
+    println!("continuity logs  {}", s.continuity_logs);
+    println!("entries          {}", s.entries_total);
+    for (kind, n) in &s.entries_by_type {
+        println!("  {kind:<27}{n}");
+    }
+    if s.skipped_lines > 0 {
+        println!(
+            "skipped lines    {} (unreadable; left in place)",
+            s.skipped_lines
+        );
+    }
+    match (&s.config, &s.config_error) {
+        (Some(c), _) => {
+            println!("mode             {}", c.mode.as_str());
+            println!(
+                "synthesis model  {}",
+                c.synthesis_model.as_deref().unwrap_or("(none)")
+            );
+            println!("history window   {}", c.max_session_history_window);
+            println!(
+                "heuristics       {}",
+                if c.deterministic_heuristic_capture {
+                    "on"
+                } else {
+                    "off"
+                }
+            );
+        }
+        (None, Some(e)) => eprintln!("config error: {e}"),
+        (None, None) => {}
+    }
+}
+
+fn config_get(store: &Store, key: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
+    let config = store
+        .config()
+        .with_context(|| "cannot read the continuity config")?;
+    match key {
+        Some(key) => {
+            let value = config.get(key)?;
+            if json {
+                output::json(&serde_json::json!({ "key": key, "value": value }))?;
+            } else {
+                println!("{}", plain(&value));
+            }
+        }
+        None if json => output::json(&config.to_json())?,
+        None => {
+            let all = config.to_json();
+            for f in FIELDS {
+                let value = all.get(f.key).cloned().unwrap_or(Value::Null);
+                println!("{:<38} {:<16} # {}", f.key, plain(&value), f.rule.allowed());
+            }
+            debug_assert!(FIELDS.iter().all(|f| field(f.key).is_some()));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A JSON value as a person would type it: strings without quotes.
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

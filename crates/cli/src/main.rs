@@ -1,0 +1,37 @@
+//! `elnor`: the command-line adapter over the continuity engine. It parses arguments, calls the
+//! engine, and prints human text or (`--json`) JSON; it holds no logic of its own.
+//!
+//! Exit codes (also in `docs/CLI.md`): 0 success; 1 unexpected failure; 2 usage error; 3 invalid
+//! config (file or value); 4 invalid input (ids, keys, entries); 5 store unreadable or unwritable.
+
+mod cli;
+mod log_cmd;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Args::parse();
+    init_tracing();
+    let json = args.json;
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(err) => {
+            output::print_error(&err, json);
+            ExitCode::from(output::exit_code(&err))
+        }
+    }
+}
+
+/// Diagnostics go to stderr, quiet by default; `ELNOR_LOG=debug` (an env-filter spec) shows more.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ELNOR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}

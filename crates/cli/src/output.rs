@@ -1,0 +1,51 @@
+//! Printing: human text or JSON on stdout, errors on stderr, and the exit-code table.
+
+use elnor_engine::ErrorKind;
+use serde::Serialize;
+
+/// Exit codes, documented in `docs/CLI.md`.
+pub mod code {
+    pub const UNEXPECTED: u8 = 1;
+    pub const CONFIG: u8 = 3;
+    pub const INVALID_INPUT: u8 = 4;
+    pub const STORAGE: u8 = 5;
+}
+
+/// Prints `value` as pretty JSON.
+pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+fn kind_of(err: &anyhow::Error) -> Option<ErrorKind> {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<elnor_engine::Error>())
+        .map(elnor_engine::Error::kind)
+}
+
+/// The exit code for an error.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    match kind_of(err) {
+        Some(ErrorKind::Config) => code::CONFIG,
+        Some(ErrorKind::InvalidInput) => code::INVALID_INPUT,
+        Some(ErrorKind::Storage) => code::STORAGE,
+        None => code::UNEXPECTED,
+    }
+}
+
+/// Prints an error to stderr, as `{"error": {"kind", "message"}}` under `--json`.
+pub fn print_error(err: &anyhow::Error, json: bool) {
+    let message = format!("{err:#}");
+    if json {
+        let kind = match kind_of(err) {
+            Some(ErrorKind::Config) => "config",
+            Some(ErrorKind::InvalidInput) => "invalid_input",
+            Some(ErrorKind::Storage) => "storage",
+            None => "unexpected",
+        };
+        let body = serde_json::json!({ "error": { "kind": kind, "message": message } });
+        eprintln!("{body}");
+    } else {
+        eprintln!("error: {message}");
+    }
+}

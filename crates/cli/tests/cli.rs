@@ -1,0 +1,256 @@
+//! The `elnor` binary on real temporary stores: output shapes, exit codes, and that failures
+//! leave files untouched.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn elnor(store: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_elnor"))
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .env_remove("ELNOR_MEMORY")
+        .output()
+        .expect("run elnor")
+}
+
+fn stdout_json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn init_then_status_json_has_the_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("new-store");
+    let init = stdout_json(&elnor(&store, &["init", "--json"]));
+    assert_eq!(init["schema_version"], 1);
+
+    let status = stdout_json(&elnor(&store, &["status", "--json"]));
+    assert_eq!(
+        status["store_path"],
+        store.canonicalize().unwrap().display().to_string()
+    );
+    assert_eq!(status["schema_version"], 1);
+    assert_eq!(status["log_schema_version"], 2);
+    assert_eq!(status["entities"], 0);
+    assert_eq!(status["work_contexts"], 0);
+    assert_eq!(status["entries_total"], 0);
+    let by_type = status["entries_by_type"].as_object().unwrap();
+    assert_eq!(by_type.len(), 5);
+    assert!(by_type.values().all(|n| n == 0));
+    assert_eq!(status["config"]["mode"], "full");
+    assert_eq!(status["config_error"], Value::Null);
+}
+
+#[test]
+fn human_status_names_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = elnor(dir.path(), &["status"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("schema version   1"), "{text}");
+    assert!(text.contains("mode             full"), "{text}");
+}
+
+#[test]
+fn log_append_and_tail_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    for (kind, text) in [
+        ("open_question", "Which exhibit goes first?"),
+        ("key_decision", "Lead with price impact"),
+        ("work_phase_change", "drafting"),
+    ] {
+        let out = elnor(
+            s,
+            &["log", "append", "henderson", kind, text, "--entity", "e1"],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let tail = stdout_json(&elnor(
+        s,
+        &["log", "tail", "henderson", "-n", "2", "--json"],
+    ));
+    let entries = tail["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    assert_eq!(entries[0]["entry_type"], "key_decision");
+    assert_eq!(entries[0]["content"]["decision"], "Lead with price impact");
+    assert_eq!(entries[0]["linked_entity_ids"][0], "e1");
+    assert_eq!(entries[1]["content"]["new_phase"], "drafting");
+    assert_eq!(entries[1]["schema_version"], 2);
+
+    let status = stdout_json(&elnor(s, &["status", "--json"]));
+    assert_eq!(status["entries_total"], 3);
+    assert_eq!(status["entries_by_type"]["open_question"], 1);
+    assert_eq!(status["work_contexts"], 1);
+
+    // A whole entry from stdin is validated like any other.
+    let mut line = entries[0].clone();
+    line["entry_id"] = "ce_from_stdin".into();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_elnor"))
+        .args([
+            "--store",
+            s.to_str().unwrap(),
+            "log",
+            "append",
+            "henderson",
+            "--stdin",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(line.to_string().as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let tail = stdout_json(&elnor(
+        s,
+        &["log", "tail", "henderson", "-n", "1", "--json"],
+    ));
+    assert_eq!(tail["entries"][0]["entry_id"], "ce_from_stdin");
+}
+
+#[test]
+fn bad_config_value_exits_3_naming_field_and_range_and_leaves_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    assert!(elnor(s, &["init"]).status.success());
+    let path = s.join("config/continuity_config.json");
+    let before = std::fs::read(&path).unwrap();
+    let out = elnor(s, &["config", "set", "max_session_history_window", "40"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = stderr(&out);
+    assert!(err.contains("max_session_history_window"), "{err}");
+    assert!(err.contains("from 3 to 25"), "{err}");
+    assert!(err.contains("continuity_config.json"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    let out = elnor(s, &["config", "set", "mode", "deterministic", "--json"]);
+    assert_eq!(stdout_json(&out)["value"], "deterministic");
+    let out = elnor(s, &["config", "get", "mode"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        "deterministic"
+    );
+}
+
+#[test]
+fn corrupt_config_is_reported_by_field_and_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    assert!(elnor(s, &["init"]).status.success());
+    let path = s.join("config/continuity_config.json");
+    let broken = "{\"schema_version\": 2, \"idle_trigger_minutes\": 0}";
+    std::fs::write(&path, broken).unwrap();
+
+    let out = elnor(s, &["status", "--json"]);
+    assert_eq!(out.status.code(), Some(3));
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let err = status["config_error"].as_str().unwrap();
+    assert!(err.contains("field `idle_trigger_minutes`"), "{err}");
+    assert!(err.contains("from 1 to 10080"), "{err}");
+
+    for args in [
+        &["config", "get"][..],
+        &["config", "set", "mode", "off"],
+        &["init"],
+    ] {
+        let out = elnor(s, args);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(
+            stderr(&out).contains("idle_trigger_minutes"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+
+    std::fs::write(&path, "{ truncated").unwrap();
+    let out = elnor(s, &["config", "get", "--json"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["error"]["kind"], "config");
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON")
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ truncated");
+}
+
+#[test]
+fn torn_log_line_is_repaired_and_kept_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    assert!(
+        elnor(s, &["log", "append", "wc1", "open_question", "first?"])
+            .status
+            .success()
+    );
+    let log = s.join("continuity/wc1.jsonl");
+    let mut bytes = std::fs::read(&log).unwrap();
+    let partial = b"{\"entry_id\":\"ce_half\",\"entry_ty";
+    bytes.extend_from_slice(partial);
+    std::fs::write(&log, &bytes).unwrap();
+
+    let read = stdout_json(&elnor(s, &["log", "tail", "wc1", "--json"]));
+    assert_eq!(read["entries"].as_array().unwrap().len(), 1);
+    let aside = read["repair"]["preserved_at"].as_str().unwrap();
+    assert_eq!(std::fs::read(aside).unwrap(), partial);
+}
+
+#[test]
+fn invalid_input_exits_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    let out = elnor(s, &["log", "append", "../escape", "open_question", "x"]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stderr(&out).contains("work context id"));
+    assert!(!s.join("escape.jsonl").exists());
+    let out = elnor(s, &["config", "get", "colour"]);
+    assert_eq!(out.status.code(), Some(4));
+    let out = elnor(s, &["log", "append", "wc", "work_phase_change", "dancing"]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stderr(&out).contains("unknown work phase"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = elnor(dir.path(), &["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn store_defaults_to_elnor_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_elnor"))
+        .args(["status", "--json"])
+        .env("ELNOR_MEMORY", dir.path())
+        .output()
+        .unwrap();
+    let status = stdout_json(&out);
+    assert_eq!(
+        status["store_path"],
+        dir.path().canonicalize().unwrap().display().to_string()
+    );
+}

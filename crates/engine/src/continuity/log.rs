@@ -1,0 +1,344 @@
+//! One work context's continuity log file, `continuity/{work_context_id}.jsonl`.
+//!
+//! Durability policy: an append writes the whole line (entry plus `\n`) with one `write` call on a
+//! file opened for appending, then `fdatasync`s the file before returning; a newly created log
+//! also gets its directory fsynced. An acknowledged append therefore survives a crash or power
+//! loss. Every append and read holds an exclusive advisory lock on `continuity/.locks/{id}.lock`,
+//! so the app, the CLI and the MCP server can share a store.
+//!
+//! A crash mid-append can still leave a torn last line (bytes without a final newline). Opening the
+//! log for reading or appending repairs it before anything else: a tail that parses as a complete
+//! entry just gets its newline; anything else is moved to `continuity/torn/` (fsynced there first)
+//! and cut from the log, so it is kept aside, never silently dropped, and never glued to the next
+//! entry. Malformed lines elsewhere are skipped and counted, never fatal.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::entry::ContinuityEntry;
+use crate::error::{Error, Result};
+use crate::fsutil::{LockGuard, atomic_write, sync_dir};
+use crate::ids::WorkContextId;
+
+/// Lines longer than this are skipped unread (and counted), so one enormous line cannot exhaust
+/// memory. Real entries are a few hundred bytes.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The most entries `wc_unlinked` keeps; older ones are evicted first (CSA §3.1).
+pub const UNLINKED_CAP: usize = 20;
+
+/// What a torn-line repair did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TornRepair {
+    /// The repaired log.
+    pub log: PathBuf,
+    /// Bytes of the torn tail.
+    pub bytes: u64,
+    /// Where the torn bytes were preserved; `None` when the tail was a complete entry that only
+    /// lacked its newline and so stayed in the log.
+    pub preserved_at: Option<PathBuf>,
+}
+
+/// A line that could not be read as an entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedLine {
+    /// 1-based line number.
+    pub line: usize,
+    pub reason: String,
+}
+
+/// The result of reading a log: every valid entry in file order, plus what was skipped.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LogRead {
+    pub entries: Vec<ContinuityEntry>,
+    pub skipped: Vec<SkippedLine>,
+    pub repair: Option<TornRepair>,
+}
+
+/// A handle on one work context's log. Cheap to create; the file is touched only by calls.
+#[derive(Debug, Clone)]
+pub struct ContinuityLog {
+    work_context_id: WorkContextId,
+    path: PathBuf,
+    lock_path: PathBuf,
+    torn_dir: PathBuf,
+}
+
+impl ContinuityLog {
+    pub(crate) fn new(continuity_dir: &Path, work_context_id: WorkContextId) -> ContinuityLog {
+        let name = work_context_id.as_str();
+        ContinuityLog {
+            path: continuity_dir.join(format!("{name}.jsonl")),
+            lock_path: continuity_dir.join(".locks").join(format!("{name}.lock")),
+            torn_dir: continuity_dir.join("torn"),
+            work_context_id,
+        }
+    }
+
+    /// The log file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The work context this log belongs to.
+    pub fn work_context_id(&self) -> &WorkContextId {
+        &self.work_context_id
+    }
+
+    fn lock(&self) -> Result<LockGuard> {
+        let dir = self.lock_path.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        LockGuard::acquire(&self.lock_path)
+    }
+
+    /// Repairs a torn last line, if there is one.
+    pub fn repair(&self) -> Result<Option<TornRepair>> {
+        let _lock = self.lock()?;
+        self.repair_locked()
+    }
+
+    fn repair_locked(&self) -> Result<Option<TornRepair>> {
+        let mut file = match OpenOptions::new().read(true).write(true).open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&self.path, e)),
+        };
+        let io = |e| Error::io(&self.path, e);
+        let len = file.metadata().map_err(io)?.len();
+        if len == 0 {
+            return Ok(None);
+        }
+        let Some(start) = tail_start(&mut file, len).map_err(io)? else {
+            return Ok(None);
+        };
+        let tail_len = len - start;
+        file.seek(SeekFrom::Start(start)).map_err(io)?;
+        let mut tail = Vec::new();
+        // A torn tail is at most one partial line; cap the read so a multi-gigabyte unterminated
+        // file cannot exhaust memory, and preserve it by copying instead.
+        (&mut file)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_to_end(&mut tail)
+            .map_err(io)?;
+        if tail.len() as u64 == tail_len && ContinuityEntry::from_line(&tail).is_ok() {
+            // A complete entry that lost only its newline: finish the line, keep the entry.
+            file.seek(SeekFrom::End(0)).map_err(io)?;
+            file.write_all(b"\n").map_err(io)?;
+            file.sync_data().map_err(io)?;
+            tracing::warn!(log = %self.path.display(), "completed a log line missing its newline");
+            return Ok(Some(TornRepair {
+                log: self.path.clone(),
+                bytes: tail_len,
+                preserved_at: None,
+            }));
+        }
+        fs::create_dir_all(&self.torn_dir).map_err(|e| Error::io(&self.torn_dir, e))?;
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+        let aside = self
+            .torn_dir
+            .join(format!("{}.{stamp}.partial", self.work_context_id.as_str()));
+        {
+            let mut out = File::create(&aside).map_err(|e| Error::io(&aside, e))?;
+            file.seek(SeekFrom::Start(start)).map_err(io)?;
+            std::io::copy(&mut (&mut file).take(tail_len), &mut out)
+                .map_err(|e| Error::io(&aside, e))?;
+            out.sync_all().map_err(|e| Error::io(&aside, e))?;
+        }
+        sync_dir(&self.torn_dir)?;
+        // Only once the bytes are safely aside is the log cut back to its last complete line.
+        file.set_len(start).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        tracing::warn!(
+            log = %self.path.display(),
+            preserved_at = %aside.display(),
+            bytes = tail_len,
+            "repaired a torn last line"
+        );
+        Ok(Some(TornRepair {
+            log: self.path.clone(),
+            bytes: tail_len,
+            preserved_at: Some(aside),
+        }))
+    }
+
+    /// Appends one entry durably (see the module docs for the fsync policy). The entry must belong
+    /// to this log's work context. Returns the repair made before appending, if any.
+    pub fn append(&self, entry: &ContinuityEntry) -> Result<Option<TornRepair>> {
+        if entry.work_context_id != self.work_context_id {
+            return Err(Error::InvalidEntry(format!(
+                "entry {} belongs to work context {}, not {}",
+                entry.entry_id, entry.work_context_id, self.work_context_id
+            )));
+        }
+        let mut line = entry.to_line()?;
+        line.push('\n');
+        let _lock = self.lock()?;
+        let repair = self.repair_locked()?;
+        let created = !self.path.exists();
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| Error::io(&self.path, e))?;
+        file.write_all(line.as_bytes())
+            .map_err(|e| Error::io(&self.path, e))?;
+        file.sync_data().map_err(|e| Error::io(&self.path, e))?;
+        if created && let Some(dir) = self.path.parent() {
+            sync_dir(dir)?;
+        }
+        if self.work_context_id.is_unlinked() {
+            self.evict_locked(UNLINKED_CAP)?;
+        }
+        Ok(repair)
+    }
+
+    /// Reads every entry, skipping and counting lines that are not valid entries.
+    pub fn read(&self) -> Result<LogRead> {
+        let _lock = self.lock()?;
+        let repair = self.repair_locked()?;
+        let mut read = self.read_locked(|_, _| {})?;
+        read.repair = repair;
+        Ok(read)
+    }
+
+    /// Reads the last `n` entries.
+    pub fn tail(&self, n: usize) -> Result<LogRead> {
+        let mut read = self.read()?;
+        let drop = read.entries.len().saturating_sub(n);
+        read.entries.drain(..drop);
+        Ok(read)
+    }
+
+    /// Reads the file, calling `raw(line_no, bytes)` for every line that fits the size bound.
+    fn read_locked(&self, mut raw: impl FnMut(usize, &[u8])) -> Result<LogRead> {
+        let file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(LogRead::default()),
+            Err(e) => return Err(Error::io(&self.path, e)),
+        };
+        let mut out = LogRead::default();
+        for_each_line(BufReader::new(file), |line_no, line| match line {
+            Line::TooLong(len) => out.skipped.push(SkippedLine {
+                line: line_no,
+                reason: format!("line of {len} bytes exceeds the {MAX_LINE_BYTES}-byte limit"),
+            }),
+            Line::Bytes(bytes) => {
+                raw(line_no, bytes);
+                if bytes.iter().all(u8::is_ascii_whitespace) {
+                    return;
+                }
+                match ContinuityEntry::from_line(bytes) {
+                    Ok(entry) => out.entries.push(entry),
+                    Err(reason) => out.skipped.push(SkippedLine {
+                        line: line_no,
+                        reason,
+                    }),
+                }
+            }
+        })
+        .map_err(|e| Error::io(&self.path, e))?;
+        Ok(out)
+    }
+
+    /// Keeps only the newest `cap` valid entries. Lines that are not valid entries are kept as
+    /// they are: eviction is for entries, and unreadable lines stay for a person to inspect.
+    fn evict_locked(&self, cap: usize) -> Result<()> {
+        let mut lines: Vec<(Vec<u8>, bool)> = Vec::new();
+        self.read_locked(|_, bytes| {
+            let valid = ContinuityEntry::from_line(bytes).is_ok();
+            lines.push((bytes.to_vec(), valid));
+        })?;
+        let valid = lines.iter().filter(|(_, v)| *v).count();
+        if valid <= cap {
+            return Ok(());
+        }
+        let mut to_evict = valid - cap;
+        let mut kept = Vec::new();
+        for (bytes, is_valid) in lines {
+            if is_valid && to_evict > 0 {
+                to_evict -= 1;
+                continue;
+            }
+            kept.extend_from_slice(&bytes);
+            kept.push(b'\n');
+        }
+        atomic_write(&self.path, &kept)
+    }
+}
+
+/// Finds where the torn tail starts: the offset just past the last `\n`, or `None` when the file
+/// ends with a newline.
+fn tail_start(file: &mut File, len: u64) -> std::io::Result<Option<u64>> {
+    let mut end = len;
+    let mut buf = vec![0u8; 8192];
+    let mut first = true;
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(chunk)?;
+        if first {
+            if chunk.last() == Some(&b'\n') {
+                return Ok(None);
+            }
+            first = false;
+        }
+        if let Some(pos) = chunk.iter().rposition(|&b| b == b'\n') {
+            return Ok(Some(start + pos as u64 + 1));
+        }
+        end = start;
+    }
+    Ok(Some(0))
+}
+
+enum Line<'a> {
+    Bytes(&'a [u8]),
+    TooLong(usize),
+}
+
+/// Calls `f` with each line (without its `\n`), never buffering more than [`MAX_LINE_BYTES`].
+fn for_each_line(
+    mut reader: impl BufRead,
+    mut f: impl FnMut(usize, Line<'_>),
+) -> std::io::Result<()> {
+    let mut line_no = 0;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut overflow: Option<usize> = None;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            if overflow.is_some() || !buf.is_empty() {
+                line_no += 1;
+                match overflow {
+                    Some(len) => f(line_no, Line::TooLong(len)),
+                    None => f(line_no, Line::Bytes(&buf)),
+                }
+            }
+            return Ok(());
+        }
+        let (piece, consumed, ends_line) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        match overflow.as_mut() {
+            Some(len) => *len += piece.len(),
+            None if buf.len() + piece.len() > MAX_LINE_BYTES => {
+                overflow = Some(buf.len() + piece.len());
+                buf.clear();
+            }
+            None => buf.extend_from_slice(piece),
+        }
+        reader.consume(consumed);
+        if ends_line {
+            line_no += 1;
+            match overflow.take() {
+                Some(len) => f(line_no, Line::TooLong(len)),
+                None => f(line_no, Line::Bytes(&buf)),
+            }
+            buf.clear();
+        }
+    }
+}

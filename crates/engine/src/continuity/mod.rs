@@ -1,0 +1,19 @@
+//! The continuity log (CSA §3): one append-only JSONL file per work context,
+//! `continuity/{work_context_id}.jsonl`, holding [`ContinuityEntry`] lines of `schema_version: 2`.
+//!
+//! The entry types live in `entry`, the file handling (locking, fsync, torn-line repair, counted
+//! skips) in `log`.
+
+mod entry;
+mod log;
+
+pub use entry::ENTRY_SCHEMA_VERSION;
+pub use entry::{
+    CaptureMode, ContinuityEntry, CrossConversationUpdateContent, EntryContent, EntryType,
+    KeyDecisionContent, OpenQuestionContent, SessionSummaryRefContent, WorkPhase,
+    WorkPhaseChangeContent,
+};
+pub use log::{ContinuityLog, LogRead, MAX_LINE_BYTES, SkippedLine, TornRepair, UNLINKED_CAP};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,86 @@
+//! The engine's error type: one `thiserror` enum, a coarse [`ErrorKind`] for adapters that map
+//! errors to exit codes or wire kinds, and the crate-wide [`Result`] alias.
+//!
+//! Messages are written for the person reading them: they name the file, the field and what is
+//! allowed. They never carry secrets, because nothing secret ever reaches the engine's files.
+
+use std::path::PathBuf;
+
+/// The engine's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, coarsely, so adapters can choose an exit code or a UI treatment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// A config file or a config value is invalid.
+    Config,
+    /// Input from the caller is invalid: an id, an entry, a key.
+    InvalidInput,
+    /// The store could not be read or written (filesystem or SQLite).
+    Storage,
+}
+
+/// Every error the engine reports.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("config file {}: field `{field}`: {problem}; allowed: {allowed}", path.display())]
+    ConfigField {
+        path: PathBuf,
+        field: String,
+        problem: String,
+        allowed: String,
+    },
+
+    #[error("config file {}: {problem}", path.display())]
+    ConfigSyntax { path: PathBuf, problem: String },
+
+    #[error("unknown config key `{key}`; known keys: {known}")]
+    UnknownConfigKey { key: String, known: String },
+
+    #[error("invalid {what} {value:?}: {reason}")]
+    InvalidId {
+        what: &'static str,
+        value: String,
+        reason: &'static str,
+    },
+
+    #[error("invalid continuity entry: {0}")]
+    InvalidEntry(String),
+
+    #[error("graph database {}: {source}", path.display())]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    #[error("graph database {}: {problem}", path.display())]
+    Schema { path: PathBuf, problem: String },
+}
+
+impl Error {
+    /// The coarse class of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::ConfigField { .. } | Error::ConfigSyntax { .. } => ErrorKind::Config,
+            Error::UnknownConfigKey { .. } | Error::InvalidId { .. } | Error::InvalidEntry(_) => {
+                ErrorKind::InvalidInput
+            }
+            Error::Io { .. } | Error::Sqlite { .. } | Error::Schema { .. } => ErrorKind::Storage,
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The ELNOR continuity engine: a headless library that owns the store and everything in it.
+//!
+//! The engine knows nothing of Tauri, wasm, MCP or any wire format. The `elnor` CLI, the desktop
+//! shell and (later) the MCP server are thin adapters over the API re-exported here: open a
+//! [`Store`], read its [`Status`], read and change its [`ContinuityConfig`], and append to or read
+//! a work context's [`ContinuityLog`].
+
+pub mod config;
+pub mod continuity;
+mod error;
+mod fsutil;
+pub mod graph;
+pub mod ids;
+pub mod store;
+
+pub use config::{ConfigField, ContinuityConfig, ContinuityMode};
+pub use continuity::{
+    CaptureMode, ContinuityEntry, ContinuityLog, EntryContent, EntryType, LogRead, SkippedLine,
+    TornRepair, WorkPhase,
+};
+pub use error::{Error, ErrorKind, Result};
+pub use ids::{AgentId, EntityId, EntryId, SessionId, WorkContextId};
+pub use store::{Status, Store, StoreLocation};

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing ELNOR needs on a fresh Debian/Ubuntu machine.
+# Idempotent: every step checks first and skips what is already there, so warm runs cost seconds.
+#
+# Usage: scripts/setup.sh [core|desktop|test]
+#   core     Rust only: enough for the headless engine and the `elnor` CLI.
+#   desktop  core + WebKitGTK dev packages, the wasm target, wasm-bindgen-cli and trunk (build the app).
+#   test     desktop + Xvfb, WebKitWebDriver and tauri-driver (run the end-to-end test).
+set -euo pipefail
+
+level="${1:-test}"
+
+# Pinned tool versions. WASM_BINDGEN must equal the `wasm-bindgen` version pinned in ui/Cargo.toml,
+# because trunk refuses a CLI whose version differs from the crate's and would otherwise download one.
+WASM_BINDGEN=0.2.130
+TRUNK=0.21.14
+TAURI_DRIVER=2.1.0
+
+log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*" >&2; }
+
+sudo_if_needed() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+need_cargo() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    if [ -x "$HOME/.cargo/bin/cargo" ]; then
+      export PATH="$HOME/.cargo/bin:$PATH"
+    else
+      log "installing Rust with rustup"
+      curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+      export PATH="$HOME/.cargo/bin:$PATH"
+    fi
+  fi
+  rustup component add rustfmt clippy >/dev/null 2>&1 || true
+}
+
+apt_install() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "apt-get install ${missing[*]}"
+    sudo_if_needed apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+cargo_tool() {
+  # cargo_tool <binary> <crate> <version> [extra cargo install flags...]
+  local bin="$1" crate="$2" version="$3"; shift 3
+  if command -v "$bin" >/dev/null 2>&1 && "$bin" --version 2>/dev/null | grep -q "$version"; then
+    return
+  fi
+  log "cargo install $crate $version (one-off; later runs reuse it)"
+  cargo install "$crate" --version "$version" "$@"
+}
+
+need_cargo
+apt_install build-essential pkg-config file libssl-dev
+
+if [ "$level" = "desktop" ] || [ "$level" = "test" ]; then
+  apt_install libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
+  rustup target list --installed | grep -q wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+  # wasm-bindgen-cli fails with --locked (a locked dependency is missing from the registry).
+  cargo_tool wasm-bindgen wasm-bindgen-cli "$WASM_BINDGEN"
+  cargo_tool trunk trunk "$TRUNK" --locked
+fi
+
+if [ "$level" = "test" ]; then
+  apt_install xvfb xauth webkit2gtk-driver
+  cargo_tool tauri-driver tauri-driver "$TAURI_DRIVER" --locked
+fi
+log "set-up ($level) complete"

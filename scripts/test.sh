@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs every check and test, e2e included, installing what is missing first (scripts/setup.sh).
+# This is the README's test command, and what CI (.ci/run) calls.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh test
+export PATH="$HOME/.cargo/bin:$PATH"
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+
+step() { printf '\n\033[1;32m==> %s\033[0m\n' "$*" >&2; }
+started=$SECONDS
+
+step "format"
+cargo fmt --all --check
+
+step "layering: the engine and the shared types know nothing of Tauri, Leptos or wasm"
+# `cargo tree -p CRATE -i DEP` prints the paths by which CRATE reaches DEP; when there are none,
+# cargo says the spec "did not match any packages". Any other failure is a broken check.
+depends_on() {
+  local crate="$1" dep="$2" out err
+  err=$(mktemp)
+  if out=$(cargo tree -q -p "$crate" -i "$dep" -e normal,build 2>"$err"); then
+    rm -f "$err"; [ -n "$out" ]; return
+  fi
+  if grep -q "did not match any packages" "$err"; then rm -f "$err"; return 1; fi
+  cat "$err" >&2; rm -f "$err"; echo "layering check itself failed" >&2; exit 1
+}
+check_absent() {
+  local crate="$1"; shift
+  for banned in "$@"; do
+    if depends_on "$crate" "$banned"; then
+      echo "layering violation: $crate depends on $banned" >&2
+      cargo tree -q -p "$crate" -i "$banned" -e normal,build >&2; exit 1
+    fi
+  done
+}
+# The check must be able to fail: the shell does depend on Tauri and the engine.
+depends_on elnor-desktop tauri && depends_on elnor-desktop elnor-engine \
+  || { echo "layering check cannot see real dependencies" >&2; exit 1; }
+check_absent elnor-engine tauri tauri-build wry leptos wasm-bindgen elnor-types
+check_absent elnor-types tauri wry leptos elnor-engine rusqlite
+echo "ok"
+
+step "UI: trunk build (wasm)"
+(cd ui && trunk build)
+
+step "clippy (native crates, all targets)"
+cargo clippy -q -p elnor-engine -p elnor-types -p elnor-cli -p elnor-e2e -p elnor-desktop \
+  --all-targets --features elnor-desktop/custom-protocol -- -D warnings
+step "clippy (UI, wasm32)"
+cargo clippy -q -p elnor-ui --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+step "engine, types and CLI tests"
+cargo test -p elnor-engine -p elnor-types -p elnor-cli
+
+step "desktop app build (embeds ui/dist) and shell unit tests"
+cargo build -p elnor-desktop --features custom-protocol
+cargo test -p elnor-desktop --features custom-protocol
+
+step "end-to-end through the real webview (tauri-driver + WebKitWebDriver under Xvfb)"
+ELNOR_APP_BINARY="$target_dir/debug/elnor-desktop" \
+  xvfb-run -a cargo test -p elnor-e2e --test webview -- --ignored
+
+step "all checks passed in $((SECONDS - started)) s"

@@ -1,0 +1,5 @@
+//! The commands the UI may invoke, one file per area. Each is allowed by name in
+//! `src-tauri/permissions/app.toml` and granted in `src-tauri/capabilities/main.json`.
+
+pub mod settings;
+pub mod status;

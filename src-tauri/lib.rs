@@ -1,0 +1,56 @@
+//! The desktop shell: a thin Tauri 2 adapter that opens the engine's store and exposes it to the
+//! Leptos UI through typed commands (`elnor-types`). It holds no domain logic.
+//!
+//! The store is chosen like the CLI's: `--store DIR`, else `ELNOR_MEMORY`, else the platform data
+//! dir. A store that fails to open does not stop the window from opening: every command then
+//! returns the engine's error, which the UI shows.
+
+mod commands;
+mod state;
+
+use std::path::PathBuf;
+
+/// Starts the app. Blocks until the last window closes.
+pub fn run() {
+    let store_flag = store_flag(std::env::args().skip(1));
+    let state = state::AppState::open(store_flag);
+    let result = tauri::Builder::default()
+        .manage(state)
+        .invoke_handler(tauri::generate_handler![
+            commands::status::store_status,
+            commands::settings::get_settings,
+            commands::settings::set_continuity_mode,
+        ])
+        .run(tauri::generate_context!());
+    if let Err(error) = result {
+        eprintln!("elnor-desktop: {error}");
+        std::process::exit(1);
+    }
+}
+
+/// Finds `--store DIR` or `--store=DIR` among the arguments.
+fn store_flag(mut args: impl Iterator<Item = String>) -> Option<PathBuf> {
+    while let Some(arg) = args.next() {
+        if arg == "--store" {
+            return args.next().map(PathBuf::from);
+        }
+        if let Some(dir) = arg.strip_prefix("--store=") {
+            return Some(PathBuf::from(dir));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::store_flag;
+
+    #[test]
+    fn store_flag_forms() {
+        let parse = |v: &[&str]| store_flag(v.iter().map(|s| s.to_string()));
+        assert_eq!(parse(&["--store", "/a"]), Some("/a".into()));
+        assert_eq!(parse(&["-x", "--store=/b"]), Some("/b".into()));
+        assert_eq!(parse(&["--store"]), None);
+        assert_eq!(parse(&[]), None);
+    }
+}

@@ -1,0 +1,56 @@
+//! The shell's managed state: the open store, or why it could not be opened.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use elnor_engine::{Store, StoreLocation};
+use elnor_types::{CommandError, ErrorKind};
+
+/// Shared by every command.
+pub struct AppState {
+    store: Result<Arc<Store>, CommandError>,
+}
+
+impl AppState {
+    pub fn open(flag: Option<PathBuf>) -> AppState {
+        let store = StoreLocation::resolve(flag)
+            .and_then(Store::open)
+            .map(Arc::new)
+            .map_err(|e| to_command_error(&e));
+        if let Err(e) = &store {
+            eprintln!("elnor-desktop: cannot open the store: {}", e.message);
+        }
+        AppState { store }
+    }
+
+    pub fn store(&self) -> Result<Arc<Store>, CommandError> {
+        self.store.clone()
+    }
+}
+
+/// Converts an engine error into the wire error the UI shows.
+pub fn to_command_error(error: &elnor_engine::Error) -> CommandError {
+    let kind = match error.kind() {
+        elnor_engine::ErrorKind::Config => ErrorKind::Config,
+        elnor_engine::ErrorKind::InvalidInput => ErrorKind::InvalidInput,
+        elnor_engine::ErrorKind::Storage => ErrorKind::Storage,
+    };
+    CommandError {
+        kind,
+        message: error.to_string(),
+    }
+}
+
+/// Runs blocking store work off the async runtime's worker threads.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, CommandError> + Send + 'static,
+) -> Result<T, CommandError> {
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| {
+            Err(CommandError {
+                kind: ErrorKind::Storage,
+                message: format!("internal error: {e}"),
+            })
+        })
+}

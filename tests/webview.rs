@@ -1,0 +1,229 @@
+//! End-to-end: the built desktop app, in its real webview, on a temporary store.
+//!
+//! The test starts `tauri-driver` (which starts WebKitWebDriver, which starts the app), drives the
+//! UI over WebDriver with fantoccini, and checks the store on disk. It needs a display, the debug
+//! app built with the `custom-protocol` feature after `trunk build`, and `tauri-driver` on PATH, so
+//! it is `#[ignore]`d; `scripts/test.sh` runs it under `xvfb-run`.
+//!
+//! The app binary is `$ELNOR_APP_BINARY`, else `elnor-desktop` in the cargo target dir.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use elnor_engine::continuity::OpenQuestionContent;
+use elnor_engine::{CaptureMode, ContinuityEntry, EntryContent, SessionId, Store, WorkContextId};
+use fantoccini::{Client, ClientBuilder, Locator};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+fn app_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("ELNOR_APP_BINARY") {
+        return PathBuf::from(path);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    target.join("debug/elnor-desktop")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// `tauri-driver`, stopped with SIGTERM on drop: killing it hard would orphan WebKitWebDriver.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        let port = free_port();
+        let native_port = free_port();
+        let child = Command::new("tauri-driver")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--native-port",
+                &native_port.to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("tauri-driver on PATH (scripts/setup.sh test installs it)");
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < WAIT,
+                "tauri-driver did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Driver { child, port }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+    }
+}
+
+async fn text_of(client: &Client, css: &str) -> String {
+    match client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css(css))
+        .await
+    {
+        Ok(element) => element.text().await.unwrap(),
+        Err(e) => {
+            // The page as the webview has it is the fastest way to see why.
+            let source = client.source().await.unwrap_or_default();
+            let source: String = source.chars().take(4000).collect();
+            panic!("{css} never appeared: {e}\npage source:\n{source}");
+        }
+    }
+}
+
+/// Waits until the element's text satisfies `pred`, returning the last text seen.
+async fn wait_text(client: &Client, css: &str, pred: impl Fn(&str) -> bool) -> String {
+    let started = Instant::now();
+    loop {
+        let text = text_of(client, css).await;
+        if pred(&text) || started.elapsed() > WAIT {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn config_mode(store: &Path) -> String {
+    let text = std::fs::read_to_string(store.join("config/continuity_config.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["mode"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn status_is_shown_and_mode_change_persists() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+
+    // A real store with one real entry, written through the engine.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let wc = WorkContextId::new("henderson").unwrap();
+    let entry = ContinuityEntry::new(
+        wc.clone(),
+        SessionId::new("e2e-session").unwrap(),
+        Utc::now(),
+        CaptureMode::Deterministic,
+        EntryContent::OpenQuestion(OpenQuestionContent {
+            question: "Check the data timeline with Christensen".into(),
+            context: String::new(),
+            resolved: false,
+            resolved_at: None,
+            resolution_summary: None,
+        }),
+        &store.config().unwrap(),
+    );
+    store.log(&wc).append(&entry).unwrap();
+    let root = store.root().to_owned();
+    drop(store);
+    assert_eq!(config_mode(&root), "full");
+
+    let driver = Driver::start();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "tauri:options".into(),
+        serde_json::json!({
+            "application": app,
+            "args": ["--store", root],
+        }),
+    );
+    let client = ClientBuilder::native()
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("a WebDriver session with the app");
+
+    let result = async {
+        // Home shows the real store.
+        assert_eq!(
+            text_of(&client, "#status-store-path").await,
+            root.display().to_string()
+        );
+        assert_eq!(text_of(&client, "#status-schema-version").await, "1");
+        assert_eq!(text_of(&client, "#count-open_question").await, "1");
+        assert_eq!(text_of(&client, "#status-entries-total").await, "1");
+        assert_eq!(text_of(&client, "#status-work-contexts").await, "1");
+        assert_eq!(text_of(&client, "#status-mode").await, "Full");
+
+        // Settings: switch to deterministic and wait for the engine's confirmation.
+        client
+            .find(Locator::Css("#nav-settings"))
+            .await?
+            .click()
+            .await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#mode-deterministic"))
+            .await?
+            .click()
+            .await?;
+        let saved = wait_text(&client, "#settings-saved", |t| t.contains("deterministic")).await;
+        assert_eq!(saved, "Saved: continuity mode is now deterministic.");
+        assert_eq!(config_mode(&root), "deterministic");
+
+        // Home reads the new mode back through the engine.
+        client
+            .find(Locator::Css("#nav-home"))
+            .await?
+            .click()
+            .await?;
+        let mode = wait_text(&client, "#status-mode", |t| t == "Deterministic").await;
+        assert_eq!(mode, "Deterministic");
+
+        // Least privilege: a core plugin command is not granted to the window.
+        let denied = client
+            .execute_async(
+                "const done = arguments[0];
+                 window.__TAURI__.core.invoke('plugin:app|version')
+                   .then(() => done('allowed'), (e) => done('denied: ' + e));",
+                vec![],
+            )
+            .await?;
+        let denied = denied.as_str().unwrap_or_default().to_owned();
+        assert!(
+            denied.starts_with("denied") && denied.contains("not allowed"),
+            "{denied}"
+        );
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+}

@@ -1,0 +1,42 @@
+//! The app frame: a sidebar of views and the current view.
+
+use leptos::prelude::*;
+
+use crate::pages::{home::Home, settings::SettingsPage};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Page {
+    Home,
+    Settings,
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    let (page, set_page) = signal(Page::Home);
+    let nav = move |id: &'static str, label: &'static str, target: Page| {
+        view! {
+            <button
+                id=id
+                class:active=move || page.get() == target
+                on:click=move |_| set_page.set(target)
+            >
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <div class="shell">
+            <nav class="sidebar">
+                <h1>"ELNOR"</h1>
+                {nav("nav-home", "Home", Page::Home)}
+                {nav("nav-settings", "Settings", Page::Settings)}
+            </nav>
+            <main>
+                {move || match page.get() {
+                    Page::Home => view! { <Home /> }.into_any(),
+                    Page::Settings => view! { <SettingsPage /> }.into_any(),
+                }}
+            </main>
+        </div>
+    }
+}
