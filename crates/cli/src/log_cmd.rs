@@ -213,7 +213,7 @@ fn print_read(read: &LogRead) {
     for e in &read.entries {
         println!(
             "{}  {:<25} {}  [{}]",
-            e.captured_at.format("%Y-%m-%d %H:%M"),
+            e.captured_at.format("%Y-%m-%d %H:%MZ"),
             e.entry_type().as_str(),
             e.content.headline(),
             e.entry_id
