@@ -39,7 +39,7 @@ fn scale() -> Scale {
 
 fn entry(wc: &WorkContextId, i: usize, config: &ContinuityConfig) -> ContinuityEntry {
     let at = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap() + Duration::minutes(i as i64);
-    let content = if i % 3 == 0 {
+    let content = if i.is_multiple_of(3) {
         EntryContent::KeyDecision(KeyDecisionContent {
             decision: format!("Decision {i}: keep the lineage DAG append-only for {wc}"),
             rationale: Some("Raw turns are immutable; summaries only add coverage edges".into()),
