@@ -12,6 +12,7 @@ mod fsutil;
 pub mod graph;
 pub mod ids;
 pub mod store;
+pub mod transcripts;
 
 pub use config::{ConfigField, ContinuityConfig, ContinuityMode};
 pub use continuity::{
