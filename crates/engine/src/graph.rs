@@ -89,13 +89,29 @@ impl Graph {
         &self.path
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    /// A second connection to the same database, for long work (ingest) that must not hold the
+    /// shared connection's lock while the app keeps answering.
+    pub(crate) fn open_connection(&self) -> Result<Connection> {
+        let sql = |source| Error::Sqlite {
+            path: self.path.clone(),
+            source,
+        };
+        let conn = Connection::open(&self.path).map_err(sql)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(sql)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql)?;
+        Ok(conn)
+    }
+
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite inconsistent (it has its own
         // transactions), so a poisoned lock is safe to keep using.
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn sql(&self, source: rusqlite::Error) -> Error {
+    pub(crate) fn sql(&self, source: rusqlite::Error) -> Error {
         Error::Sqlite {
             path: self.path.clone(),
             source,

@@ -11,7 +11,10 @@ mod error;
 mod fsutil;
 pub mod graph;
 pub mod ids;
+pub mod ingest;
 pub mod store;
+#[cfg(test)]
+mod test_support;
 pub mod transcripts;
 
 pub use config::{ConfigField, ContinuityConfig, ContinuityMode};

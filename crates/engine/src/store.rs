@@ -149,6 +149,17 @@ impl Store {
         Ok(ids)
     }
 
+    /// Ingests every transcript under `roots` (see [`crate::ingest`]). Runs on its own database
+    /// connection, so the store stays responsive to other calls meanwhile.
+    pub fn ingest(
+        &self,
+        roots: &[crate::ingest::SourceRoot],
+        progress: &mut dyn FnMut(&crate::ingest::IngestProgress),
+    ) -> Result<crate::ingest::IngestReport> {
+        let mut conn = self.graph.open_connection()?;
+        crate::ingest::ingest(&mut conn, self.graph.path(), roots, progress)
+    }
+
     /// Summarises the store. This reads every continuity log once, so it costs time linear in the
     /// log size; an invalid config is reported in the status rather than failing it.
     pub fn status(&self) -> Result<Status> {

@@ -22,7 +22,13 @@ pub(super) fn parse(parser: &mut LineParser, v: &Value) -> Draft {
                 parser.state.cwd = Some(cwd.to_owned());
             }
             if let Some(parent) = str_field(v, "parentSession").or(str_field(v, "branchedFrom")) {
-                parser.state.parent_session_id = Some(parent.to_owned());
+                // Parents are named by their file (`…/<timestamp>_<uuid>.jsonl`); keep the id.
+                let stem = std::path::Path::new(parent)
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or(parent);
+                let id = stem.rsplit('_').next().unwrap_or(stem);
+                parser.state.parent_session_id = Some(id.to_owned());
             }
             Draft::event("session")
         }

@@ -3,21 +3,12 @@
 //! session identity and a few excerpts.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use expect_test::{Expect, expect};
 
 use super::*;
 
-/// The shared fixture corpus: `$ELNOR_FIXTURES`, else `../shared/fixtures/transcripts` beside the
-/// workspace.
-pub(crate) fn fixtures() -> PathBuf {
-    std::env::var_os("ELNOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/transcripts")
-        })
-}
+use crate::test_support::fixtures;
 
 pub(crate) fn parse_file(harness: Harness, rel: &str) -> (Vec<Turn>, Vec<String>, ParserState) {
     let path = fixtures().join(rel);
@@ -131,7 +122,7 @@ fn openclaw_pi_v1_with_compaction() {
         "openclaw/pi-mono_before-compaction_lines285-372_with_header.jsonl",
         expect![[r#"
             records 89 (unique ids 89), malformed 0
-            sessions {"ffae836b-9420-4060-ac13-7745215f90ff"} agent Some("pi") parent Some("/Users/badlogic/.pi/agent/sessions/--Users-badlogic-workspaces-pi-mono--/2025-12-09T00-52-54-397Z_d97339c6-6c10-4827-846b-9ff1d9c3dc37.jsonl")
+            sessions {"ffae836b-9420-4060-ac13-7745215f90ff"} agent Some("pi") parent Some("d97339c6-6c10-4827-846b-9ff1d9c3dc37")
             cwd Some("/Users/badlogic/workspaces/pi-mono") title None
             conversation turns by role {"assistant": 44, "tool": 39, "user": 4}
             records by kind {"compaction": 1, "event": 1, "message": 48, "tool_result": 39}

@@ -1,0 +1,354 @@
+use std::io::Write;
+use std::path::Path;
+
+use expect_test::expect;
+
+use super::*;
+use crate::Store;
+use crate::test_support::{copy_fixture, fixtures};
+
+fn fixture_roots() -> Vec<SourceRoot> {
+    vec![
+        SourceRoot {
+            harness: Harness::OpenClaw,
+            root: fixtures().join("openclaw"),
+        },
+        SourceRoot {
+            harness: Harness::ClaudeCode,
+            root: fixtures().join("claude-code"),
+        },
+        SourceRoot {
+            harness: Harness::Codex,
+            root: fixtures().join("codex"),
+        },
+    ]
+}
+
+fn run(store: &Store, roots: &[SourceRoot]) -> IngestReport {
+    store.ingest(roots, &mut |_| {}).unwrap()
+}
+
+fn count(store: &Store, sql: &str) -> i64 {
+    store
+        .graph()
+        .with_conn(|c| c.query_row(sql, [], |r| r.get(0)))
+        .unwrap()
+}
+
+fn summary(r: &IngestReport) -> String {
+    format!(
+        "seen {} unchanged {} read {} replaced {} | records +{} turns +{} dup {} | sessions {} | \
+         malformed {} utf8 {} oversized {} unknown {} | problems {}",
+        r.files_seen,
+        r.files_unchanged,
+        r.files_read,
+        r.files_replaced,
+        r.records_added,
+        r.turns_added,
+        r.duplicates_ignored,
+        r.sessions_touched,
+        r.malformed,
+        r.invalid_utf8,
+        r.oversized,
+        r.unknown_records,
+        r.problems.len()
+    )
+}
+
+#[test]
+fn fixture_corpus_ingests_once_and_reingest_adds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let first = run(&store, &fixture_roots());
+    expect!["seen 11 unchanged 0 read 11 replaced 0 | records +454 turns +258 dup 0 | sessions 11 | malformed 0 utf8 0 oversized 0 unknown 0 | problems 0"]
+        .assert_eq(&summary(&first));
+    let second = run(&store, &fixture_roots());
+    expect!["seen 11 unchanged 11 read 0 replaced 0 | records +0 turns +0 dup 0 | sessions 0 | malformed 0 utf8 0 oversized 0 unknown 0 | problems 0"]
+        .assert_eq(&summary(&second));
+    assert_eq!(count(&store, "SELECT count(*) FROM turns"), 454);
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM transcript_sessions"),
+        11
+    );
+    assert_eq!(
+        count(&store, "SELECT sum(turn_count) FROM transcript_sessions"),
+        258
+    );
+}
+
+#[test]
+fn appended_lines_add_exactly_those_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("codex");
+    let rel = "codex/sessions/2026/02/23/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl";
+    let full = std::fs::read(fixtures().join(rel)).unwrap();
+    let lines: Vec<&[u8]> = full.split_inclusive(|b| *b == b'\n').collect();
+    let dest = root
+        .join("sessions/2026/02/23")
+        .join(Path::new(rel).file_name().unwrap());
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    std::fs::write(&dest, lines[..20].concat()).unwrap();
+
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::Codex,
+        root,
+    }];
+    assert_eq!(run(&store, &roots).records_added, 20);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&dest)
+        .unwrap();
+    f.write_all(&lines[20..].concat()).unwrap();
+    drop(f);
+    let second = run(&store, &roots);
+    assert_eq!(second.records_added, lines.len() as u64 - 20);
+    assert_eq!(second.duplicates_ignored, 0);
+    assert_eq!(second.files_replaced, 0);
+    // The session row aggregates both runs.
+    assert_eq!(
+        count(&store, "SELECT record_count FROM transcript_sessions"),
+        63
+    );
+    assert_eq!(
+        count(&store, "SELECT turn_count FROM transcript_sessions"),
+        17
+    );
+}
+
+#[test]
+fn truncated_and_rewritten_file_is_detected_without_duplicates_or_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("claude");
+    let dest = root.join("-home-x/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl");
+    copy_fixture("claude-code/spotter_tool_heavy.jsonl", &dest);
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::ClaudeCode,
+        root,
+    }];
+    assert_eq!(run(&store, &roots).records_added, 39);
+
+    // The harness rewrote the file: shorter, with a different head and one new record.
+    let full = std::fs::read_to_string(&dest).unwrap();
+    let kept: Vec<&str> = full.lines().skip(5).take(10).collect();
+    let new_record = r#"{"type":"user","uuid":"new-1","sessionId":"d6e0bada-1959-4eec-a9d2-0bfade768d8f","timestamp":"2026-02-11T00:00:00Z","message":{"role":"user","content":"one more thing"}}"#;
+    std::fs::write(&dest, format!("{}\n{new_record}\n", kept.join("\n"))).unwrap();
+    let report = run(&store, &roots);
+    assert_eq!(report.files_replaced, 1);
+    assert_eq!(report.records_added, 1, "only the new record is new");
+    assert_eq!(report.duplicates_ignored, 10);
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM turns"),
+        40,
+        "nothing lost"
+    );
+}
+
+#[test]
+fn bad_lines_are_counted_and_everything_valid_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("oc");
+    let dest = root.join("agents/main/sessions/s-bad.jsonl");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    let good = |id: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2026-03-08T12:15:35.595Z","message":{{"role":"user","content":"hi {id}"}}}}"#
+        )
+    };
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(b"{\"type\":\"session\",\"version\":3,\"id\":\"s-bad\",\"timestamp\":\"2026-03-08T12:00:00Z\",\"cwd\":\"/w\"}\n");
+    bytes.extend_from_slice(good("a1").as_bytes());
+    bytes.extend_from_slice(b"\n{broken json\n\xff\xfe\xfd not utf8\n");
+    bytes.extend_from_slice(&vec![b' '; MAX_RECORD_BYTES + 5]);
+    bytes.extend_from_slice(b"\n{\"type\":\"teleport\",\"id\":\"z9\"}\n");
+    bytes.extend_from_slice(good("a2").as_bytes());
+    bytes.extend_from_slice(b"\n");
+    // A partial last line: the writer is mid-record.
+    bytes.extend_from_slice(br#"{"type":"message","id":"a3","#);
+    std::fs::write(&dest, &bytes).unwrap();
+
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::OpenClaw,
+        root,
+    }];
+    let report = run(&store, &roots);
+    expect!["seen 1 unchanged 0 read 1 replaced 0 | records +4 turns +2 dup 0 | sessions 1 | malformed 1 utf8 1 oversized 1 unknown 1 | problems 4"]
+        .assert_eq(&summary(&report));
+    assert!(
+        report
+            .problems
+            .iter()
+            .all(|p| p.path.ends_with("s-bad.jsonl"))
+    );
+
+    // The writer finishes the record: the next run takes it, and only it.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&dest)
+        .unwrap();
+    f.write_all(br#""parentId":"a2","timestamp":"2026-03-08T12:16:00Z","message":{"role":"user","content":"done"}}"#).unwrap();
+    f.write_all(b"\n").unwrap();
+    drop(f);
+    let report = run(&store, &roots);
+    assert_eq!((report.records_added, report.malformed), (1, 0));
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM turns WHERE text = 'done'"),
+        1
+    );
+}
+
+#[test]
+fn symlinks_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    copy_fixture(
+        "claude-code/spotter_short.jsonl",
+        &outside.join("secret.jsonl"),
+    );
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("proj")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.jsonl"), root.join("proj/link.jsonl")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("linkdir")).unwrap();
+    let (files, problems) = discover(&SourceRoot {
+        harness: Harness::ClaudeCode,
+        root,
+    });
+    assert!(files.is_empty(), "{files:?}");
+    assert_eq!(problems.len(), 2);
+    assert!(
+        problems
+            .iter()
+            .all(|p| p.problem == "symbolic link not followed")
+    );
+}
+
+/// Builds an OpenClaw per-agent SQLite store, as SCHEMA.md describes it, from a JSONL sample.
+fn openclaw_db_from_jsonl(jsonl: &Path, db: &Path) {
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let conn = Connection::open(db).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    conn.execute_batch(
+        "CREATE TABLE session_windows (
+           session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL,
+           previous_session_id TEXT, reason TEXT, session_scope TEXT NOT NULL DEFAULT 'conversation',
+           created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+         CREATE TABLE transcript_events (
+           session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT NOT NULL,
+           created_at INTEGER NOT NULL, PRIMARY KEY (session_id, seq),
+           FOREIGN KEY (session_id) REFERENCES session_windows(session_id) ON DELETE CASCADE) STRICT;",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(jsonl).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let session = header["id"].as_str().unwrap();
+    conn.execute(
+        "INSERT INTO session_windows VALUES (?1, 'agent:main:main', NULL, 'initial', 'conversation', 1, 1)",
+        [session],
+    )
+    .unwrap();
+    // Inserted out of order on purpose: readers must order by seq, not rowid.
+    let lines: Vec<&str> = text.lines().collect();
+    for (seq, line) in lines.iter().enumerate().rev() {
+        conn.execute(
+            "INSERT INTO transcript_events VALUES (?1, ?2, ?3, 1)",
+            params![session, seq as i64, line],
+        )
+        .unwrap();
+    }
+}
+
+fn turns_of(store: &Store) -> Vec<(String, String, String, String, String, Option<String>)> {
+    store
+        .graph()
+        .with_conn(|c| {
+            let mut stmt = c.prepare(
+                "SELECT turn_id, role, kind, text, tool_calls, timestamp FROM turns ORDER BY seq",
+            )?;
+            stmt.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?
+            .collect()
+        })
+        .unwrap()
+}
+
+#[test]
+fn openclaw_sqlite_store_reads_identically_to_its_jsonl() {
+    for sample in [
+        "openclaw/openclaw_v3_8555a0a4_first18lines.jsonl",
+        "openclaw/pi-mono_before-compaction_lines285-372_with_header.jsonl",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let jsonl_root = dir.path().join("jsonl");
+        copy_fixture(sample, &jsonl_root.join("agents/main/sessions/s.jsonl"));
+        let db_root = dir.path().join("db");
+        openclaw_db_from_jsonl(
+            &fixtures().join(sample),
+            &db_root.join("agents/main/agent/openclaw-agent.sqlite"),
+        );
+
+        let from_jsonl = Store::open(dir.path().join("a")).unwrap();
+        run(
+            &from_jsonl,
+            &[SourceRoot {
+                harness: Harness::OpenClaw,
+                root: jsonl_root,
+            }],
+        );
+        let from_db = Store::open(dir.path().join("b")).unwrap();
+        let db_roots = [SourceRoot {
+            harness: Harness::OpenClaw,
+            root: db_root.clone(),
+        }];
+        let report = run(&from_db, &db_roots);
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+        let (a, b) = (turns_of(&from_jsonl), turns_of(&from_db));
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "{sample}");
+
+        // Incremental: the agent appends an event; only it is read.
+        let db = Connection::open(db_root.join("agents/main/agent/openclaw-agent.sqlite")).unwrap();
+        let session: String = db
+            .query_row("SELECT session_id FROM session_windows", [], |r| r.get(0))
+            .unwrap();
+        db.execute(
+            "INSERT INTO transcript_events VALUES (?1, 10000, ?2, 2)",
+            params![
+                session,
+                r#"{"type":"message","id":"zz000001","parentId":null,"timestamp":"2026-03-09T00:00:00Z","message":{"role":"user","content":"later"}}"#
+            ],
+        )
+        .unwrap();
+        drop(db);
+        let report = run(&from_db, &db_roots);
+        assert_eq!((report.records_added, report.files_read), (1, 1));
+        let report = run(&from_db, &db_roots);
+        assert_eq!((report.records_added, report.files_unchanged), (0, 1));
+    }
+}
+
+#[test]
+fn raw_turns_are_immutable() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    run(&store, &fixture_roots()[..1]);
+    let err = store
+        .graph()
+        .with_conn(|c| c.execute("UPDATE turns SET text = 'x'", []))
+        .unwrap_err();
+    assert!(err.to_string().contains("immutable"), "{err}");
+    let err = store
+        .graph()
+        .with_conn(|c| c.execute("DELETE FROM turns", []))
+        .unwrap_err();
+    assert!(err.to_string().contains("immutable"), "{err}");
+}
