@@ -51,6 +51,9 @@ pub enum Error {
         reason: &'static str,
     },
 
+    #[error("no {what} {id:?} in this store")]
+    NotFound { what: &'static str, id: String },
+
     #[error("invalid continuity entry: {0}")]
     InvalidEntry(String),
 
@@ -70,9 +73,10 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::ConfigField { .. } | Error::ConfigSyntax { .. } => ErrorKind::Config,
-            Error::UnknownConfigKey { .. } | Error::InvalidId { .. } | Error::InvalidEntry(_) => {
-                ErrorKind::InvalidInput
-            }
+            Error::UnknownConfigKey { .. }
+            | Error::InvalidId { .. }
+            | Error::InvalidEntry(_)
+            | Error::NotFound { .. } => ErrorKind::InvalidInput,
             Error::Io { .. } | Error::Sqlite { .. } | Error::Schema { .. } => ErrorKind::Storage,
         }
     }

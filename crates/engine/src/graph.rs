@@ -150,6 +150,14 @@ impl Graph {
             .map_err(|e| self.sql(e))
     }
 
+    /// Runs `f` with the shared connection, mapping SQLite errors to the engine's error.
+    pub(crate) fn with_conn_result<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        f(&self.conn()).map_err(|e| self.sql(e))
+    }
+
     /// Runs `f` with the connection, for tests that inspect the database directly.
     #[cfg(test)]
     pub(crate) fn with_conn<T>(

@@ -12,9 +12,12 @@ mod fsutil;
 pub mod graph;
 pub mod ids;
 pub mod ingest;
+pub mod redact;
+pub mod sessions;
 pub mod store;
 #[cfg(test)]
 mod test_support;
+pub mod tokens;
 pub mod transcripts;
 
 pub use config::{ConfigField, ContinuityConfig, ContinuityMode};
