@@ -174,7 +174,10 @@ async fn status_is_shown_and_mode_change_persists() {
             text_of(&client, "#status-store-path").await,
             root.display().to_string()
         );
-        assert_eq!(text_of(&client, "#status-schema-version").await, "1");
+        assert_eq!(
+            text_of(&client, "#status-schema-version").await,
+            elnor_engine::graph::latest_schema_version().to_string()
+        );
         assert_eq!(text_of(&client, "#count-open_question").await, "1");
         assert_eq!(text_of(&client, "#status-entries-total").await, "1");
         assert_eq!(text_of(&client, "#status-work-contexts").await, "1");

@@ -40,6 +40,14 @@ pub enum Command {
     /// Append to or read a work context's continuity log.
     #[command(subcommand)]
     Log(LogCommand),
+    /// Read new transcript records from every enabled source (or from --root).
+    Ingest(crate::ingest_cmd::IngestArgs),
+    /// List, enable or disable transcript sources.
+    #[command(subcommand)]
+    Sources(crate::ingest_cmd::SourcesCommand),
+    /// List sessions, read a transcript, or summarise a session.
+    #[command(subcommand)]
+    Sessions(crate::sessions_cmd::SessionsCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -81,6 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Log(cmd) => log_cmd::run(&store, cmd, args.json),
+        Command::Ingest(a) => crate::ingest_cmd::ingest(&store, a, args.json),
+        Command::Sources(cmd) => crate::ingest_cmd::sources(&store, cmd, args.json),
+        Command::Sessions(cmd) => crate::sessions_cmd::run(&store, cmd, args.json),
     }
 }
 
@@ -127,6 +138,10 @@ fn print_status(s: &Status) {
     for (kind, n) in &s.entries_by_type {
         println!("  {kind:<27}{n}");
     }
+    println!(
+        "sessions         {} ({} transcript records)",
+        s.sessions, s.transcript_records
+    );
     if s.skipped_lines > 0 {
         println!(
             "skipped lines    {} (unreadable; left in place)",

@@ -5,8 +5,10 @@
 //! config (file or value); 4 invalid input (ids, keys, entries); 5 store unreadable or unwritable.
 
 mod cli;
+mod ingest_cmd;
 mod log_cmd;
 mod output;
+mod sessions_cmd;
 
 use std::process::ExitCode;
 

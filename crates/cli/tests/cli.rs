@@ -36,14 +36,15 @@ fn init_then_status_json_has_the_counts() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("new-store");
     let init = stdout_json(&elnor(&store, &["init", "--json"]));
-    assert_eq!(init["schema_version"], 1);
+    let latest = elnor_engine::graph::latest_schema_version();
+    assert_eq!(init["schema_version"], latest);
 
     let status = stdout_json(&elnor(&store, &["status", "--json"]));
     assert_eq!(
         status["store_path"],
         store.canonicalize().unwrap().display().to_string()
     );
-    assert_eq!(status["schema_version"], 1);
+    assert_eq!(status["schema_version"], latest);
     assert_eq!(status["log_schema_version"], 2);
     assert_eq!(status["entities"], 0);
     assert_eq!(status["work_contexts"], 0);
@@ -61,7 +62,11 @@ fn human_status_names_the_store() {
     let out = elnor(dir.path(), &["status"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("schema version   1"), "{text}");
+    let latest = elnor_engine::graph::latest_schema_version();
+    assert!(
+        text.contains(&format!("schema version   {latest} ")),
+        "{text}"
+    );
     assert!(text.contains("mode             full"), "{text}");
 }
 
@@ -253,4 +258,119 @@ fn store_defaults_to_elnor_memory() {
         status["store_path"],
         dir.path().canonicalize().unwrap().display().to_string()
     );
+}
+
+fn fixtures() -> std::path::PathBuf {
+    std::env::var_os("ELNOR_FIXTURES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/transcripts")
+        })
+}
+
+#[test]
+fn ingest_then_sessions_list_show_summarize() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    let f = fixtures();
+    let roots = [
+        format!("openclaw={}", f.join("openclaw").display()),
+        format!("claude_code={}", f.join("claude-code").display()),
+        format!("codex={}", f.join("codex").display()),
+    ];
+    let mut args = vec!["ingest", "--json"];
+    for r in &roots {
+        args.extend(["--root", r.as_str()]);
+    }
+    let report = stdout_json(&elnor(s, &args));
+    assert_eq!(report["records_added"], 454);
+    assert_eq!(report["turns_added"], 258);
+    assert_eq!(report["problems"].as_array().unwrap().len(), 0);
+    let again = stdout_json(&elnor(s, &args));
+    assert_eq!(again["records_added"], 0);
+    assert_eq!(again["files_unchanged"], 11);
+
+    let list = stdout_json(&elnor(
+        s,
+        &["sessions", "list", "--json", "--harness", "codex"],
+    ));
+    let sessions = list["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 4);
+    assert!(sessions.iter().all(|x| x["agent_id"] == "codex"));
+
+    let id = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+    let t = stdout_json(&elnor(
+        s,
+        &["sessions", "show", id, "--json", "--max-tokens", "100000"],
+    ));
+    assert_eq!(t["session_id"], id);
+    assert_eq!(t["agent_id"], "claude-code");
+    assert!(
+        t["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["kind"] == "compaction")
+    );
+    let small = stdout_json(&elnor(
+        s,
+        &["sessions", "show", id, "--json", "--max-tokens", "300"],
+    ));
+    assert_eq!(small["truncated"], true);
+    assert!(
+        small["continuation_hint"]
+            .as_str()
+            .unwrap()
+            .contains("before_seq=")
+    );
+
+    let sum = stdout_json(&elnor(s, &["sessions", "summarize", id, "--json"]));
+    assert_eq!(sum["source"], "on_demand_generated");
+    assert!(
+        sum["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Compacted 1 time(s)")
+    );
+
+    for hostile in ["../../etc/passwd", "/etc/passwd"] {
+        let out = elnor(s, &["sessions", "show", hostile]);
+        assert_eq!(out.status.code(), Some(4), "{hostile}");
+        assert!(
+            stderr(&out).contains("invalid session id"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = elnor(s, &["sessions", "summarize", "nope"]);
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn sources_can_be_added_and_disabled() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    let root = s.join("codex-sessions");
+    std::fs::create_dir_all(&root).unwrap();
+    let root = root.to_str().unwrap();
+    assert!(
+        elnor(s, &["sources", "add", "codex", root])
+            .status
+            .success()
+    );
+    let list = stdout_json(&elnor(s, &["sources", "disable", "codex", root, "--json"]));
+    let row = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["root"] == root)
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (row["enabled"].clone(), row["exists"].clone()),
+        (false.into(), true.into())
+    );
+    let out = elnor(s, &["sources", "add", "vim", root]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("unknown harness"));
 }

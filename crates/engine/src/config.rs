@@ -71,6 +71,8 @@ pub struct ContinuityConfig {
     /// Not a field of CSA §5.1, whose TTL table (§3.3) nonetheless makes this TTL configurable.
     pub work_phase_ttl_days: u32,
     pub deterministic_heuristic_capture: bool,
+    /// Token budget of one `session.read_transcript` (CSA §8.4, "4,000 tokens (configurable)").
+    pub transcript_read_max_tokens: u32,
     pub schema_version: u64,
 }
 
@@ -89,6 +91,7 @@ impl Default for ContinuityConfig {
             cross_update_ttl_days_after_delivery: 7,
             work_phase_ttl_days: 30,
             deterministic_heuristic_capture: true,
+            transcript_read_max_tokens: 4000,
             schema_version: CONFIG_SCHEMA_VERSION,
         }
     }
@@ -197,6 +200,14 @@ pub const FIELDS: &[ConfigField] = &[
         key: "deterministic_heuristic_capture",
         rule: FieldRule::Bool,
         help: "detect open questions and decisions heuristically without an LLM",
+    },
+    ConfigField {
+        key: "transcript_read_max_tokens",
+        rule: FieldRule::Int {
+            min: 200,
+            max: 100_000,
+        },
+        help: "token budget of one transcript read (session.read_transcript)",
     },
     ConfigField {
         key: "schema_version",

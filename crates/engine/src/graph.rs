@@ -143,7 +143,7 @@ impl Graph {
             .map_err(|e| self.sql(e))
     }
 
-    fn count(&self, query: &str) -> Result<u64> {
+    pub(crate) fn count(&self, query: &str) -> Result<u64> {
         self.conn()
             .query_row(query, [], |row| row.get::<_, i64>(0))
             .map(|n| n.max(0) as u64)

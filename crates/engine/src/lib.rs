@@ -14,6 +14,7 @@ pub mod ids;
 pub mod ingest;
 pub mod redact;
 pub mod sessions;
+pub mod sources;
 pub mod store;
 #[cfg(test)]
 mod test_support;

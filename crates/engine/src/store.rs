@@ -50,6 +50,7 @@ pub struct Store {
     root: PathBuf,
     graph: Graph,
     config: ConfigFile,
+    sources: crate::sources::SourcesFile,
 }
 
 /// What `status` reports.
@@ -69,6 +70,9 @@ pub struct Status {
     pub entries_by_type: BTreeMap<&'static str, u64>,
     /// Lines skipped as unreadable across all logs.
     pub skipped_lines: u64,
+    /// Transcript sessions and raw records ingested.
+    pub sessions: u64,
+    pub transcript_records: u64,
     /// The config, when it is valid.
     pub config: Option<ContinuityConfig>,
     /// Why the config could not be loaded, when it could not.
@@ -88,10 +92,12 @@ impl Store {
         let config = ConfigFile::new(&root.join("config"));
         config.ensure_exists()?;
         let graph = Graph::open(&root.join("entity_graph.sqlite"))?;
+        let sources = crate::sources::SourcesFile::new(&root.join("config"));
         Ok(Store {
             root,
             graph,
             config,
+            sources,
         })
     }
 
@@ -108,6 +114,11 @@ impl Store {
     /// The config file.
     pub fn config_file(&self) -> &ConfigFile {
         &self.config
+    }
+
+    /// The transcript sources file.
+    pub fn sources(&self) -> &crate::sources::SourcesFile {
+        &self.sources
     }
 
     /// Loads and validates the config.
@@ -192,6 +203,10 @@ impl Store {
             entries_total,
             entries_by_type: by_type,
             skipped_lines,
+            sessions: self
+                .graph
+                .count("SELECT count(*) FROM transcript_sessions")?,
+            transcript_records: self.graph.count("SELECT count(*) FROM turns")?,
             config,
             config_error,
         })

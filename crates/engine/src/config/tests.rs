@@ -115,9 +115,9 @@ fn wrong_types_and_values_are_named() {
     );
     check(
         json!({"schema_version": 2, "mdoe": "off"}),
-        expect![[
-            r#"error (Config): config file continuity_config.json: field `mdoe`: unknown field; allowed: the fields mode, synthesis_model, min_dirty_turns, idle_trigger_minutes, debounce_minutes, max_session_history_window, session_summary_ttl_days, open_question_ttl_days, key_decision_ttl_days, cross_update_ttl_days_after_delivery, work_phase_ttl_days, deterministic_heuristic_capture, schema_version"#
-        ]],
+        expect![
+            "error (Config): config file continuity_config.json: field `mdoe`: unknown field; allowed: the fields mode, synthesis_model, min_dirty_turns, idle_trigger_minutes, debounce_minutes, max_session_history_window, session_summary_ttl_days, open_question_ttl_days, key_decision_ttl_days, cross_update_ttl_days_after_delivery, work_phase_ttl_days, deterministic_heuristic_capture, transcript_read_max_tokens, schema_version"
+        ],
     );
     check(
         json!([1, 2]),
@@ -152,7 +152,7 @@ fn set_parses_text_by_field_rule() {
         ok false
         ok "llama3"
         ok null
-        error: unknown config key `colour`; known keys: mode, synthesis_model, min_dirty_turns, idle_trigger_minutes, debounce_minutes, max_session_history_window, session_summary_ttl_days, open_question_ttl_days, key_decision_ttl_days, cross_update_ttl_days_after_delivery, work_phase_ttl_days, deterministic_heuristic_capture, schema_version"#]]
+        error: unknown config key `colour`; known keys: mode, synthesis_model, min_dirty_turns, idle_trigger_minutes, debounce_minutes, max_session_history_window, session_summary_ttl_days, open_question_ttl_days, key_decision_ttl_days, cross_update_ttl_days_after_delivery, work_phase_ttl_days, deterministic_heuristic_capture, transcript_read_max_tokens, schema_version"#]]
     .assert_eq(&actual);
 }
 
