@@ -20,6 +20,13 @@ pub fn run() {
             commands::status::store_status,
             commands::settings::get_settings,
             commands::settings::set_continuity_mode,
+            commands::sessions::list_sessions,
+            commands::sessions::turn_page,
+            commands::ingest::list_sources,
+            commands::ingest::add_source,
+            commands::ingest::set_source_enabled,
+            commands::ingest::start_ingest,
+            commands::ingest::ingest_status,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {

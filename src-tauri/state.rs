@@ -1,14 +1,15 @@
 //! The shell's managed state: the open store, or why it could not be opened.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use elnor_engine::{Store, StoreLocation};
-use elnor_types::{CommandError, ErrorKind};
+use elnor_types::{CommandError, ErrorKind, IngestStatus};
 
 /// Shared by every command.
 pub struct AppState {
     store: Result<Arc<Store>, CommandError>,
+    ingest: Arc<Mutex<IngestStatus>>,
 }
 
 impl AppState {
@@ -20,7 +21,22 @@ impl AppState {
         if let Err(e) = &store {
             eprintln!("elnor-desktop: cannot open the store: {}", e.message);
         }
-        AppState { store }
+        AppState {
+            store,
+            ingest: Arc::default(),
+        }
+    }
+
+    /// The shared progress of the running (or last) ingest.
+    pub fn ingest_handle(&self) -> Arc<Mutex<IngestStatus>> {
+        self.ingest.clone()
+    }
+
+    pub fn ingest_status(&self) -> IngestStatus {
+        self.ingest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub fn store(&self) -> Result<Arc<Store>, CommandError> {

@@ -43,7 +43,9 @@ struct Driver {
 }
 
 impl Driver {
-    fn start() -> Driver {
+    /// Starts tauri-driver with `home` as the app's home directory, so transcript sources found
+    /// by default on the machine running the test never leak into it.
+    fn start(home: &Path) -> Driver {
         let port = free_port();
         let native_port = free_port();
         let child = Command::new("tauri-driver")
@@ -53,6 +55,8 @@ impl Driver {
                 "--native-port",
                 &native_port.to_string(),
             ])
+            .env("HOME", home)
+            .env_remove("CODEX_HOME")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
@@ -114,6 +118,53 @@ async fn wait_text(client: &Client, css: &str, pred: impl Fn(&str) -> bool) -> S
     }
 }
 
+/// Starts the app on `store` (home directory `home`) and opens a WebDriver session with it.
+async fn launch(app: &Path, store: &Path, home: &Path) -> (Driver, Client) {
+    let driver = Driver::start(home);
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "tauri:options".into(),
+        serde_json::json!({
+            "application": app,
+            "args": ["--store", store],
+        }),
+    );
+    let client = ClientBuilder::native()
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("a WebDriver session with the app");
+    (driver, client)
+}
+
+/// Saves a screenshot to `$ELNOR_E2E_SCREENSHOTS/name.png` when that variable is set.
+async fn screenshot(client: &Client, name: &str) {
+    if let Some(dir) = std::env::var_os("ELNOR_E2E_SCREENSHOTS")
+        && let Ok(png) = client.screenshot().await
+    {
+        let _ = std::fs::write(Path::new(&dir).join(format!("{name}.png")), png);
+    }
+}
+
+fn fixtures() -> PathBuf {
+    std::env::var_os("ELNOR_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/transcripts")
+        })
+}
+
+/// Waits for the element, then clicks it.
+async fn click(client: &Client, css: &str) -> Result<(), fantoccini::error::CmdError> {
+    client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css(css))
+        .await?
+        .click()
+        .await
+}
+
 fn config_mode(store: &Path) -> String {
     let text = std::fs::read_to_string(store.join("config/continuity_config.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -153,20 +204,7 @@ async fn status_is_shown_and_mode_change_persists() {
     drop(store);
     assert_eq!(config_mode(&root), "full");
 
-    let driver = Driver::start();
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "tauri:options".into(),
-        serde_json::json!({
-            "application": app,
-            "args": ["--store", root],
-        }),
-    );
-    let client = ClientBuilder::native()
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a WebDriver session with the app");
+    let (driver, client) = launch(&app, &root, dir.path()).await;
 
     let result = async {
         // Home shows the real store.
@@ -184,11 +222,7 @@ async fn status_is_shown_and_mode_change_persists() {
         assert_eq!(text_of(&client, "#status-mode").await, "Full");
 
         // Settings: switch to deterministic and wait for the engine's confirmation.
-        client
-            .find(Locator::Css("#nav-settings"))
-            .await?
-            .click()
-            .await?;
+        click(&client, "#nav-settings").await?;
         client
             .wait()
             .at_most(WAIT)
@@ -201,11 +235,7 @@ async fn status_is_shown_and_mode_change_persists() {
         assert_eq!(config_mode(&root), "deterministic");
 
         // Home reads the new mode back through the engine.
-        client
-            .find(Locator::Css("#nav-home"))
-            .await?
-            .click()
-            .await?;
+        click(&client, "#nav-home").await?;
         let mode = wait_text(&client, "#status-mode", |t| t == "Deterministic").await;
         assert_eq!(mode, "Deterministic");
 
@@ -226,6 +256,124 @@ async fn status_is_shown_and_mode_change_persists() {
         Ok::<(), fantoccini::error::CmdError>(())
     }
     .await;
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn sessions_ingest_from_the_ui_and_show_a_compaction_marker() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let source = fixtures().join("claude-code");
+    assert!(source.is_dir(), "fixtures missing at {}", source.display());
+    let source = source.canonicalize().unwrap();
+    let (driver, client) = launch(&app, &store, dir.path()).await;
+
+    let result = async {
+        click(&client, "#nav-sessions").await?;
+        // A new user sees the empty state and what was looked for.
+        let empty = text_of(&client, "#sessions-empty").await;
+        assert!(empty.contains("No sessions yet"), "{empty}");
+
+        // Add the fixture root as a Claude Code source and ingest it from the UI.
+        let input = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#source-root"))
+            .await?;
+        input.send_keys(&source.display().to_string()).await?;
+        click(&client, "#source-add").await?;
+        let listed = wait_text(&client, "table.sources", |t| {
+            t.contains(&source.display().to_string())
+        })
+        .await;
+        assert!(listed.contains(&source.display().to_string()), "{listed}");
+        click(&client, "#ingest-start").await?;
+        let status = wait_text(&client, "#ingest-status", |t| {
+            t.starts_with("Ingest finished")
+        })
+        .await;
+        assert!(status.contains("5 files"), "{status}");
+        assert!(status.contains("177 new records"), "{status}");
+
+        // Open the compacted session and find its compaction point.
+        let row = "[data-session-id='ae4a77f8-aedd-4bc1-888f-c94edc91af04']";
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(row))
+            .await?
+            .click()
+            .await?;
+        let total = wait_text(&client, "#viewer-total", |t| !t.is_empty()).await;
+        assert_eq!(total, "29 turns");
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(".compaction-jump"))
+            .await?
+            .click()
+            .await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(".turn-row.compaction"))
+            .await?;
+        // textContent, not WebDriver's rendered text: the row's text cell is clipped with an
+        // ellipsis, which WebKitWebDriver reports as empty.
+        let marker = client
+            .execute(
+                "return document.querySelector('.turn-row.compaction').textContent",
+                vec![],
+            )
+            .await?;
+        let marker = marker.as_str().unwrap_or_default().to_owned();
+        screenshot(&client, "compaction").await;
+        assert!(marker.contains("Compaction"), "{marker}");
+        assert!(marker.contains("142431 tokens summarised away"), "{marker}");
+        let detail = wait_text(&client, ".turn-detail", |t| {
+            t.contains("tokens before compaction")
+        })
+        .await;
+        assert!(
+            detail.contains("142431 tokens before compaction"),
+            "{detail}"
+        );
+        // The summary that replaced the history follows the marker.
+        let summary = client
+            .execute(
+                "return document.querySelector('.turn-row.compaction_summary').textContent",
+                vec![],
+            )
+            .await?;
+        let summary = summary.as_str().unwrap_or_default().to_owned();
+        assert!(
+            summary.contains("This session is being continued"),
+            "{summary}"
+        );
+        screenshot(&client, "sessions").await;
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        screenshot(&client, "sessions-failure").await;
+        let source: String = client
+            .source()
+            .await
+            .unwrap_or_default()
+            .chars()
+            .take(6000)
+            .collect();
+        eprintln!("page at failure:\n{source}");
+    }
     let _ = client.close().await;
     drop(driver);
     result.expect("WebDriver command");

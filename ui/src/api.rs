@@ -2,7 +2,9 @@
 //! `elnor-types`, so the UI and the shell cannot disagree about the wire.
 
 use elnor_types::{
-    CommandError, ContinuityMode, ErrorKind, SetModeRequest, Settings, StoreStatus, commands,
+    AddSourceRequest, CommandError, ContinuityMode, ErrorKind, IngestStatus, SessionListRequest,
+    SessionRow, SetModeRequest, SetSourceEnabledRequest, Settings, SourceRow, StoreStatus,
+    TurnPage, TurnPageRequest, commands,
 };
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
@@ -65,4 +67,71 @@ pub async fn set_continuity_mode(mode: ContinuityMode) -> Result<Settings, Comma
         },
     )
     .await
+}
+
+pub async fn list_sessions(request: SessionListRequest) -> Result<Vec<SessionRow>, CommandError> {
+    call(commands::LIST_SESSIONS, &Request { request }).await
+}
+
+pub async fn turn_page(
+    session_id: String,
+    offset: u64,
+    limit: u32,
+) -> Result<TurnPage, CommandError> {
+    let request = TurnPageRequest {
+        session_id,
+        offset,
+        limit,
+    };
+    call(commands::TURN_PAGE, &Request { request }).await
+}
+
+pub async fn list_sources() -> Result<Vec<SourceRow>, CommandError> {
+    call(commands::LIST_SOURCES, &NoArgs {}).await
+}
+
+pub async fn add_source(harness: String, root: String) -> Result<Vec<SourceRow>, CommandError> {
+    call(
+        commands::ADD_SOURCE,
+        &Request {
+            request: AddSourceRequest { harness, root },
+        },
+    )
+    .await
+}
+
+pub async fn set_source_enabled(
+    harness: String,
+    root: String,
+    enabled: bool,
+) -> Result<Vec<SourceRow>, CommandError> {
+    call(
+        commands::SET_SOURCE_ENABLED,
+        &Request {
+            request: SetSourceEnabledRequest {
+                harness,
+                root,
+                enabled,
+            },
+        },
+    )
+    .await
+}
+
+pub async fn start_ingest() -> Result<IngestStatus, CommandError> {
+    call(commands::START_INGEST, &NoArgs {}).await
+}
+
+pub async fn ingest_status() -> Result<IngestStatus, CommandError> {
+    call(commands::INGEST_STATUS, &NoArgs {}).await
+}
+
+/// Resolves after `ms` milliseconds (for polling progress).
+pub async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }

@@ -2,11 +2,12 @@
 
 use leptos::prelude::*;
 
-use crate::pages::{home::Home, settings::SettingsPage};
+use crate::pages::{home::Home, sessions::SessionsPage, settings::SettingsPage};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Page {
     Home,
+    Sessions,
     Settings,
 }
 
@@ -29,11 +30,13 @@ pub fn App() -> impl IntoView {
             <nav class="sidebar">
                 <h1>"ELNOR"</h1>
                 {nav("nav-home", "Home", Page::Home)}
+                {nav("nav-sessions", "Sessions", Page::Sessions)}
                 {nav("nav-settings", "Settings", Page::Settings)}
             </nav>
             <main>
                 {move || match page.get() {
                     Page::Home => view! { <Home /> }.into_any(),
+                    Page::Sessions => view! { <SessionsPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
                 }}
             </main>

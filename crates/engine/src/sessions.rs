@@ -332,6 +332,120 @@ pub fn read_transcript(graph: &Graph, q: &ReadQuery) -> Result<Transcript> {
     })
 }
 
+/// Kinds shown to agents and in the default transcript view.
+const CONVERSATION_KINDS: &[&str] = &[
+    "message",
+    "tool_call",
+    "tool_result",
+    "compaction",
+    "compaction_summary",
+    "branch_summary",
+];
+
+/// A window of a session's turns by position, for a virtualised viewer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TurnPage {
+    pub session_id: String,
+    /// Turns in the session (of the kinds shown).
+    pub total: u64,
+    pub offset: u64,
+    pub turns: Vec<TranscriptTurn>,
+    /// Positions of the compaction points in the whole session (on the first page only).
+    pub compactions: Vec<CompactionMark>,
+}
+
+/// Where a compaction happened in a session's turn list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompactionMark {
+    pub position: u64,
+    pub tokens_before: Option<u64>,
+}
+
+/// The most turns one page returns.
+pub const PAGE_CAP: u32 = 500;
+
+/// Turns `offset..offset + limit` of a session in order, redacted and bounded per turn. Cost is
+/// one indexed range scan, so a 10,000-turn session pages as fast as a short one.
+pub fn turn_page(
+    graph: &Graph,
+    session_id: &str,
+    offset: u64,
+    limit: u32,
+    include_events: bool,
+    turn_chars: usize,
+) -> Result<TurnPage> {
+    let session = get(graph, session_id)?;
+    let kinds = if include_events {
+        serde_json::to_string(&[CONVERSATION_KINDS, &["context", "event", "unknown"]].concat())
+    } else {
+        serde_json::to_string(CONVERSATION_KINDS)
+    }
+    .unwrap_or_default();
+    let limit = limit.clamp(1, PAGE_CAP);
+    graph.with_conn_result(|c| {
+        let total: i64 = c.query_row(
+            "SELECT count(*) FROM turns WHERE session_id = ?1
+             AND kind IN (SELECT value FROM json_each(?2))",
+            params![session.session_id, kinds],
+            |r| r.get(0),
+        )?;
+        let mut stmt = c.prepare_cached(
+            "SELECT seq, turn_id, role, kind, text, tool_calls, timestamp, is_sidechain,
+                    tokens_before
+             FROM turns WHERE session_id = ?1 AND kind IN (SELECT value FROM json_each(?2))
+             ORDER BY seq LIMIT ?3 OFFSET ?4",
+        )?;
+        let turns = stmt
+            .query_map(
+                params![session.session_id, kinds, limit, offset as i64],
+                |r| {
+                    let text: String = r.get(4)?;
+                    let calls: Vec<String> =
+                        serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default();
+                    let content = redact(&bounded(&text, turn_chars)).into_owned();
+                    Ok(TranscriptTurn {
+                        seq: r.get(0)?,
+                        turn_id: r.get(1)?,
+                        role: r.get(2)?,
+                        kind: r.get(3)?,
+                        tokens: 0,
+                        content,
+                        tool_calls: calls.iter().map(|c| redact(c).into_owned()).collect(),
+                        timestamp: r.get(6)?,
+                        is_sidechain: r.get(7)?,
+                        tokens_before: r.get::<_, Option<i64>>(8)?.map(|t| t.max(0) as u64),
+                    })
+                },
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let compactions = if offset == 0 {
+            let mut stmt = c.prepare_cached(
+                "SELECT pos, tokens_before FROM (
+                     SELECT kind, tokens_before, row_number() OVER (ORDER BY seq) - 1 AS pos
+                     FROM turns WHERE session_id = ?1
+                     AND kind IN (SELECT value FROM json_each(?2)))
+                 WHERE kind = 'compaction' ORDER BY pos",
+            )?;
+            stmt.query_map(params![session.session_id, kinds], |r| {
+                Ok(CompactionMark {
+                    position: r.get::<_, i64>(0)?.max(0) as u64,
+                    tokens_before: r.get::<_, Option<i64>>(1)?.map(|t| t.max(0) as u64),
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
+        Ok(TurnPage {
+            session_id: session.session_id.clone(),
+            total: total.max(0) as u64,
+            offset,
+            turns,
+            compactions,
+        })
+    })
+}
+
 fn bounded(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
         text.to_owned()

@@ -16,6 +16,20 @@ pub mod commands {
     pub const GET_SETTINGS: &str = "get_settings";
     /// `SetModeRequest -> Settings`
     pub const SET_CONTINUITY_MODE: &str = "set_continuity_mode";
+    /// `SessionListRequest -> Vec<SessionRow>`
+    pub const LIST_SESSIONS: &str = "list_sessions";
+    /// `TurnPageRequest -> TurnPage`
+    pub const TURN_PAGE: &str = "turn_page";
+    /// `() -> Vec<SourceRow>`
+    pub const LIST_SOURCES: &str = "list_sources";
+    /// `AddSourceRequest -> Vec<SourceRow>`
+    pub const ADD_SOURCE: &str = "add_source";
+    /// `SetSourceEnabledRequest -> Vec<SourceRow>`
+    pub const SET_SOURCE_ENABLED: &str = "set_source_enabled";
+    /// `() -> IngestStatus` (starts an ingest of the enabled sources unless one is running)
+    pub const START_INGEST: &str = "start_ingest";
+    /// `() -> IngestStatus`
+    pub const INGEST_STATUS: &str = "ingest_status";
 }
 
 /// The continuity mode (CSA §5.1), as the UI shows it.
@@ -109,6 +123,109 @@ pub struct Settings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetModeRequest {
     pub mode: ContinuityMode,
+}
+
+/// Filters of the Sessions list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionListRequest {
+    pub harness: Option<String>,
+    pub agent_id: Option<String>,
+    pub time_window_hours: Option<u32>,
+    pub text: Option<String>,
+    pub limit: Option<u32>,
+}
+
+/// One session in the Sessions list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRow {
+    pub session_id: String,
+    pub harness: String,
+    pub agent_id: Option<String>,
+    pub started_at: Option<String>,
+    pub last_activity_at: Option<String>,
+    pub turn_count: u64,
+    pub compaction_count: u64,
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+    pub has_summary: bool,
+    /// The session that spawned this one (sub-agents) or that it branched from.
+    pub parent_session_id: Option<String>,
+}
+
+/// A window of a session's turns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnPageRequest {
+    pub session_id: String,
+    pub offset: u64,
+    pub limit: u32,
+}
+
+/// One turn in the transcript viewer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnRow {
+    pub seq: i64,
+    pub role: String,
+    pub kind: String,
+    pub content: String,
+    pub tool_calls: Vec<String>,
+    pub timestamp: Option<String>,
+    pub is_sidechain: bool,
+    pub tokens_before: Option<u64>,
+}
+
+/// Turns `offset..offset + turns.len()` of a session of `total`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnPage {
+    pub session_id: String,
+    pub total: u64,
+    pub offset: u64,
+    pub turns: Vec<TurnRow>,
+    /// Positions of compaction points (first page only).
+    pub compactions: Vec<CompactionMark>,
+}
+
+/// A compaction point's position in a session's turn list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionMark {
+    pub position: u64,
+    pub tokens_before: Option<u64>,
+}
+
+/// A transcript root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRow {
+    pub harness: String,
+    pub root: String,
+    pub enabled: bool,
+    pub exists: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddSourceRequest {
+    pub harness: String,
+    pub root: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetSourceEnabledRequest {
+    pub harness: String,
+    pub root: String,
+    pub enabled: bool,
+}
+
+/// Where an ingest stands.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IngestStatus {
+    pub running: bool,
+    pub files_done: u64,
+    pub files_total: u64,
+    pub records: u64,
+    pub bytes: u64,
+    /// The last finished run, in words.
+    pub last_summary: Option<String>,
+    /// Per-file problems of the last run, in words.
+    pub last_problems: Vec<String>,
+    pub last_error: Option<String>,
 }
 
 /// The class of a failed command, so the UI can choose how to show it.

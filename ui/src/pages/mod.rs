@@ -1,6 +1,7 @@
 //! One module per view.
 
 pub mod home;
+pub mod sessions;
 pub mod settings;
 
 use leptos::prelude::*;

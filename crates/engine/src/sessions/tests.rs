@@ -246,3 +246,32 @@ fn summarize_prefers_a_stored_summary_else_generates_one() {
     let listed = get(g, "ffae836b-9420-4060-ac13-7745215f90ff").unwrap();
     assert!(listed.has_doc73_summary);
 }
+
+#[test]
+fn pages_cover_the_session_in_order_without_gaps() {
+    let (_dir, store) = fixture_store();
+    let g = store.graph();
+    let first = turn_page(g, COMPACTED, 0, 10, false, 500).unwrap();
+    assert_eq!(first.total, 29);
+    assert_eq!(first.compactions.len(), 1);
+    let at = first.compactions[0].position;
+    let page = turn_page(g, COMPACTED, at, 2, false, 500).unwrap();
+    assert_eq!(page.turns[0].kind, "compaction");
+    assert_eq!(page.turns[1].kind, "compaction_summary");
+    assert!(
+        page.compactions.is_empty(),
+        "marks come with the first page only"
+    );
+    let mut seqs = Vec::new();
+    let mut offset = 0;
+    while offset < first.total {
+        let page = turn_page(g, COMPACTED, offset, 10, false, 500).unwrap();
+        seqs.extend(page.turns.iter().map(|t| t.seq));
+        offset += 10;
+    }
+    assert_eq!(seqs.len() as u64, first.total);
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]));
+    let with_events = turn_page(g, COMPACTED, 0, 1, true, 500).unwrap();
+    assert_eq!(with_events.total, 81);
+    assert!(turn_page(g, "../x", 0, 10, false, 500).is_err());
+}

@@ -1,0 +1,146 @@
+//! Transcript sources and ingest: `list_sources`, `add_source`, `set_source_enabled`,
+//! `start_ingest` and `ingest_status`. Ingest runs on its own thread; the UI polls
+//! `ingest_status` for progress, which needs no event permission.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use elnor_engine::Store;
+use elnor_engine::transcripts::Harness;
+use elnor_types::{
+    AddSourceRequest, CommandError, ErrorKind, IngestStatus, SetSourceEnabledRequest, SourceRow,
+};
+use tauri::State;
+
+use crate::state::{AppState, blocking, to_command_error};
+
+fn harness(name: &str) -> Result<Harness, CommandError> {
+    Harness::parse(name).ok_or_else(|| CommandError {
+        kind: ErrorKind::InvalidInput,
+        message: format!("unknown harness {name:?}; use openclaw, claude_code or codex"),
+    })
+}
+
+fn root(path: &str) -> Result<PathBuf, CommandError> {
+    let path = PathBuf::from(path.trim());
+    if !path.is_absolute() {
+        return Err(CommandError {
+            kind: ErrorKind::InvalidInput,
+            message: format!("{} is not an absolute path", path.display()),
+        });
+    }
+    Ok(path)
+}
+
+fn rows(list: Vec<elnor_engine::sources::TranscriptSource>) -> Vec<SourceRow> {
+    list.into_iter()
+        .map(|s| SourceRow {
+            harness: s.harness.as_str().to_owned(),
+            exists: s.root.is_dir(),
+            root: s.root.display().to_string(),
+            enabled: s.enabled,
+        })
+        .collect()
+}
+
+#[tauri::command]
+pub async fn list_sources(state: State<'_, AppState>) -> Result<Vec<SourceRow>, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        store
+            .sources()
+            .load()
+            .map(rows)
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn add_source(
+    state: State<'_, AppState>,
+    request: AddSourceRequest,
+) -> Result<Vec<SourceRow>, CommandError> {
+    let store = state.store()?;
+    let (h, r) = (harness(&request.harness)?, root(&request.root)?);
+    blocking(move || {
+        store
+            .sources()
+            .add(h, r)
+            .map(rows)
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn set_source_enabled(
+    state: State<'_, AppState>,
+    request: SetSourceEnabledRequest,
+) -> Result<Vec<SourceRow>, CommandError> {
+    let store = state.store()?;
+    let (h, r) = (harness(&request.harness)?, root(&request.root)?);
+    blocking(move || {
+        store
+            .sources()
+            .set_enabled(h, &r, request.enabled)
+            .map(rows)
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+#[tauri::command]
+pub fn ingest_status(state: State<'_, AppState>) -> IngestStatus {
+    state.ingest_status()
+}
+
+#[tauri::command]
+pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandError> {
+    let store: Arc<Store> = state.store()?;
+    let progress = state.ingest_handle();
+    {
+        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+        if p.running {
+            return Ok(p.clone());
+        }
+        *p = IngestStatus {
+            running: true,
+            ..IngestStatus::default()
+        };
+    }
+    std::thread::spawn(move || {
+        let result = store.sources().enabled_roots().and_then(|roots| {
+            store.ingest(&roots, &mut |at| {
+                let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+                p.files_done = at.files_done;
+                p.files_total = at.files_total;
+                p.records = at.records;
+                p.bytes = at.bytes;
+            })
+        });
+        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+        p.running = false;
+        match result {
+            Ok(r) => {
+                p.last_summary = Some(format!(
+                    "Ingest finished: {} files ({} unchanged), {} new records ({} conversation \
+                     turns) in {} sessions.",
+                    r.files_seen,
+                    r.files_unchanged,
+                    r.records_added,
+                    r.turns_added,
+                    r.sessions_touched
+                ));
+                p.last_problems = r
+                    .problems
+                    .iter()
+                    .map(|x| format!("{}: {} × {}", x.path, x.count, x.problem))
+                    .collect();
+                p.last_error = None;
+            }
+            Err(e) => p.last_error = Some(e.to_string()),
+        }
+    });
+    Ok(state.ingest_status())
+}

@@ -1,0 +1,98 @@
+//! The Sessions view: `list_sessions` and `turn_page` (the virtualised transcript viewer pages
+//! through a session by position).
+
+use elnor_engine::sessions::{self, ListQuery};
+use elnor_types::{
+    CommandError, CompactionMark, SessionListRequest, SessionRow, TurnPage, TurnPageRequest,
+    TurnRow,
+};
+use tauri::State;
+
+use crate::state::{AppState, blocking, to_command_error};
+
+/// Characters of one turn sent to the viewer; the raw record stays in the store.
+const VIEWER_TURN_CHARS: usize = 4_000;
+
+#[tauri::command]
+pub async fn list_sessions(
+    state: State<'_, AppState>,
+    request: SessionListRequest,
+) -> Result<Vec<SessionRow>, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let q = ListQuery {
+            harness: request.harness.filter(|h| !h.is_empty()),
+            agent_id: request.agent_id.filter(|a| !a.is_empty()),
+            time_window_hours: request.time_window_hours,
+            text: request.text,
+            limit: request.limit,
+            ..ListQuery::default()
+        };
+        let rows = sessions::list(store.graph(), &q, chrono::Utc::now())
+            .map_err(|e| to_command_error(&e))?;
+        Ok(rows
+            .into_iter()
+            .map(|s| SessionRow {
+                session_id: s.session_id,
+                harness: s.harness,
+                agent_id: s.agent_id,
+                started_at: s.started_at,
+                last_activity_at: s.last_activity_at,
+                turn_count: s.turn_count,
+                compaction_count: s.compaction_count,
+                title: s.title,
+                cwd: s.cwd,
+                has_summary: s.has_doc73_summary,
+                parent_session_id: s.parent_session_id,
+            })
+            .collect())
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn turn_page(
+    state: State<'_, AppState>,
+    request: TurnPageRequest,
+) -> Result<TurnPage, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let page = sessions::turn_page(
+            store.graph(),
+            &request.session_id,
+            request.offset,
+            request.limit,
+            false,
+            VIEWER_TURN_CHARS,
+        )
+        .map_err(|e| to_command_error(&e))?;
+        Ok(TurnPage {
+            session_id: page.session_id,
+            total: page.total,
+            offset: page.offset,
+            turns: page
+                .turns
+                .into_iter()
+                .map(|t| TurnRow {
+                    seq: t.seq,
+                    role: t.role,
+                    kind: t.kind,
+                    content: t.content,
+                    tool_calls: t.tool_calls,
+                    timestamp: t.timestamp,
+                    is_sidechain: t.is_sidechain,
+                    tokens_before: t.tokens_before,
+                })
+                .collect(),
+            compactions: page
+                .compactions
+                .into_iter()
+                .map(|c| CompactionMark {
+                    position: c.position,
+                    tokens_before: c.tokens_before,
+                })
+                .collect(),
+        })
+    })
+    .await
+}
