@@ -231,29 +231,7 @@ pub struct Transcript {
 /// `session.read_transcript`: the newest turns that fit the budget, in order.
 pub fn read_transcript(graph: &Graph, q: &ReadQuery) -> Result<Transcript> {
     let session = get(graph, &q.session_id)?;
-    let kinds: &[&str] = if q.include_events {
-        &[
-            "message",
-            "tool_call",
-            "tool_result",
-            "compaction",
-            "compaction_summary",
-            "branch_summary",
-            "context",
-            "event",
-            "unknown",
-        ]
-    } else {
-        &[
-            "message",
-            "tool_call",
-            "tool_result",
-            "compaction",
-            "compaction_summary",
-            "branch_summary",
-        ]
-    };
-    let kinds_json = serde_json::to_string(kinds).unwrap_or_default();
+    let kinds_json = kinds_json(q.include_events);
     let max_rows = q.last_n_turns.map(i64::from).unwrap_or(i64::MAX);
     let mut turns = Vec::new();
     let mut total = 0usize;
@@ -277,32 +255,21 @@ pub fn read_transcript(graph: &Graph, q: &ReadQuery) -> Result<Transcript> {
             if turns.len() as i64 >= max_rows {
                 break;
             }
-            let text: String = r.get(4)?;
-            let calls: Vec<String> =
-                serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default();
-            let cut = text.chars().count() > q.turn_chars;
-            let content = redact(&bounded(&text, q.turn_chars)).into_owned();
-            let calls: Vec<String> = calls.iter().map(|c| redact(c).into_owned()).collect();
-            let cost =
-                tokens::count(&content) + calls.iter().map(|c| tokens::count(c)).sum::<usize>();
+            let (mut turn, cut) = turn_from_row(r, q.turn_chars)?;
+            let cost = tokens::count(&turn.content)
+                + turn
+                    .tool_calls
+                    .iter()
+                    .map(|c| tokens::count(c))
+                    .sum::<usize>();
             if total + cost > q.max_tokens {
                 budget_cut = true;
                 break;
             }
             total += cost;
             truncated |= cut;
-            turns.push(TranscriptTurn {
-                seq: r.get(0)?,
-                turn_id: r.get(1)?,
-                role: r.get(2)?,
-                kind: r.get(3)?,
-                content,
-                tool_calls: calls,
-                timestamp: r.get(6)?,
-                is_sidechain: r.get(7)?,
-                tokens_before: r.get::<_, Option<i64>>(8)?.map(|t| t.max(0) as u64),
-                tokens: cost,
-            });
+            turn.tokens = cost;
+            turns.push(turn);
         }
         Ok(())
     })?;
@@ -375,12 +342,7 @@ pub fn turn_page(
     turn_chars: usize,
 ) -> Result<TurnPage> {
     let session = get(graph, session_id)?;
-    let kinds = if include_events {
-        serde_json::to_string(&[CONVERSATION_KINDS, &["context", "event", "unknown"]].concat())
-    } else {
-        serde_json::to_string(CONVERSATION_KINDS)
-    }
-    .unwrap_or_default();
+    let kinds = kinds_json(include_events);
     let limit = limit.clamp(1, PAGE_CAP);
     graph.with_conn_result(|c| {
         let total: i64 = c.query_row(
@@ -398,24 +360,7 @@ pub fn turn_page(
         let turns = stmt
             .query_map(
                 params![session.session_id, kinds, limit, offset as i64],
-                |r| {
-                    let text: String = r.get(4)?;
-                    let calls: Vec<String> =
-                        serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default();
-                    let content = redact(&bounded(&text, turn_chars)).into_owned();
-                    Ok(TranscriptTurn {
-                        seq: r.get(0)?,
-                        turn_id: r.get(1)?,
-                        role: r.get(2)?,
-                        kind: r.get(3)?,
-                        tokens: 0,
-                        content,
-                        tool_calls: calls.iter().map(|c| redact(c).into_owned()).collect(),
-                        timestamp: r.get(6)?,
-                        is_sidechain: r.get(7)?,
-                        tokens_before: r.get::<_, Option<i64>>(8)?.map(|t| t.max(0) as u64),
-                    })
-                },
+                |r| turn_from_row(r, turn_chars).map(|(turn, _)| turn),
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let compactions = if offset == 0 {
@@ -444,6 +389,41 @@ pub fn turn_page(
             compactions,
         })
     })
+}
+
+/// The kinds a read returns, as a JSON array for `json_each`.
+fn kinds_json(include_events: bool) -> String {
+    let extra: &[&str] = if include_events {
+        &["context", "event", "unknown"]
+    } else {
+        &[]
+    };
+    serde_json::to_string(&[CONVERSATION_KINDS, extra].concat()).unwrap_or_default()
+}
+
+/// A transcript turn from a row of `SELECT seq, turn_id, role, kind, text, tool_calls,
+/// timestamp, is_sidechain, tokens_before`, its content bounded and redacted; also whether the
+/// content was cut.
+fn turn_from_row(
+    r: &rusqlite::Row<'_>,
+    turn_chars: usize,
+) -> rusqlite::Result<(TranscriptTurn, bool)> {
+    let text: String = r.get(4)?;
+    let calls: Vec<String> = serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default();
+    let cut = text.chars().count() > turn_chars;
+    let turn = TranscriptTurn {
+        seq: r.get(0)?,
+        turn_id: r.get(1)?,
+        role: r.get(2)?,
+        kind: r.get(3)?,
+        content: redact(&bounded(&text, turn_chars)).into_owned(),
+        tool_calls: calls.iter().map(|c| redact(c).into_owned()).collect(),
+        timestamp: r.get(6)?,
+        is_sidechain: r.get(7)?,
+        tokens_before: r.get::<_, Option<i64>>(8)?.map(|t| t.max(0) as u64),
+        tokens: 0,
+    };
+    Ok((turn, cut))
 }
 
 fn bounded(text: &str, max_chars: usize) -> String {
