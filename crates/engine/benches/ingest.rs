@@ -217,4 +217,54 @@ fn main() {
         .map(|m| m.len())
         .unwrap_or(0);
     println!("store size: {:.0} MB", db as f64 / 1e6);
+
+    // The transcript viewer pages a long session by position: time pages of a 10,000-turn
+    // session at its start, middle and end, in the store that now holds the whole corpus.
+    let long_root = target().join(format!("bench-corpus/{mb}mb-long"));
+    let _ = std::fs::remove_dir_all(&long_root);
+    let file = long_root.join("-home-u-long/long-session-10k.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mut text = String::new();
+    for i in 0..10_000 {
+        let (kind, role) = if i % 2 == 0 {
+            ("user", "user")
+        } else {
+            ("assistant", "assistant")
+        };
+        text.push_str(&format!(
+            r#"{{"type":"{kind}","uuid":"u{i}","parentUuid":"u{}","sessionId":"long-session-10k","timestamp":"2026-02-10T10:00:00.000Z","message":{{"role":"{role}","content":"turn {i}: let us look at the next file and decide what to change"}}}}"#,
+            i.max(1) - 1
+        ));
+        text.push('\n');
+    }
+    std::fs::write(&file, text).unwrap();
+    store
+        .ingest(
+            &[SourceRoot {
+                harness: Harness::ClaudeCode,
+                root: long_root,
+            }],
+            &mut |_| {},
+        )
+        .unwrap();
+    for offset in [0u64, 5_000, 9_900] {
+        let runs = 50;
+        let started = Instant::now();
+        for _ in 0..runs {
+            let page = elnor_engine::sessions::turn_page(
+                store.graph(),
+                "long-session-10k",
+                offset,
+                100,
+                false,
+                4_000,
+            )
+            .unwrap();
+            assert_eq!(page.total, 10_000);
+        }
+        println!(
+            "10,000-turn session: page of 100 at offset {offset}: {:.2} ms",
+            started.elapsed().as_secs_f64() * 1e3 / runs as f64
+        );
+    }
 }

@@ -31,8 +31,10 @@ pub fn SessionsPage() -> impl IntoView {
     }
 }
 
+/// Transcript sources (detected, added, enabled) and the ingest button with its progress. Shown
+/// on the Sessions page and in Settings.
 #[component]
-fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
+pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
     let sources = LocalResource::new(move || {
         generation.track();
         api::list_sources()
@@ -207,13 +209,14 @@ fn SessionBrowser(
     selected: RwSignal<Option<SessionRow>>,
 ) -> impl IntoView {
     let harness = RwSignal::new(String::new());
+    let agent = RwSignal::new(String::new());
     let text = RwSignal::new(String::new());
     let hours = RwSignal::new(None::<u32>);
     let sessions = LocalResource::new(move || {
         generation.track();
         let request = SessionListRequest {
             harness: Some(harness.get()).filter(|h| !h.is_empty()),
-            agent_id: None,
+            agent_id: Some(agent.get()).filter(|a| !a.is_empty()),
             time_window_hours: hours.get(),
             text: Some(text.get()).filter(|t| !t.is_empty()),
             limit: Some(100),
@@ -237,6 +240,12 @@ fn SessionBrowser(
                 <option value="168">"Last 7 days"</option>
                 <option value="720">"Last 30 days"</option>
             </select>
+            <input
+                id="filter-agent"
+                type="search"
+                placeholder="Agent id"
+                on:input=move |ev| agent.set(event_target_value(&ev))
+            />
             <input
                 id="filter-text"
                 type="search"

@@ -6,11 +6,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::error_list;
+use super::sessions::IngestCard;
 use crate::api;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
     let settings = LocalResource::new(api::get_settings);
+    let generation = RwSignal::new(0u32);
     view! {
         <h2>"Settings"</h2>
         <Transition fallback=|| view! { <p class="hint">"Reading settings…"</p> }>
@@ -20,6 +22,7 @@ pub fn SettingsPage() -> impl IntoView {
                 })}
             </ErrorBoundary>
         </Transition>
+        <IngestCard generation />
     }
 }
 
