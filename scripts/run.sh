@@ -33,6 +33,12 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/continuity/henderson-v-acme.json
     --session demo-2 >/dev/null
   "$elnor" --store "$store" log append elnor-spec open_question \
     "Should Tier 2 skip rollups older than 7 days?" --session demo-3 >/dev/null
+  # Real transcripts of all three harnesses, when the shared fixtures sit beside the checkout.
+  fixtures="$PWD/../shared/fixtures/transcripts"
+  if [ -d "$fixtures" ]; then
+    "$elnor" --store "$store" ingest --root "openclaw=$fixtures/openclaw" \
+      --root "claude_code=$fixtures/claude-code" --root "codex=$fixtures/codex" >/dev/null
+  fi
 fi
 
 if has_display; then
@@ -47,6 +53,9 @@ echo "\$ elnor --store $store status"
 echo
 echo "\$ elnor --store $store log tail henderson-v-acme"
 "$elnor" --store "$store" log tail henderson-v-acme
+echo
+echo "\$ elnor --store $store sessions list --limit 5"
+"$elnor" --store "$store" sessions list --limit 5
 echo
 echo "\$ elnor --store $store config get"
 "$elnor" --store "$store" config get
