@@ -459,7 +459,15 @@ fn ingest_jsonl(
     let (mut offset, parser_state, replaced) = match state {
         Some(s) => {
             let head = read_head(&mut f, s.head_len).map_err(io)?;
-            if size < s.offset || hash_hex(&head) != s.head_hash {
+            // An appended-to file still has its old head, and a line ends right before the
+            // offset; a rewritten file whose head happens to match fails the second check.
+            let boundary_ok = s.offset == 0 || {
+                let mut byte = [0u8; 1];
+                f.seek(SeekFrom::Start(s.offset - 1))
+                    .and_then(|_| f.read_exact(&mut byte))
+                    .is_ok_and(|_| byte[0] == b'\n')
+            };
+            if size < s.offset || hash_hex(&head) != s.head_hash || !boundary_ok {
                 (0, ParserState::default(), true)
             } else {
                 (s.offset, s.parser_state, false)

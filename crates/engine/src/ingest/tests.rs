@@ -352,3 +352,35 @@ fn raw_turns_are_immutable() {
         .unwrap_err();
     assert!(err.to_string().contains("immutable"), "{err}");
 }
+
+#[test]
+fn rewrite_that_keeps_the_head_is_still_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("cc");
+    let dest = root.join("-w/s-keep.jsonl");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    let line = |id: &str, text: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{id}","sessionId":"s-keep","timestamp":"2026-02-10T10:00:00Z","message":{{"role":"user","content":"{text}"}}}}"#
+        ) + "\n"
+    };
+    // The first line is longer than the hashed head, so the head stays the same below.
+    let long = "x".repeat(5000);
+    std::fs::write(&dest, line("a", &long) + &line("b", "second")).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::ClaudeCode,
+        root,
+    }];
+    assert_eq!(run(&store, &roots).records_added, 2);
+    // Same first line, different second line, longer file: the old offset now falls mid-line.
+    std::fs::write(
+        &dest,
+        line("a", &long) + &line("c", "a much longer replacement line") + &line("d", "more"),
+    )
+    .unwrap();
+    let report = run(&store, &roots);
+    assert_eq!(report.files_replaced, 1);
+    assert_eq!((report.records_added, report.malformed), (2, 0));
+    assert_eq!(count(&store, "SELECT count(*) FROM turns"), 4);
+}
