@@ -136,8 +136,12 @@ pub fn discover(source: &SourceRoot) -> (Vec<SourceFile>, Vec<FileProblem>) {
         let name = entry.file_name().to_string_lossy();
         let kind = match source.harness {
             Harness::OpenClaw if name == "openclaw-agent.sqlite" => Some(SourceKind::OpenClawDb),
-            // `.checkpoint.` copies repeat their session's records.
-            Harness::OpenClaw if name.ends_with(".jsonl") && !name.contains(".checkpoint.") => {
+            // `.checkpoint.` copies repeat their session's records; `.jsonl.reset.<time>` archives
+            // hold history from before a reset that may never have been ingested live.
+            Harness::OpenClaw
+                if (name.ends_with(".jsonl") || name.contains(".jsonl.reset."))
+                    && !name.contains(".checkpoint.") =>
+            {
                 Some(SourceKind::Jsonl)
             }
             Harness::ClaudeCode if name.ends_with(".jsonl") => Some(SourceKind::Jsonl),
