@@ -384,3 +384,27 @@ fn rewrite_that_keeps_the_head_is_still_detected() {
     assert_eq!((report.records_added, report.malformed), (2, 0));
     assert_eq!(count(&store, "SELECT count(*) FROM turns"), 4);
 }
+
+#[test]
+fn discovery_takes_reset_archives_and_skips_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("agents/main/sessions");
+    let sample = "openclaw/openclaw_v3_8555a0a4_first18lines.jsonl";
+    copy_fixture(sample, &sessions.join("s1.jsonl"));
+    copy_fixture(
+        sample,
+        &sessions.join("s0.jsonl.reset.2026-03-01T00-00-00Z"),
+    );
+    copy_fixture(sample, &sessions.join("s1.checkpoint.3.jsonl"));
+    std::fs::write(sessions.join("sessions.json"), "{}").unwrap();
+    let (files, problems) = discover(&SourceRoot {
+        harness: Harness::OpenClaw,
+        root: dir.path().to_owned(),
+    });
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["s0.jsonl.reset.2026-03-01T00-00-00Z", "s1.jsonl"]);
+    assert!(problems.is_empty());
+}
