@@ -1,3 +1,6 @@
+//! Config validation as one table of documents and their outcomes, plus the file-level rules:
+//! failed loads never write, sets are atomic.
+
 use std::path::Path;
 
 use expect_test::{Expect, expect};

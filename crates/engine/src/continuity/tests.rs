@@ -1,3 +1,6 @@
+//! Continuity log: the CSA §3.2 wire shape, round trips of every entry type, torn-tail repair,
+//! counted skips of bad lines, `wc_unlinked` eviction and concurrent appends, on real files.
+
 use std::io::Write;
 
 use chrono::{TimeZone, Utc};

@@ -1,3 +1,6 @@
+//! Graph schema: the embedded migrations validate, a new database is WAL at the latest version,
+//! and a database from a newer schema is refused untouched.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Typed ids: what a work context id (a file name) and the plain ids accept and refuse.
+
 use super::*;
 
 #[test]

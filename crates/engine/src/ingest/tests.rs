@@ -1,3 +1,6 @@
+//! Incremental ingest on real files and real SQLite: the fixture corpus once and again, appends,
+//! rewrites, bad lines, symlinks, OpenClaw's database against its JSONL, and immutability.
+
 use std::io::Write;
 use std::path::Path;
 

@@ -1,3 +1,6 @@
+//! Session capabilities over the ingested fixture corpus: list filters, hostile ids, budgeted and
+//! paged transcript reads, redaction, and stored versus generated summaries.
+
 use chrono::TimeZone;
 use expect_test::expect;
 

@@ -1,3 +1,6 @@
+//! The store directory: layout on open, status counts, a broken config reported but never
+//! rewritten, and where the store is found.
+
 use chrono::{TimeZone, Utc};
 use expect_test::expect;
 
