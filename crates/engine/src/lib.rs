@@ -5,6 +5,7 @@
 //! [`Store`], read its [`Status`], read and change its [`ContinuityConfig`], and append to or read
 //! a work context's [`ContinuityLog`].
 
+pub mod agent;
 pub mod config;
 pub mod continuity;
 mod error;
