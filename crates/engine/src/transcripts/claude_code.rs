@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
-use super::text::{content_text, tool_summary};
-use super::{Draft, LineParser, Role, TurnKind, str_field, timestamp};
+use super::text::content_text;
+use super::{Draft, LineParser, Role, TurnKind, assistant_blocks, str_field, timestamp};
 
 pub(super) fn parse(parser: &mut LineParser, v: &Value) -> Draft {
     let record_type = str_field(v, "type").unwrap_or("").to_owned();
@@ -140,30 +140,11 @@ fn user(parser: &mut LineParser, v: &Value) -> Draft {
 
 fn assistant(parser: &mut LineParser, v: &Value) -> Draft {
     let message = v.get("message").unwrap_or(&Value::Null);
-    let mut text = Vec::new();
-    let mut calls = Vec::new();
-    for block in message
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        match str_field(block, "type") {
-            Some("text") => text.push(str_field(block, "text").unwrap_or("").to_owned()),
-            Some("tool_use") => {
-                let name = str_field(block, "name").unwrap_or("tool");
-                if let Some(id) = str_field(block, "id") {
-                    parser.tool_names.insert(id.to_owned(), name.to_owned());
-                }
-                calls.push(tool_summary(name, block.get("input")));
-            }
-            _ => {}
-        }
-    }
+    let (text, calls) = assistant_blocks(parser, message.get("content"), "tool_use", "input");
     Draft {
         role: Role::Assistant,
         kind: TurnKind::Message,
-        text: text.join("\n"),
+        text,
         tool_calls: calls,
         ..Draft::default()
     }

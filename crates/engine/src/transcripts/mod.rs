@@ -345,6 +345,37 @@ impl Draft {
     }
 }
 
+/// The text and one-line tool calls of an assistant message's content blocks. Harnesses name the
+/// call block and its arguments differently (`toolCall`/`arguments`, `tool_use`/`input`); call
+/// ids are remembered so the results can name their tool.
+fn assistant_blocks(
+    parser: &mut LineParser,
+    content: Option<&serde_json::Value>,
+    call_type: &str,
+    args_key: &str,
+) -> (String, Vec<String>) {
+    let mut text = Vec::new();
+    let mut calls = Vec::new();
+    for block in content
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        match str_field(block, "type") {
+            Some("text") => text.push(str_field(block, "text").unwrap_or("").to_owned()),
+            Some(t) if t == call_type => {
+                let name = str_field(block, "name").unwrap_or("tool");
+                if let Some(id) = str_field(block, "id") {
+                    parser.tool_names.insert(id.to_owned(), name.to_owned());
+                }
+                calls.push(text::tool_summary(name, block.get(args_key)));
+            }
+            _ => {}
+        }
+    }
+    (text.join("\n"), calls)
+}
+
 /// Parses an RFC 3339 timestamp, or epoch milliseconds.
 fn timestamp(value: Option<&serde_json::Value>) -> Option<DateTime<Utc>> {
     match value? {

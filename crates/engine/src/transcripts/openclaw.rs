@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::text::{content_text, strip_untrusted_metadata, tool_summary};
-use super::{Draft, LineParser, Role, TurnKind, str_field, timestamp};
+use super::{Draft, LineParser, Role, TurnKind, assistant_blocks, str_field, timestamp};
 
 pub(super) fn parse(parser: &mut LineParser, v: &Value) -> Draft {
     let record_type = str_field(v, "type").unwrap_or("").to_owned();
@@ -92,27 +92,8 @@ fn message(parser: &mut LineParser, m: &Value) -> Draft {
             }
         }
         "assistant" => {
-            let mut text = Vec::new();
-            let mut calls = Vec::new();
-            for block in m
-                .get("content")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                match str_field(block, "type") {
-                    Some("text") => text.push(str_field(block, "text").unwrap_or("").to_owned()),
-                    Some("toolCall") => {
-                        let name = str_field(block, "name").unwrap_or("tool");
-                        if let Some(id) = str_field(block, "id") {
-                            parser.tool_names.insert(id.to_owned(), name.to_owned());
-                        }
-                        calls.push(tool_summary(name, block.get("arguments")));
-                    }
-                    _ => {}
-                }
-            }
-            let mut text = text.join("\n");
+            let (mut text, calls) =
+                assistant_blocks(parser, m.get("content"), "toolCall", "arguments");
             if text.is_empty()
                 && calls.is_empty()
                 && let Some(err) = str_field(m, "errorMessage")
