@@ -306,7 +306,41 @@ struct Writer<'a> {
     deltas: HashMap<String, SessionDelta>,
 }
 
+/// Where a source was left: the file fields for JSONL, `last_seq` for an SQLite session.
+#[derive(Default)]
+struct Position {
+    size: u64,
+    mtime_ns: i64,
+    offset: u64,
+    head_len: u64,
+    head_hash: String,
+    last_seq: Option<i64>,
+}
+
 impl Writer<'_> {
+    /// Parses one raw record and stores it, counting what cannot be stored.
+    fn take(
+        &mut self,
+        parser: &mut LineParser,
+        raw: &str,
+        at: u64,
+        problems: &mut Problems,
+        report: &mut IngestReport,
+    ) -> rusqlite::Result<()> {
+        match parser.parse(raw) {
+            Record::Malformed(_) => {
+                Problems::note(&mut problems.malformed, at);
+                Ok(())
+            }
+            Record::Turn(turn) => {
+                if turn.kind == TurnKind::Unknown {
+                    Problems::note(&mut problems.unknown, at);
+                }
+                self.insert(&turn, at, report)
+            }
+        }
+    }
+
     fn insert(
         &mut self,
         turn: &Turn,
@@ -358,13 +392,20 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Merges the session counters, saves where the source was left (in the same transaction as
+    /// the records, so a crash can never record an offset past unstored records), and commits.
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         self,
+        key: &str,
         harness: Harness,
-        state: &ParserState,
+        parser: &LineParser,
+        position: &Position,
+        problems: &Problems,
+        replaced: bool,
         report: &mut IngestReport,
-        save: impl FnOnce(&Connection) -> rusqlite::Result<()>,
     ) -> rusqlite::Result<()> {
+        let state = parser.state();
         for (session, d) in &self.deltas {
             // Only the file's own session takes the file's identity; subagent parents and the
             // like are named by their own files.
@@ -403,7 +444,39 @@ impl Writer<'_> {
             )?;
         }
         report.sessions_touched += self.deltas.len() as u64;
-        save(&self.tx)?;
+        self.tx.execute(
+            "INSERT INTO ingest_files (source_key, harness, size, mtime_ns, offset, head_len,
+                 head_hash, last_seq, parser_state, malformed, invalid_utf8, oversized, unknown,
+                 replaced_count, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             ON CONFLICT (source_key) DO UPDATE SET
+                 size = excluded.size, mtime_ns = excluded.mtime_ns, offset = excluded.offset,
+                 head_len = excluded.head_len, head_hash = excluded.head_hash,
+                 last_seq = excluded.last_seq, parser_state = excluded.parser_state,
+                 malformed = malformed + excluded.malformed,
+                 invalid_utf8 = invalid_utf8 + excluded.invalid_utf8,
+                 oversized = oversized + excluded.oversized,
+                 unknown = unknown + excluded.unknown,
+                 replaced_count = replaced_count + excluded.replaced_count,
+                 updated_at = excluded.updated_at",
+            params![
+                key,
+                harness.as_str(),
+                position.size as i64,
+                position.mtime_ns,
+                position.offset as i64,
+                position.head_len as i64,
+                position.head_hash,
+                position.last_seq,
+                serde_json::to_string(state).unwrap_or_else(|_| "{}".into()),
+                problems.malformed.0 as i64,
+                problems.invalid_utf8.0 as i64,
+                problems.oversized.0 as i64,
+                problems.unknown.0 as i64,
+                i64::from(replaced),
+                format_ts(Utc::now()),
+            ],
+        )?;
         self.tx.commit()
     }
 }
@@ -531,62 +604,34 @@ fn ingest_jsonl(
                 continue;
             }
         };
-        match parser.parse(text) {
-            Record::Malformed(_) => Problems::note(&mut problems.malformed, at),
-            Record::Turn(turn) => {
-                if turn.kind == TurnKind::Unknown {
-                    Problems::note(&mut problems.unknown, at);
-                }
-                writer.insert(&turn, at, report).map_err(sql)?;
-            }
-        }
+        writer
+            .take(&mut parser, text, at, &mut problems, report)
+            .map_err(sql)?;
     }
     let head_len = size.min(HEAD_BYTES).min(offset.max(1));
     let head = {
         let mut f = File::open(path).map_err(io)?;
         read_head(&mut f, head_len).map_err(io)?
     };
-    let state_json = serde_json::to_string(parser.state()).unwrap_or_else(|_| "{}".into());
-    let harness = file.harness;
-    let now = format_ts(Utc::now());
+    let position = Position {
+        // With a partial last line left unread, offset < size and the next run looks again.
+        size,
+        mtime_ns: mtime,
+        offset,
+        head_hash: hash_hex(&head),
+        head_len: head.len() as u64,
+        last_seq: None,
+    };
     writer
-        .finish(harness, parser.state(), report, |tx| {
-            tx.execute(
-                "INSERT INTO ingest_files (source_key, harness, size, mtime_ns, offset, head_len,
-                     head_hash, last_seq, parser_state, malformed, invalid_utf8, oversized,
-                     unknown, replaced_count, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-                 ON CONFLICT (source_key) DO UPDATE SET
-                     size = excluded.size, mtime_ns = excluded.mtime_ns, offset = excluded.offset,
-                     head_len = excluded.head_len, head_hash = excluded.head_hash,
-                     parser_state = excluded.parser_state,
-                     malformed = malformed + excluded.malformed,
-                     invalid_utf8 = invalid_utf8 + excluded.invalid_utf8,
-                     oversized = oversized + excluded.oversized,
-                     unknown = unknown + excluded.unknown,
-                     replaced_count = replaced_count + excluded.replaced_count,
-                     updated_at = excluded.updated_at",
-                params![
-                    key,
-                    harness.as_str(),
-                    // With a partial last line left unread, offset < size and the next run
-                    // looks again from the offset.
-                    size as i64,
-                    mtime,
-                    offset as i64,
-                    head.len() as i64,
-                    hash_hex(&head),
-                    state_json,
-                    problems.malformed.0 as i64,
-                    problems.invalid_utf8.0 as i64,
-                    problems.oversized.0 as i64,
-                    problems.unknown.0 as i64,
-                    i64::from(replaced),
-                    now,
-                ],
-            )
-            .map(|_| ())
-        })
+        .finish(
+            &key,
+            file.harness,
+            &parser,
+            &position,
+            &problems,
+            replaced,
+            report,
+        )
         .map_err(sql)?;
     problems.report(path, report);
     Ok(())
@@ -720,47 +765,25 @@ fn ingest_openclaw_db(
                     Problems::note(&mut problems.oversized, at);
                     continue;
                 }
-                match parser.parse(&text) {
-                    Record::Malformed(_) => Problems::note(&mut problems.malformed, at),
-                    Record::Turn(turn) => {
-                        if turn.kind == TurnKind::Unknown {
-                            Problems::note(&mut problems.unknown, at);
-                        }
-                        writer.insert(&turn, at, report).map_err(ours)?;
-                    }
-                }
+                writer
+                    .take(&mut parser, &text, at, &mut problems, report)
+                    .map_err(ours)?;
             }
         }
-        let state_json = serde_json::to_string(parser.state()).unwrap_or_else(|_| "{}".into());
-        let now = format_ts(Utc::now());
+        let position = Position {
+            last_seq: Some(seen),
+            ..Position::default()
+        };
         writer
-            .finish(file.harness, parser.state(), report, |tx| {
-                tx.execute(
-                    "INSERT INTO ingest_files (source_key, harness, size, mtime_ns, offset,
-                         head_len, head_hash, last_seq, parser_state, malformed, invalid_utf8,
-                         oversized, unknown, replaced_count, updated_at)
-                     VALUES (?1, ?2, 0, 0, 0, 0, '', ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)
-                     ON CONFLICT (source_key) DO UPDATE SET
-                         last_seq = excluded.last_seq, parser_state = excluded.parser_state,
-                         malformed = malformed + excluded.malformed,
-                         invalid_utf8 = invalid_utf8 + excluded.invalid_utf8,
-                         oversized = oversized + excluded.oversized,
-                         unknown = unknown + excluded.unknown,
-                         updated_at = excluded.updated_at",
-                    params![
-                        key,
-                        file.harness.as_str(),
-                        seen,
-                        state_json,
-                        problems.malformed.0 as i64,
-                        problems.invalid_utf8.0 as i64,
-                        problems.oversized.0 as i64,
-                        problems.unknown.0 as i64,
-                        now,
-                    ],
-                )
-                .map(|_| ())
-            })
+            .finish(
+                &key,
+                file.harness,
+                &parser,
+                &position,
+                &problems,
+                false,
+                report,
+            )
             .map_err(ours)?;
         problems.report(path, report);
     }
