@@ -256,15 +256,32 @@ pub fn read_transcript(graph: &Graph, q: &ReadQuery) -> Result<Transcript> {
                 break;
             }
             let (mut turn, cut) = turn_from_row(r, q.turn_chars)?;
-            let cost = tokens::count(&turn.content)
-                + turn
-                    .tool_calls
-                    .iter()
-                    .map(|c| tokens::count(c))
-                    .sum::<usize>();
+            let mut cost = turn_tokens(&turn);
+            let mut cut = cut;
             if total + cost > q.max_tokens {
-                budget_cut = true;
-                break;
+                if !turns.is_empty() {
+                    budget_cut = true;
+                    break;
+                }
+                // The newest turn alone is over the budget: shorten it to fit rather than return
+                // nothing, so every read makes progress and its continuation moves on.
+                let full = std::mem::take(&mut turn.content);
+                let mut keep = full.chars().count();
+                while keep > 0 {
+                    keep /= 2;
+                    turn.content = if keep == 0 {
+                        String::new()
+                    } else {
+                        full.chars().take(keep).collect::<String>() + " […]"
+                    };
+                    cost = turn_tokens(&turn);
+                    if cost <= q.max_tokens {
+                        break;
+                    }
+                }
+                turn.tool_calls.retain(|_| cost <= q.max_tokens);
+                cost = turn_tokens(&turn);
+                cut = true;
             }
             total += cost;
             truncated |= cut;
@@ -274,13 +291,7 @@ pub fn read_transcript(graph: &Graph, q: &ReadQuery) -> Result<Transcript> {
         Ok(())
     })?;
     turns.reverse();
-    let next_before_seq = budget_cut
-        .then(|| turns.first().map(|t| t.seq))
-        .flatten()
-        .or(
-            // Nothing fitted at all: the caller can still step past the oversized turn.
-            budget_cut.then_some(q.before_seq.unwrap_or(i64::MAX)),
-        );
+    let next_before_seq = budget_cut.then(|| turns.first().map(|t| t.seq)).flatten();
     Ok(Transcript {
         session_id: session.session_id.clone(),
         started_at: session.started_at,
@@ -389,6 +400,16 @@ pub fn turn_page(
             compactions,
         })
     })
+}
+
+/// Tokens a turn costs in a read: its content and its tool-call lines.
+fn turn_tokens(turn: &TranscriptTurn) -> usize {
+    tokens::count(&turn.content)
+        + turn
+            .tool_calls
+            .iter()
+            .map(|c| tokens::count(c))
+            .sum::<usize>()
 }
 
 /// The kinds a read returns, as a JSON array for `json_each`.
