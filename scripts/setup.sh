@@ -58,7 +58,8 @@ cargo_tool() {
 }
 
 need_cargo
-apt_install build-essential pkg-config file libssl-dev
+# libdbus-1-dev: the keyring's Secret Service backend talks D-Bus (API keys live only there).
+apt_install build-essential pkg-config file libssl-dev libdbus-1-dev
 
 if [ "$level" = "desktop" ] || [ "$level" = "test" ]; then
   apt_install libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
@@ -70,6 +71,8 @@ fi
 
 if [ "$level" = "test" ]; then
   apt_install xvfb xauth webkit2gtk-driver
+  # A real Secret Service for the keyring tests: a private D-Bus session with gnome-keyring.
+  apt_install dbus dbus-daemon gnome-keyring libsecret-tools
   cargo_tool tauri-driver tauri-driver "$TAURI_DRIVER" --locked
 fi
 log "set-up ($level) complete"

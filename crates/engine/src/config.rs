@@ -73,7 +73,57 @@ pub struct ContinuityConfig {
     pub deterministic_heuristic_capture: bool,
     /// Token budget of one `session.read_transcript` (CSA §8.4, "4,000 tokens (configurable)").
     pub transcript_read_max_tokens: u32,
+    /// The synthesis model's provider, base URL and call timeout (CSA §5.4); its API key lives
+    /// only in the OS keyring, never here.
+    pub synthesis_provider: SynthesisProvider,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis_base_url: Option<String>,
+    pub synthesis_timeout_seconds: u32,
+    /// The spend guard: at most this many model calls per rolling hour and day.
+    pub max_model_calls_per_hour: u32,
+    pub max_model_calls_per_day: u32,
+    /// The synthesis model's temporal profile (CSA §12.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_knowledge_cutoff: Option<String>,
+    pub model_date_awareness: DateAwareness,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_profile_verified: Option<String>,
+    /// The significance gate's base threshold, in percent (CSA §11.2 default 0.5).
+    pub significance_threshold_pct: u32,
+    /// The gate's multiplier for research inside an active work context, in percent (CSA §11.2
+    /// default 0.6; DOC8-tunable).
+    pub research_gate_multiplier_pct: u32,
     pub schema_version: u64,
+}
+
+/// Which API the synthesis model speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SynthesisProvider {
+    /// Ollama's `/api/chat`.
+    #[default]
+    Ollama,
+    /// Any endpoint speaking OpenAI's `/v1/chat/completions`.
+    OpenaiCompatible,
+}
+
+impl SynthesisProvider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SynthesisProvider::Ollama => "ollama",
+            SynthesisProvider::OpenaiCompatible => "openai_compatible",
+        }
+    }
+}
+
+/// Whether a model knows today's date by itself (CSA §12.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DateAwareness {
+    ProviderInjected,
+    RequiresInjection,
+    #[default]
+    Unknown,
 }
 
 impl Default for ContinuityConfig {
@@ -92,6 +142,16 @@ impl Default for ContinuityConfig {
             work_phase_ttl_days: 30,
             deterministic_heuristic_capture: true,
             transcript_read_max_tokens: 4000,
+            synthesis_provider: SynthesisProvider::Ollama,
+            synthesis_base_url: None,
+            synthesis_timeout_seconds: 60,
+            max_model_calls_per_hour: 30,
+            max_model_calls_per_day: 200,
+            model_knowledge_cutoff: None,
+            model_date_awareness: DateAwareness::Unknown,
+            model_profile_verified: None,
+            significance_threshold_pct: 50,
+            research_gate_multiplier_pct: 60,
             schema_version: CONFIG_SCHEMA_VERSION,
         }
     }
@@ -208,6 +268,56 @@ pub const FIELDS: &[ConfigField] = &[
             max: 100_000,
         },
         help: "token budget of one transcript read (session.read_transcript)",
+    },
+    ConfigField {
+        key: "synthesis_provider",
+        rule: FieldRule::OneOf(&["ollama", "openai_compatible"]),
+        help: "API of the synthesis model: Ollama /api/chat or OpenAI-compatible /v1/chat/completions",
+    },
+    ConfigField {
+        key: "synthesis_base_url",
+        rule: FieldRule::OptionalText { max_chars: 300 },
+        help: "base URL of the synthesis model, e.g. http://localhost:11434",
+    },
+    ConfigField {
+        key: "synthesis_timeout_seconds",
+        rule: FieldRule::Int { min: 1, max: 600 },
+        help: "seconds a synthesis call may take before capture falls back to deterministic",
+    },
+    ConfigField {
+        key: "max_model_calls_per_hour",
+        rule: FieldRule::Int { min: 0, max: 10_000 },
+        help: "spend guard: most model calls in any rolling hour (0 stops all calls)",
+    },
+    ConfigField {
+        key: "max_model_calls_per_day",
+        rule: FieldRule::Int { min: 0, max: 100_000 },
+        help: "spend guard: most model calls in any rolling 24 hours (0 stops all calls)",
+    },
+    ConfigField {
+        key: "model_knowledge_cutoff",
+        rule: FieldRule::OptionalText { max_chars: 10 },
+        help: "the synthesis model's knowledge cutoff date, e.g. 2025-06 (CSA §12.3)",
+    },
+    ConfigField {
+        key: "model_date_awareness",
+        rule: FieldRule::OneOf(&["provider_injected", "requires_injection", "unknown"]),
+        help: "whether the synthesis model is told today's date by its provider (CSA §12.3)",
+    },
+    ConfigField {
+        key: "model_profile_verified",
+        rule: FieldRule::OptionalText { max_chars: 10 },
+        help: "when the model's temporal profile was last checked, e.g. 2026-11-22",
+    },
+    ConfigField {
+        key: "significance_threshold_pct",
+        rule: FieldRule::Int { min: 1, max: 100 },
+        help: "significance gate for entity candidates, in percent (CSA §11.2 default 50)",
+    },
+    ConfigField {
+        key: "research_gate_multiplier_pct",
+        rule: FieldRule::Int { min: 10, max: 100 },
+        help: "gate multiplier during research in an active work context, in percent (default 60)",
     },
     ConfigField {
         key: "schema_version",
@@ -330,7 +440,14 @@ impl ContinuityConfig {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
         };
-        map.entry("synthesis_model").or_insert(Value::Null);
+        for key in [
+            "synthesis_model",
+            "synthesis_base_url",
+            "model_knowledge_cutoff",
+            "model_profile_verified",
+        ] {
+            map.entry(key).or_insert(Value::Null);
+        }
         map
     }
 

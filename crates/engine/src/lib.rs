@@ -22,7 +22,7 @@ mod test_support;
 pub mod tokens;
 pub mod transcripts;
 
-pub use config::{ConfigField, ContinuityConfig, ContinuityMode};
+pub use config::{ConfigField, ContinuityConfig, ContinuityMode, DateAwareness, SynthesisProvider};
 pub use continuity::{
     CaptureMode, ContinuityEntry, ContinuityLog, EntryContent, EntryType, LogRead, SkippedLine,
     TornRepair, WorkPhase,
