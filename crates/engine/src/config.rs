@@ -286,12 +286,18 @@ pub const FIELDS: &[ConfigField] = &[
     },
     ConfigField {
         key: "max_model_calls_per_hour",
-        rule: FieldRule::Int { min: 0, max: 10_000 },
+        rule: FieldRule::Int {
+            min: 0,
+            max: 10_000,
+        },
         help: "spend guard: most model calls in any rolling hour (0 stops all calls)",
     },
     ConfigField {
         key: "max_model_calls_per_day",
-        rule: FieldRule::Int { min: 0, max: 100_000 },
+        rule: FieldRule::Int {
+            min: 0,
+            max: 100_000,
+        },
         help: "spend guard: most model calls in any rolling 24 hours (0 stops all calls)",
     },
     ConfigField {

@@ -2,7 +2,8 @@
 //! errors to exit codes or wire kinds, and the crate-wide [`Result`] alias.
 //!
 //! Messages are written for the person reading them: they name the file, the field and what is
-//! allowed. They never carry secrets, because nothing secret ever reaches the engine's files.
+//! allowed. They never carry secrets: nothing secret ever reaches the engine's files, and keyring
+//! errors are built from the keyring's failure kind, never from the secret.
 
 use std::path::PathBuf;
 
@@ -66,13 +67,22 @@ pub enum Error {
 
     #[error("graph database {}: {problem}", path.display())]
     Schema { path: PathBuf, problem: String },
+
+    /// The OS keyring refused or failed. `problem` says what to do; it never holds a secret.
+    #[error("OS keyring: {problem}")]
+    Keyring { problem: String },
 }
 
 impl Error {
     /// The coarse class of this error.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::ConfigField { .. } | Error::ConfigSyntax { .. } => ErrorKind::Config,
+            // A keyring that is locked or missing is a problem of the person's setup, fixed the
+            // way a config problem is (by them, then retrying), so it shares the config kind
+            // rather than widening the wire's set of kinds.
+            Error::ConfigField { .. } | Error::ConfigSyntax { .. } | Error::Keyring { .. } => {
+                ErrorKind::Config
+            }
             Error::UnknownConfigKey { .. }
             | Error::InvalidId { .. }
             | Error::InvalidEntry(_)
