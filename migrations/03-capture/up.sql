@@ -48,3 +48,16 @@ CREATE TABLE agent_state (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 ) STRICT;
+
+-- Which entities each work context's sessions have referenced, kept up to date by capture. With
+-- `work_context_entities` (the person's explicit links) this answers "which other work contexts
+-- reference this entity?" for cross-conversation updates (CSA §5.5) without scanning logs.
+CREATE TABLE context_entity_mentions (
+    work_context_id TEXT NOT NULL,
+    entity_id       TEXT NOT NULL REFERENCES entities (entity_id) ON DELETE CASCADE,
+    mentions        INTEGER NOT NULL,
+    last_session_id TEXT NOT NULL,
+    last_seen_at    TEXT NOT NULL,
+    PRIMARY KEY (work_context_id, entity_id)
+) STRICT;
+CREATE INDEX context_entity_mentions_entity ON context_entity_mentions (entity_id);

@@ -5,9 +5,13 @@
 //! [`Store`], read its [`Status`], read and change its [`ContinuityConfig`], and append to or read
 //! a work context's [`ContinuityLog`].
 
+pub mod activity;
 pub mod agent;
+pub mod capture;
 pub mod config;
+pub mod contexts;
 pub mod continuity;
+pub mod entities;
 mod error;
 mod fsutil;
 pub mod graph;
@@ -15,6 +19,7 @@ pub mod ids;
 pub mod ingest;
 pub mod model;
 pub mod redact;
+pub mod resolve;
 pub mod secrets;
 pub mod sessions;
 pub mod sources;

@@ -19,3 +19,154 @@ pub(crate) fn copy_fixture(rel: &str, dest: &Path) {
     std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
     std::fs::copy(fixtures().join(rel), dest).unwrap();
 }
+
+/// A store in a temporary directory with the whole fixture corpus ingested.
+pub(crate) fn fixture_store() -> (tempfile::TempDir, crate::Store) {
+    use crate::ingest::SourceRoot;
+    use crate::transcripts::Harness;
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::Store::open(dir.path()).unwrap();
+    let roots: Vec<SourceRoot> = [
+        (Harness::OpenClaw, "openclaw"),
+        (Harness::ClaudeCode, "claude-code"),
+        (Harness::Codex, "codex"),
+    ]
+    .into_iter()
+    .map(|(harness, dir)| SourceRoot {
+        harness,
+        root: fixtures().join(dir),
+    })
+    .collect();
+    store.ingest(&roots, &mut |_| {}).unwrap();
+    (dir, store)
+}
+
+/// A local HTTP server playing an LLM endpoint: the only stand-in the tests use, because no model
+/// is reachable here.
+pub(crate) mod standin {
+    use std::collections::BTreeMap;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::{Arc, Mutex};
+    use std::thread;
+    use std::time::Duration;
+
+    use serde_json::Value;
+
+    /// One canned answer of the stand-in server.
+    #[derive(Clone)]
+    pub(crate) struct Canned {
+        pub status: u16,
+        pub body: String,
+        /// Wait this long before answering, to drive the client into its timeout.
+        pub delay: Duration,
+    }
+
+    pub(crate) fn ok(body: Value) -> Canned {
+        Canned {
+            status: 200,
+            body: body.to_string(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// One request the stand-in received.
+    #[derive(Debug, Clone)]
+    pub(crate) struct Seen {
+        pub path: String,
+        /// Header names lowercased.
+        pub headers: BTreeMap<String, String>,
+        pub body: Value,
+    }
+
+    /// A small HTTP/1.1 server on 127.0.0.1 playing Ollama and an OpenAI-compatible endpoint: it
+    /// answers each path with its canned response and records what it was sent. Each connection is
+    /// served on its own thread, so a delayed answer holds up nothing else; the threads end with the
+    /// test process.
+    pub(crate) struct StandIn {
+        pub base: String,
+        seen: Arc<Mutex<Vec<Seen>>>,
+    }
+
+    impl StandIn {
+        pub(crate) fn start(routes: &[(&str, Canned)]) -> StandIn {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let base = format!("http://{}", listener.local_addr().unwrap());
+            let routes: Arc<BTreeMap<String, Canned>> = Arc::new(
+                routes
+                    .iter()
+                    .map(|(p, c)| ((*p).to_owned(), c.clone()))
+                    .collect(),
+            );
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let seen_by_server = Arc::clone(&seen);
+            thread::spawn(move || {
+                for stream in listener.incoming().flatten() {
+                    let routes = Arc::clone(&routes);
+                    let seen = Arc::clone(&seen_by_server);
+                    thread::spawn(move || serve(stream, &routes, &seen));
+                }
+            });
+            StandIn { base, seen }
+        }
+
+        pub(crate) fn seen(&self) -> Vec<Seen> {
+            self.seen.lock().unwrap().clone()
+        }
+    }
+
+    fn serve(stream: TcpStream, routes: &BTreeMap<String, Canned>, seen: &Mutex<Vec<Seen>>) {
+        let mut reader = BufReader::new(stream);
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).is_err() {
+            return;
+        }
+        let path = request_line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("")
+            .to_owned();
+        let mut headers = BTreeMap::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_owned());
+            }
+        }
+        let length: usize = headers
+            .get("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        seen.lock().unwrap().push(Seen {
+            path: path.clone(),
+            headers,
+            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        });
+        let canned = routes.get(&path).cloned().unwrap_or(Canned {
+            status: 404,
+            body: r#"{"error":"no such route"}"#.to_owned(),
+            delay: Duration::ZERO,
+        });
+        thread::sleep(canned.delay);
+        let response = format!(
+            "HTTP/1.1 {} Canned\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+            canned.status,
+            canned.body.len(),
+            canned.body
+        );
+        let mut stream = reader.into_inner();
+        let _ = stream.write_all(response.as_bytes());
+        let _ = stream.flush();
+    }
+}

@@ -2,12 +2,6 @@
 //! parser over a table of replies, `is_local` over a table of URLs, and the spend guard over an
 //! in-memory SQLite ledger with the real migrations and an injected clock.
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
-use std::thread;
-
 use chrono::TimeZone;
 use expect_test::expect;
 
@@ -15,130 +9,15 @@ use super::*;
 
 const KEY: &str = "sk-test-SECRET-123";
 
-/// One canned answer of the stand-in server.
-#[derive(Clone)]
-struct Canned {
-    status: u16,
-    body: String,
-    /// Wait this long before answering, to drive the client into its timeout.
-    delay: Duration,
-}
+use crate::test_support::standin::{Canned, Seen, StandIn, ok};
 
-fn ok(body: Value) -> Canned {
-    Canned {
-        status: 200,
-        body: body.to_string(),
-        delay: Duration::ZERO,
+fn endpoint_of(server: &StandIn, provider: SynthesisProvider) -> Endpoint {
+    Endpoint {
+        provider,
+        base_url: server.base.clone(),
+        model: "test-model:7b".to_owned(),
+        timeout: Duration::from_secs(5),
     }
-}
-
-/// One request the stand-in received.
-#[derive(Debug, Clone)]
-struct Seen {
-    path: String,
-    /// Header names lowercased.
-    headers: BTreeMap<String, String>,
-    body: Value,
-}
-
-/// A small HTTP/1.1 server on 127.0.0.1 playing Ollama and an OpenAI-compatible endpoint: it
-/// answers each path with its canned response and records what it was sent. Each connection is
-/// served on its own thread, so a delayed answer holds up nothing else; the threads end with the
-/// test process.
-struct StandIn {
-    base: String,
-    seen: Arc<Mutex<Vec<Seen>>>,
-}
-
-impl StandIn {
-    fn start(routes: &[(&str, Canned)]) -> StandIn {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let routes: Arc<BTreeMap<String, Canned>> = Arc::new(
-            routes
-                .iter()
-                .map(|(p, c)| ((*p).to_owned(), c.clone()))
-                .collect(),
-        );
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let seen_by_server = Arc::clone(&seen);
-        thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let routes = Arc::clone(&routes);
-                let seen = Arc::clone(&seen_by_server);
-                thread::spawn(move || serve(stream, &routes, &seen));
-            }
-        });
-        StandIn { base, seen }
-    }
-
-    fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
-    }
-
-    fn endpoint(&self, provider: SynthesisProvider) -> Endpoint {
-        Endpoint {
-            provider,
-            base_url: self.base.clone(),
-            model: "test-model:7b".to_owned(),
-            timeout: Duration::from_secs(5),
-        }
-    }
-}
-
-fn serve(stream: TcpStream, routes: &BTreeMap<String, Canned>, seen: &Mutex<Vec<Seen>>) {
-    let mut reader = BufReader::new(stream);
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let path = request_line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("")
-        .to_owned();
-    let mut headers = BTreeMap::new();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_owned());
-        }
-    }
-    let length: usize = headers
-        .get("content-length")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    seen.lock().unwrap().push(Seen {
-        path: path.clone(),
-        headers,
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-    });
-    let canned = routes.get(&path).cloned().unwrap_or(Canned {
-        status: 404,
-        body: r#"{"error":"no such route"}"#.to_owned(),
-        delay: Duration::ZERO,
-    });
-    thread::sleep(canned.delay);
-    let response = format!(
-        "HTTP/1.1 {} Canned\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
-        canned.status,
-        canned.body.len(),
-        canned.body
-    );
-    let mut stream = reader.into_inner();
-    let _ = stream.write_all(response.as_bytes());
-    let _ = stream.flush();
 }
 
 /// A good reply as the model would write it.
@@ -199,7 +78,7 @@ fn ollama_good_reply_parses_and_request_carries_model_prompt_and_conversation() 
     let server = StandIn::start(&[("/api/chat", ollama_says(&good_reply()))]);
     // A key given to an Ollama endpoint is never sent: Ollama has no use for it.
     let reply = synthesize(
-        &server.endpoint(SynthesisProvider::Ollama),
+        &endpoint_of(&server, SynthesisProvider::Ollama),
         Some(KEY),
         CONVERSATION,
     )
@@ -219,7 +98,7 @@ fn ollama_good_reply_parses_and_request_carries_model_prompt_and_conversation() 
 fn openai_good_reply_parses_and_sends_the_key_as_bearer() {
     let server = StandIn::start(&[("/v1/chat/completions", openai_says(&good_reply()))]);
     let reply = synthesize(
-        &server.endpoint(SynthesisProvider::OpenaiCompatible),
+        &endpoint_of(&server, SynthesisProvider::OpenaiCompatible),
         Some(KEY),
         CONVERSATION,
     )
@@ -240,7 +119,7 @@ fn openai_good_reply_parses_and_sends_the_key_as_bearer() {
 #[test]
 fn openai_without_a_key_sends_no_authorization_and_v1_is_not_doubled() {
     let server = StandIn::start(&[("/v1/chat/completions", openai_says(&good_reply()))]);
-    let mut endpoint = server.endpoint(SynthesisProvider::OpenaiCompatible);
+    let mut endpoint = endpoint_of(&server, SynthesisProvider::OpenaiCompatible);
     endpoint.base_url = format!("{}/v1/", server.base);
     synthesize(&endpoint, None, CONVERSATION).unwrap();
     let seen = server.seen();
@@ -312,7 +191,7 @@ fn failures_over_http_map_to_their_kind() {
         let endpoint = Endpoint {
             base_url: format!("{}/{prefix}", server.base),
             timeout,
-            ..server.endpoint(SynthesisProvider::OpenaiCompatible)
+            ..endpoint_of(&server, SynthesisProvider::OpenaiCompatible)
         };
         synthesize(&endpoint, Some(KEY), CONVERSATION).unwrap_err()
     };
@@ -358,7 +237,7 @@ fn ollama_http_error_and_missing_content() {
     let run = |prefix: &str| {
         let endpoint = Endpoint {
             base_url: format!("{}/{prefix}", server.base),
-            ..server.endpoint(SynthesisProvider::Ollama)
+            ..endpoint_of(&server, SynthesisProvider::Ollama)
         };
         synthesize(&endpoint, None, CONVERSATION).unwrap_err()
     };
@@ -372,7 +251,7 @@ fn ollama_http_error_and_missing_content() {
 #[test]
 fn connection_refused_is_unreachable() {
     // Bind, note the port, and close it again: nothing listens there now.
-    let port = TcpListener::bind("127.0.0.1:0")
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
@@ -399,7 +278,7 @@ fn a_key_echoed_by_the_endpoint_is_scrubbed_from_failures() {
                    "refusal": format!("bad key Bearer {KEY}")}}]})),
     )]);
     let failure = chat(
-        &server.endpoint(SynthesisProvider::OpenaiCompatible),
+        &endpoint_of(&server, SynthesisProvider::OpenaiCompatible),
         Some(KEY),
         &[ChatMessage::user("hi")],
     )
@@ -467,7 +346,7 @@ fn reasons_of_real_failures_never_contain_the_key() {
     for prefix in ["a", "b", "c", "missing"] {
         let endpoint = Endpoint {
             base_url: format!("{}/{prefix}", server.base),
-            ..server.endpoint(SynthesisProvider::OpenaiCompatible)
+            ..endpoint_of(&server, SynthesisProvider::OpenaiCompatible)
         };
         let failure = synthesize(&endpoint, Some(KEY), CONVERSATION).unwrap_err();
         assert!(!failure.reason().contains(KEY), "{prefix}: {failure:?}");
@@ -485,7 +364,7 @@ fn test_connection_returns_the_trimmed_answer() {
         ("/api/chat", ollama_says(" {\"ok\":true}\n")),
         ("/long/api/chat", ollama_says(&long)),
     ]);
-    let endpoint = server.endpoint(SynthesisProvider::Ollama);
+    let endpoint = endpoint_of(&server, SynthesisProvider::Ollama);
     assert_eq!(test_connection(&endpoint, None).unwrap(), "{\"ok\":true}");
     let long_endpoint = Endpoint {
         base_url: format!("{}/long", server.base),

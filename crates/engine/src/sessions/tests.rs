@@ -7,26 +7,8 @@ use expect_test::expect;
 use super::*;
 use crate::Store;
 use crate::ingest::SourceRoot;
-use crate::test_support::fixtures;
+use crate::test_support::fixture_store;
 use crate::transcripts::Harness;
-
-fn fixture_store() -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
-    let roots: Vec<SourceRoot> = [
-        (Harness::OpenClaw, "openclaw"),
-        (Harness::ClaudeCode, "claude-code"),
-        (Harness::Codex, "codex"),
-    ]
-    .into_iter()
-    .map(|(harness, dir)| SourceRoot {
-        harness,
-        root: fixtures().join(dir),
-    })
-    .collect();
-    store.ingest(&roots, &mut |_| {}).unwrap();
-    (dir, store)
-}
 
 const COMPACTED: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
 

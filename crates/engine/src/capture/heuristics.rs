@@ -1,0 +1,286 @@
+//! The heuristic open-question and key-decision detectors CSA §5.3 sketches and leaves empty.
+//!
+//! They read sentences of conversation messages (never tool output or injected context), skip
+//! code, and match cue phrases in one automaton pass per sentence. What they find is marked
+//! reduced-confidence wherever it is shown: these are cues, not understanding, and rhetorical
+//! questions or hedged "we should consider" still slip through. Their precision and recall on a
+//! labelled set built from the real fixture transcripts is measured in `tests.rs`.
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use crate::activity::is_word_byte;
+
+/// A detected item: the sentence, and the message it came from as context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detected {
+    pub text: String,
+    pub context: String,
+}
+
+/// Who wrote the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Speaker {
+    User,
+    Assistant,
+}
+
+/// Cues that something is left open: deferred, pending, blocked or to be found out.
+const QUESTION_CUES: &[&str] = &[
+    "come back to",
+    "deal with that later",
+    "deal with it later",
+    "for later",
+    "todo",
+    "to do:",
+    "remember to",
+    "still need to",
+    "still needs",
+    "need to figure out",
+    "figure out",
+    "open question",
+    "not sure",
+    "unclear",
+    "to be decided",
+    "tbd",
+    "need to check",
+    "needs to check",
+    "need to confirm",
+    "need to decide",
+    "remains to be",
+    "still pending",
+    "pending",
+    "blocked on",
+    "blocked by",
+    "blocker",
+    "blocks",
+    "blocking",
+    "waiting on",
+    "waiting for",
+    "still does not",
+    "still doesn't",
+    "doesnt seem to",
+    "doesn't seem to",
+    "does not work",
+    "not yet",
+    "not committed",
+    "still unstaged",
+    "unresolved",
+    "unsolved",
+    "there is a need",
+    "we need to",
+    "i need to",
+    "may need to",
+    "needs to be",
+    "next big task",
+    "remaining tasks",
+    "still in progress",
+    "still wip",
+    "still being",
+    "define whether",
+    "should review",
+];
+
+/// Cues that a direction was chosen.
+const DECISION_CUES: &[&str] = &[
+    "we decided",
+    "i decided",
+    "decided to",
+    "decision:",
+    "the decision is",
+    "let's go with",
+    "lets go with",
+    "going with",
+    "we'll go with",
+    "i'll go with",
+    "let's do",
+    "i'll commit to",
+    "we're committing to",
+    "committing to",
+    "settled on",
+    "we chose",
+    "i chose",
+    "opted for",
+    "opting for",
+    "instead of",
+    "instead.",
+    "fixed by",
+    "solved",
+    "switching to",
+    "we will use",
+    "we'll use",
+    "let's use",
+    "focusing on",
+    "definitely",
+    "for sure",
+    "from now on",
+    "for now,",
+    "given the time",
+    "keep the",
+];
+
+/// Phrases that make a sentence a report of the agent's own next step, not a decision or an open
+/// item of the work: "Let me check…", "I'll search…".
+const NARRATION_STARTS: &[&str] = &[
+    "let me ",
+    "now let me",
+    "i'll search",
+    "i'll check",
+    "i'll look",
+    "i'll read",
+    "first, let me",
+    "now i",
+    "let's check",
+    "let's look",
+];
+
+fn automaton(words: &[&str]) -> AhoCorasick {
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(words)
+        .expect("cue phrases are valid")
+}
+
+fn questions() -> &'static AhoCorasick {
+    static A: OnceLock<AhoCorasick> = OnceLock::new();
+    A.get_or_init(|| automaton(QUESTION_CUES))
+}
+
+fn decisions() -> &'static AhoCorasick {
+    static A: OnceLock<AhoCorasick> = OnceLock::new();
+    A.get_or_init(|| automaton(DECISION_CUES))
+}
+
+fn has_cue(ac: &AhoCorasick, sentence: &str) -> bool {
+    let bytes = sentence.as_bytes();
+    ac.find_iter(sentence).any(|m| {
+        let starts_word = m.start() == 0 || !is_word_byte(bytes[m.start() - 1]);
+        // Cues ending in punctuation ("decision:") carry their own end boundary.
+        let ends_word = !is_word_byte(bytes[m.end() - 1])
+            || m.end() >= bytes.len()
+            || !is_word_byte(bytes[m.end()]);
+        starts_word && ends_word
+    })
+}
+
+/// Splits a message into sentences: code blocks and quoted lines are dropped, list items and
+/// lines are sentences of their own, and `.`, `!`, `?` end a sentence when a space follows.
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code || trimmed.starts_with('>') || trimmed.starts_with('|') || trimmed.is_empty() {
+            continue;
+        }
+        let body = trimmed
+            .trim_start_matches(['-', '*', '•', '#'])
+            .trim_start()
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start_matches(['.', ')'])
+            .trim();
+        let mut start = 0;
+        let bytes = body.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_none_or(|n| *n == b' ') {
+                push_sentence(&mut out, &body[start..=i]);
+                start = i + 1;
+            }
+        }
+        push_sentence(&mut out, &body[start..]);
+    }
+    out
+}
+
+fn push_sentence(out: &mut Vec<String>, s: &str) {
+    let s = s.trim().trim_matches('*').trim();
+    if s.chars().count() >= 12 {
+        out.push(s.to_owned());
+    }
+}
+
+/// Sentences we never report: too long to be one item, mostly code, or the agent narrating.
+fn unusable(sentence: &str, speaker: Speaker) -> bool {
+    let len = sentence.chars().count();
+    // Headings ("Pending Tasks:") introduce items rather than being one.
+    if len > 300 || (len < 60 && sentence.trim_end_matches('*').ends_with(':')) {
+        return true;
+    }
+    // Mostly code, or a command reference line ("`bd show <id>` - …").
+    let mut in_tick = false;
+    let mut ticked = 0;
+    for c in sentence.chars() {
+        if c == '`' {
+            in_tick = !in_tick;
+        } else if in_tick {
+            ticked += 1;
+        }
+    }
+    let code = ticked * 2 > len
+        || sentence.starts_with('`')
+        // File-list lines ("lib/a/b.ex (NOT committed)") state a file's status, not the work's.
+        || sentence
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.contains('/') || w.starts_with('.'))
+        || sentence.contains("=>")
+        || sentence.contains("();");
+    if code {
+        return true;
+    }
+    let lower = sentence.to_ascii_lowercase();
+    speaker == Speaker::Assistant && NARRATION_STARTS.iter().any(|n| lower.starts_with(n))
+}
+
+/// Open questions in one message.
+pub fn open_questions(text: &str, speaker: Speaker) -> Vec<Detected> {
+    let context = excerpt(text);
+    sentences(text)
+        .into_iter()
+        .filter(|s| !unusable(s, speaker))
+        .filter(|s| {
+            let cue = has_cue(questions(), s);
+            // The person's own question counts when it carries a cue; an agent's question to the
+            // person ("should I continue?") is a hand-off, not an open item of the work.
+            cue && (speaker == Speaker::User || !s.ends_with('?'))
+        })
+        .map(|text| Detected {
+            text,
+            context: context.clone(),
+        })
+        .collect()
+}
+
+/// Key decisions in one message.
+pub fn key_decisions(text: &str, speaker: Speaker) -> Vec<Detected> {
+    let context = excerpt(text);
+    sentences(text)
+        .into_iter()
+        .filter(|s| !unusable(s, speaker) && !s.ends_with('?'))
+        .filter(|s| has_cue(decisions(), s))
+        .map(|text| Detected {
+            text,
+            context: context.clone(),
+        })
+        .collect()
+}
+
+fn excerpt(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= 160 {
+        flat
+    } else {
+        let mut cut: String = flat.chars().take(160).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+#[cfg(test)]
+mod tests;

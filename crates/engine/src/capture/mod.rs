@@ -1,0 +1,715 @@
+//! Continuity capture (CSA §5.3–5.5): turns one session's new turns into continuity log entries
+//! in the right work context.
+//!
+//! One capture reads the turns since the session's last capture, resolves entities (known names
+//! plus gated candidates), classifies the activity, resolves the work context, writes a session
+//! summary record and points at it with a `session_summary_ref`, records a `work_phase_change`
+//! when the phase moved, and adds open questions and key decisions — from the synthesis model in
+//! full mode, from the heuristic detectors otherwise. Full mode that fails for any reason falls
+//! back to deterministic and records why. `off` writes nothing at all.
+//!
+//! Writes go in an order that makes a crash harmless: entities first (one transaction), then the
+//! log entries (durable appends), then the capture state. A capture interrupted before its state
+//! is saved runs again over the same turns, and its entries are recognised and not repeated.
+
+pub mod crossconv;
+mod full;
+pub mod heuristics;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::activity::{self, ActivityType};
+use crate::agent::Trigger;
+use crate::config::ContinuityMode;
+use crate::contexts::{self, Resolution, SessionFacts};
+use crate::continuity::{
+    CaptureMode, ContinuityEntry, EntryContent, KeyDecisionContent, OpenQuestionContent,
+    SessionSummaryRefContent, WorkPhase, WorkPhaseChangeContent,
+};
+use crate::entities::{self, ChangeSource, NewEntity, sql_err, ts};
+use crate::error::Result;
+use crate::ids::{AgentId, EntityId, SessionId, WorkContextId};
+use crate::resolve::{self, EntityMatcher};
+use crate::secrets::SecretStore;
+use crate::sessions;
+use crate::store::Store;
+
+use heuristics::Speaker;
+
+/// At most this many heuristic questions and decisions per capture: the latest ones, because a
+/// session's end says more about where the work stands than its beginning.
+const MAX_HEURISTIC_ITEMS: usize = 5;
+/// At most this many entities are linked to each entry.
+const MAX_LINKED_ENTITIES: usize = 10;
+
+/// What to capture.
+#[derive(Debug, Clone)]
+pub struct CaptureRequest {
+    pub session_id: String,
+    pub trigger: Trigger,
+    pub now: DateTime<Utc>,
+}
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureStatus {
+    /// Entries were written.
+    Captured,
+    /// The mode is `off`: nothing was read or written.
+    Off,
+    /// No conversation turns since the last capture: nothing written.
+    NothingNew,
+}
+
+/// The result of one capture.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaptureOutcome {
+    pub session_id: String,
+    pub trigger: Trigger,
+    pub status: CaptureStatus,
+    pub work_context_id: Option<WorkContextId>,
+    pub resolution: Option<Resolution>,
+    pub capture_mode: Option<CaptureMode>,
+    /// Why full mode fell back to deterministic, when it did.
+    pub fallback_reason: Option<String>,
+    pub activity: Option<ActivityType>,
+    pub summary_id: Option<String>,
+    pub summary: Option<String>,
+    pub entities: Vec<EntityId>,
+    pub new_entities: Vec<EntityId>,
+    pub entries: Vec<ContinuityEntry>,
+    /// Cross-conversation updates written to other work contexts.
+    pub cross_updates: usize,
+}
+
+impl CaptureOutcome {
+    fn empty(req: &CaptureRequest, status: CaptureStatus) -> CaptureOutcome {
+        CaptureOutcome {
+            session_id: req.session_id.clone(),
+            trigger: req.trigger,
+            status,
+            work_context_id: None,
+            resolution: None,
+            capture_mode: None,
+            fallback_reason: None,
+            activity: None,
+            summary_id: None,
+            summary: None,
+            entities: Vec::new(),
+            new_entities: Vec::new(),
+            entries: Vec::new(),
+            cross_updates: 0,
+        }
+    }
+}
+
+/// A conversation turn of the capture window.
+#[derive(Debug, Clone)]
+pub(crate) struct WindowTurn {
+    pub seq: i64,
+    pub speaker: Option<Speaker>,
+    pub text: String,
+    pub tools: Vec<String>,
+    pub timestamp: Option<DateTime<Utc>>,
+}
+
+/// Harness noise in user records: slash commands, their output, interruption markers.
+pub(crate) fn is_person_text(text: &str) -> bool {
+    let t = text.trim_start();
+    !(t.is_empty()
+        || t.starts_with("<command-")
+        || t.starts_with("<local-command")
+        || t.starts_with("[Request interrupted")
+        || t.starts_with("[REDACTED"))
+}
+
+fn load_window(store: &Store, session_id: &str, after: i64) -> Result<Vec<WindowTurn>> {
+    store.graph().with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT seq, role, kind, text, tool_calls, timestamp FROM turns
+             WHERE session_id = ?1 AND seq > ?2
+               AND kind IN ('message', 'tool_call', 'tool_result')
+             ORDER BY seq",
+        )?;
+        let rows = stmt.query_map(params![session_id, after], |r| {
+            let role: String = r.get(1)?;
+            let kind: String = r.get(2)?;
+            let text: String = r.get(3)?;
+            let calls: String = r.get(4)?;
+            let at: Option<String> = r.get(5)?;
+            let speaker = match (role.as_str(), kind.as_str()) {
+                ("user", "message") if is_person_text(&text) => Some(Speaker::User),
+                ("assistant", "message") if !text.starts_with("[error]") => {
+                    Some(Speaker::Assistant)
+                }
+                _ => None,
+            };
+            // Tool results repeat their call's name; only the calls count as tools used.
+            let calls = if role == "assistant" {
+                calls
+            } else {
+                "[]".to_owned()
+            };
+            let tools = serde_json::from_str::<Vec<String>>(&calls)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| c.split(':').next().unwrap_or("").trim().to_owned())
+                .filter(|n| !n.is_empty())
+                .collect();
+            Ok(WindowTurn {
+                seq: r.get(0)?,
+                speaker,
+                text,
+                tools,
+                timestamp: at.and_then(|a| {
+                    DateTime::parse_from_rfc3339(&a)
+                        .ok()
+                        .map(|t| t.with_timezone(&Utc))
+                }),
+            })
+        })?;
+        rows.collect()
+    })
+}
+
+/// The id of the summary record for a session's capture ending at `last_seq`: the same capture
+/// re-run makes the same id, which is how a repeated capture is recognised.
+fn summary_id(session_id: &str, last_seq: i64) -> String {
+    let digest = Sha256::digest(session_id.as_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("ss_{hex}_{last_seq}")
+}
+
+/// Captures one session.
+pub fn capture(
+    store: &Store,
+    secrets: &dyn SecretStore,
+    req: &CaptureRequest,
+) -> Result<CaptureOutcome> {
+    let config = store.config()?;
+    if config.mode == ContinuityMode::Off {
+        return Ok(CaptureOutcome::empty(req, CaptureStatus::Off));
+    }
+    let graph = store.graph();
+    let session = sessions::get(graph, &req.session_id)?;
+    let session_id = SessionId::new(session.session_id.clone())?;
+    let (previous, after): (Option<String>, i64) = graph
+        .with_conn_result(|c| {
+            c.query_row(
+                "SELECT work_context_id, last_seq FROM session_captures WHERE session_id = ?1",
+                [&session.session_id],
+                |r| Ok((Some(r.get(0)?), r.get(1)?)),
+            )
+            .optional()
+        })?
+        .unwrap_or((None, 0));
+    let previous = previous.and_then(|p| WorkContextId::new(p).ok());
+    let window = load_window(store, &session.session_id, after)?;
+    let Some(last_seq) = window.last().map(|t| t.seq) else {
+        return Ok(CaptureOutcome::empty(req, CaptureStatus::NothingNew));
+    };
+
+    let user_texts: Vec<&str> = window
+        .iter()
+        .filter(|t| t.speaker == Some(Speaker::User))
+        .map(|t| t.text.as_str())
+        .collect();
+    let activity = activity::classify_session(user_texts.iter().copied());
+
+    // Entities: known names, then candidates through the gate.
+    let names = graph.with_conn_result(entities::all_names)?;
+    let matcher = EntityMatcher::new(&names);
+    let mut counts: BTreeMap<EntityId, u32> = BTreeMap::new();
+    for t in window.iter().filter(|t| t.speaker.is_some()) {
+        matcher.count_in(&t.text, &mut counts);
+    }
+    let known_first = ranked(&counts);
+    let (_, pre) = graph.resolve_work_context(&SessionFacts {
+        session_id: &session.session_id,
+        agent_id: session.agent_id.as_deref(),
+        cwd: session.cwd.as_deref(),
+        entity_ids: &known_first,
+        previous: previous.as_ref(),
+    })?;
+    let active = matches!(pre, Resolution::Rule { .. } | Resolution::Previous)
+        && !previous.as_ref().is_some_and(WorkContextId::is_unlinked);
+    let threshold = resolve::gate_threshold(&config, activity, active);
+    let lower: BTreeSet<String> = names.iter().map(|(_, n)| n.to_lowercase()).collect();
+    let candidates = resolve::candidates(
+        window
+            .iter()
+            .filter_map(|t| t.speaker.map(|s| (t.text.as_str(), s == Speaker::User))),
+        &|text| lower.contains(&text.to_lowercase()),
+    );
+    let passing: Vec<_> = candidates
+        .into_iter()
+        .filter(|c| resolve::passes(c, threshold))
+        .collect();
+
+    // Entities are created or marked referenced before the work context is known for sure, so
+    // their ids can take part in resolution; the events name the final context below.
+    let mut new_entities = Vec::new();
+    {
+        let mut conn = graph.conn();
+        let tx = conn.transaction().map_err(|e| graph.sql(e))?;
+        let placeholder = ChangeSource {
+            kind: "capture",
+            session_id: Some(session_id.clone()),
+            work_context_id: None,
+        };
+        for c in &passing {
+            let new = NewEntity {
+                kind: c.kind.as_str().to_owned(),
+                canonical_name: c.text.clone(),
+                aliases: Vec::new(),
+                deadline: None,
+            };
+            match entities::create_in(&tx, &new, &placeholder, req.now)? {
+                Ok(id) => {
+                    counts.insert(id.clone(), c.mentions);
+                    new_entities.push(id);
+                }
+                Err((_, existing)) => {
+                    *counts.entry(existing).or_default() += c.mentions;
+                }
+            }
+        }
+        tx.commit().map_err(|e| graph.sql(e))?;
+    }
+    let entity_ids = ranked(&counts);
+    let (wc, resolution) = graph.resolve_work_context(&SessionFacts {
+        session_id: &session.session_id,
+        agent_id: session.agent_id.as_deref(),
+        cwd: session.cwd.as_deref(),
+        entity_ids: &entity_ids,
+        previous: previous.as_ref(),
+    })?;
+    let local_only = graph.with_conn_result(|c| contexts::is_local_only_in(c, &wc))?;
+
+    // Summary and extras: the model in full mode, else (or on failure) the deterministic path.
+    let mut fallback_reason = None;
+    let enriched = if config.mode == ContinuityMode::Full {
+        match full::enrich(store, secrets, &config, &window, local_only, req.now) {
+            Ok(reply) => Some(reply),
+            Err(reason) => {
+                tracing::warn!(session = %session.session_id, %reason, "full capture fell back to deterministic");
+                fallback_reason = Some(reason);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let capture_mode = if enriched.is_some() {
+        CaptureMode::LlmEnriched
+    } else {
+        CaptureMode::Deterministic
+    };
+    let entity_names: BTreeMap<EntityId, String> = graph.with_conn_result(|c| {
+        let mut out = BTreeMap::new();
+        for id in entity_ids.iter().take(5) {
+            let name: Option<String> = c
+                .query_row(
+                    "SELECT canonical_name FROM entities WHERE entity_id = ?1",
+                    [id.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            out.extend(name.map(|n| (id.clone(), n)));
+        }
+        Ok(out)
+    })?;
+    let summary_text = match &enriched {
+        Some(r) => r.session_summary.clone().unwrap_or_default(),
+        None => templated_summary(&session, &window, &entity_ids, &entity_names),
+    };
+    let sid = summary_id(&session.session_id, last_seq);
+
+    let log = store.log(&wc);
+    let existing = log.read()?.entries;
+    let known_texts: BTreeSet<String> = existing
+        .iter()
+        .filter_map(|e| match &e.content {
+            EntryContent::OpenQuestion(q) => Some(q.question.to_lowercase()),
+            EntryContent::KeyDecision(d) => Some(d.decision.to_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let summary_known = existing
+        .iter()
+        .any(|e| e.linked_doc73_session_summary_id.as_deref() == Some(sid.as_str()));
+    let last_phase = existing.iter().rev().find_map(|e| match &e.content {
+        EntryContent::WorkPhaseChange(p) => Some(p.new_phase),
+        _ => None,
+    });
+
+    let linked: Vec<EntityId> = entity_ids
+        .iter()
+        .take(MAX_LINKED_ENTITIES)
+        .cloned()
+        .collect();
+    let agent = session
+        .agent_id
+        .as_deref()
+        .and_then(|a| AgentId::new(a).ok());
+    let make = |content: EntryContent, mode: CaptureMode| {
+        let mut e = ContinuityEntry::new(
+            wc.clone(),
+            session_id.clone(),
+            req.now,
+            mode,
+            content,
+            &config,
+        );
+        e.linked_entity_ids = linked.clone();
+        e.source_agent_id = agent.clone();
+        e.linked_doc73_session_summary_id = Some(sid.clone());
+        e
+    };
+    let mut entries = Vec::new();
+    if !summary_known {
+        let mut tools: Vec<String> = window.iter().flat_map(|t| t.tools.clone()).collect();
+        tools.sort();
+        tools.dedup();
+        entries.push(make(
+            EntryContent::SessionSummaryRef(SessionSummaryRefContent {
+                doc73_session_summary_id: sid.clone(),
+                entities_referenced: entity_ids.iter().map(|e| e.to_string()).collect(),
+                procedures_executed: Vec::new(),
+                tools_used: tools,
+                turn_count: user_texts.len() as u32,
+                duration_minutes: duration_minutes(&window),
+            }),
+            capture_mode,
+        ));
+    }
+    let (phase, phase_reason) = match &enriched {
+        Some(r) => (
+            Some(r.work_phase).filter(|p| *p != WorkPhase::Unknown),
+            "the synthesis model's reading of the session".to_owned(),
+        ),
+        None => (
+            activity
+                .map(ActivityType::phase)
+                .filter(|p| *p != WorkPhase::Unknown),
+            format!(
+                "activity {} (verb families over the person's last turns)",
+                activity.map(ActivityType::as_str).unwrap_or("unknown")
+            ),
+        ),
+    };
+    if let Some(phase) = phase
+        && last_phase != Some(phase)
+    {
+        entries.push(make(
+            EntryContent::WorkPhaseChange(WorkPhaseChangeContent {
+                previous_phase: last_phase,
+                new_phase: phase,
+                reason: Some(phase_reason),
+            }),
+            capture_mode,
+        ));
+    }
+    let mut seen = known_texts;
+    match &enriched {
+        Some(reply) => {
+            for q in &reply.open_questions {
+                if seen.insert(q.question.to_lowercase()) {
+                    entries.push(make(
+                        EntryContent::OpenQuestion(OpenQuestionContent {
+                            question: q.question.clone(),
+                            context: q.context.clone(),
+                            resolved: false,
+                            resolved_at: None,
+                            resolution_summary: None,
+                        }),
+                        CaptureMode::LlmEnriched,
+                    ));
+                }
+            }
+            for d in &reply.key_decisions {
+                if seen.insert(d.decision.to_lowercase()) {
+                    entries.push(make(
+                        EntryContent::KeyDecision(KeyDecisionContent {
+                            decision: d.decision.clone(),
+                            rationale: d.rationale.clone(),
+                            superseded_by: None,
+                        }),
+                        CaptureMode::LlmEnriched,
+                    ));
+                }
+            }
+        }
+        None if config.deterministic_heuristic_capture => {
+            let (questions, decisions) = detect(&window);
+            for q in questions {
+                if seen.insert(q.text.to_lowercase()) {
+                    entries.push(make(
+                        EntryContent::OpenQuestion(OpenQuestionContent {
+                            question: q.text,
+                            context: q.context,
+                            resolved: false,
+                            resolved_at: None,
+                            resolution_summary: None,
+                        }),
+                        CaptureMode::Deterministic,
+                    ));
+                }
+            }
+            for d in decisions {
+                if seen.insert(d.text.to_lowercase()) {
+                    entries.push(make(
+                        EntryContent::KeyDecision(KeyDecisionContent {
+                            decision: d.text,
+                            rationale: None,
+                            superseded_by: None,
+                        }),
+                        CaptureMode::Deterministic,
+                    ));
+                }
+            }
+        }
+        None => {}
+    }
+
+    for e in &entries {
+        log.append(e)?;
+    }
+
+    // The capture state, the summary record and the references, in one transaction.
+    {
+        let mut conn = graph.conn();
+        let tx = conn.transaction().map_err(|e| graph.sql(e))?;
+        let err = sql_err(&tx);
+        let source = ChangeSource::capture(&session_id, &wc);
+        if let Resolution::Auto { entity_ids } = &resolution {
+            contexts::ensure_auto_in(&tx, &wc, entity_ids, req.now).map_err(&err)?;
+        }
+        for id in &entity_ids {
+            if !new_entities.contains(id) {
+                entities::referenced_in(&tx, id, &source, req.now).map_err(&err)?;
+            }
+            tx.execute(
+                "INSERT INTO context_entity_mentions
+                     (work_context_id, entity_id, mentions, last_session_id, last_seen_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (work_context_id, entity_id) DO UPDATE SET
+                     mentions = mentions + excluded.mentions,
+                     last_session_id = excluded.last_session_id,
+                     last_seen_at = excluded.last_seen_at",
+                params![
+                    wc.as_str(),
+                    id.as_str(),
+                    counts.get(id).copied().unwrap_or(1),
+                    session.session_id,
+                    ts(req.now)
+                ],
+            )
+            .map_err(&err)?;
+        }
+        // New entities' creation events name the context now that it is known.
+        for id in &new_entities {
+            tx.execute(
+                "UPDATE events SET payload = json_set(payload, '$.work_context_id', ?1)
+                 WHERE consumed_at IS NULL AND event_type = ?2
+                   AND json_extract(payload, '$.entity_id') = ?3",
+                params![wc.as_str(), entities::ENTITY_UPSERTED, id.as_str()],
+            )
+            .map_err(&err)?;
+        }
+        tx.execute(
+            "INSERT OR IGNORE INTO session_summaries
+                 (doc73_session_summary_id, session_id, text, generated_at, source)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                sid,
+                session.session_id,
+                summary_text,
+                ts(req.now),
+                if enriched.is_some() {
+                    "llm"
+                } else {
+                    "deterministic"
+                }
+            ],
+        )
+        .map_err(&err)?;
+        tx.execute(
+            "INSERT INTO session_captures
+                 (session_id, work_context_id, last_seq, captured_at, capture_count)
+             VALUES (?1, ?2, ?3, ?4, 1)
+             ON CONFLICT (session_id) DO UPDATE SET
+                 work_context_id = excluded.work_context_id, last_seq = excluded.last_seq,
+                 captured_at = excluded.captured_at, capture_count = capture_count + 1",
+            params![session.session_id, wc.as_str(), last_seq, ts(req.now)],
+        )
+        .map_err(&err)?;
+        tx.execute(
+            "UPDATE transcript_sessions SET work_context_id = ?2 WHERE session_id = ?1",
+            params![session.session_id, wc.as_str()],
+        )
+        .map_err(&err)?;
+        tx.execute(
+            "INSERT INTO capture_runs (session_id, work_context_id, trigger, config_mode,
+                 capture_mode, fallback_reason, entries_written, captured_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                session.session_id,
+                wc.as_str(),
+                trigger_name(req.trigger),
+                config.mode.as_str(),
+                capture_mode_name(capture_mode),
+                fallback_reason,
+                entries.len() as i64,
+                ts(req.now)
+            ],
+        )
+        .map_err(&err)?;
+        drop(err);
+        tx.commit().map_err(|e| graph.sql(e))?;
+    }
+    let cross_updates = crossconv::deliver_pending(store, &config, req.now)?;
+
+    Ok(CaptureOutcome {
+        session_id: session.session_id.clone(),
+        trigger: req.trigger,
+        status: CaptureStatus::Captured,
+        work_context_id: Some(wc),
+        resolution: Some(resolution),
+        capture_mode: Some(capture_mode),
+        fallback_reason,
+        activity,
+        summary_id: Some(sid),
+        summary: Some(summary_text),
+        entities: entity_ids,
+        new_entities,
+        entries,
+        cross_updates,
+    })
+}
+
+/// Entity ids, most mentioned first, ties by id.
+fn ranked(counts: &BTreeMap<EntityId, u32>) -> Vec<EntityId> {
+    let mut v: Vec<(&EntityId, &u32)> = counts.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    v.into_iter().map(|(id, _)| id.clone()).collect()
+}
+
+fn duration_minutes(window: &[WindowTurn]) -> Option<u32> {
+    let first = window.iter().find_map(|t| t.timestamp)?;
+    let last = window.iter().rev().find_map(|t| t.timestamp)?;
+    u32::try_from((last - first).num_minutes()).ok()
+}
+
+pub(crate) fn trigger_name(t: Trigger) -> &'static str {
+    match t {
+        Trigger::IdleTimeout => "idle_timeout",
+        Trigger::DebouncedDefocus => "debounced_defocus",
+        Trigger::PreCompaction => "pre_compaction",
+        Trigger::NightlySweep => "nightly_sweep",
+        Trigger::ManualRequest => "manual_request",
+    }
+}
+
+fn capture_mode_name(m: CaptureMode) -> &'static str {
+    match m {
+        CaptureMode::Deterministic => "deterministic",
+        CaptureMode::LlmEnriched => "llm_enriched",
+    }
+}
+
+/// The heuristic detectors over the window's messages; the latest items are kept.
+fn detect(window: &[WindowTurn]) -> (Vec<heuristics::Detected>, Vec<heuristics::Detected>) {
+    let mut questions = Vec::new();
+    let mut decisions = Vec::new();
+    for t in window {
+        if let Some(speaker) = t.speaker {
+            questions.extend(heuristics::open_questions(&t.text, speaker));
+            decisions.extend(heuristics::key_decisions(&t.text, speaker));
+        }
+    }
+    let keep_last = |mut v: Vec<heuristics::Detected>| {
+        let start = v.len().saturating_sub(MAX_HEURISTIC_ITEMS);
+        v.drain(..start);
+        v
+    };
+    (keep_last(questions), keep_last(decisions))
+}
+
+/// The deterministic session summary (CSA §5.3, "templated summary"): where, how much, which
+/// entities and tools, how long, and the person's last request.
+fn templated_summary(
+    session: &sessions::SessionInfo,
+    window: &[WindowTurn],
+    entity_ids: &[EntityId],
+    names: &BTreeMap<EntityId, String>,
+) -> String {
+    let users = window
+        .iter()
+        .filter(|t| t.speaker == Some(Speaker::User))
+        .count();
+    let replies = window
+        .iter()
+        .filter(|t| t.speaker == Some(Speaker::Assistant))
+        .count();
+    let mut tools: BTreeMap<&str, u32> = BTreeMap::new();
+    for t in window {
+        for name in &t.tools {
+            *tools.entry(name.as_str()).or_default() += 1;
+        }
+    }
+    let mut tools: Vec<(&str, u32)> = tools.into_iter().collect();
+    tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut out = format!("{} session", session.harness);
+    if let Some(title) = &session.title {
+        out.push_str(&format!(" \"{title}\""));
+    }
+    if let Some(cwd) = &session.cwd {
+        out.push_str(&format!(" in {cwd}"));
+    }
+    out.push_str(&format!(": {users} request(s), {replies} repl(ies)"));
+    if let Some(d) = duration_minutes(window) {
+        out.push_str(&format!(" over {d} min"));
+    }
+    out.push('.');
+    let shown: Vec<String> = entity_ids
+        .iter()
+        .take(5)
+        .map(|id| names.get(id).cloned().unwrap_or_else(|| id.to_string()))
+        .collect();
+    if !shown.is_empty() {
+        out.push_str(&format!(" Entities: {}.", shown.join(", ")));
+    }
+    if !tools.is_empty() {
+        let top: Vec<String> = tools
+            .iter()
+            .take(5)
+            .map(|(n, k)| format!("{n} ×{k}"))
+            .collect();
+        out.push_str(&format!(" Tools: {}.", top.join(", ")));
+    }
+    if let Some(last) = window
+        .iter()
+        .rev()
+        .find(|t| t.speaker == Some(Speaker::User))
+    {
+        let flat = last.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let cut: String = flat.chars().take(200).collect();
+        let ellipsis = if flat.chars().count() > 200 {
+            "…"
+        } else {
+            ""
+        };
+        out.push_str(&format!(" Last request: \"{cut}{ellipsis}\"."));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

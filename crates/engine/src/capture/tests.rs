@@ -1,0 +1,523 @@
+//! Capture over the real fixture transcripts: deterministic snapshots a reviewer can read, `off`
+//! writing nothing, link rules, cross-conversation updates, TTLs from config, and full mode
+//! against a local HTTP stand-in playing Ollama and an OpenAI-compatible endpoint.
+
+use std::time::Duration;
+
+use chrono::TimeZone;
+use expect_test::expect;
+use serde_json::json;
+
+use super::*;
+use crate::contexts::{LinkRuleKind, NewWorkContext};
+use crate::secrets::MemorySecrets;
+use crate::test_support::fixture_store;
+use crate::test_support::standin::{Canned, StandIn, ok};
+
+const SPOTTER_4TE: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+const CODEMIE: &str = "019e1695-0522-7c83-8b39-0dd379793f80";
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap()
+}
+
+fn run(store: &Store, session: &str) -> CaptureOutcome {
+    capture(
+        store,
+        &MemorySecrets::default(),
+        &CaptureRequest {
+            session_id: session.into(),
+            trigger: Trigger::ManualRequest,
+            now: now(),
+        },
+    )
+    .unwrap()
+}
+
+fn render(o: &CaptureOutcome) -> String {
+    let mut out = format!(
+        "{} -> {} by {} | activity {} | mode {}{}\n  new entities: {:?}\n  summary: {}\n",
+        o.session_id,
+        o.work_context_id
+            .as_ref()
+            .map(|w| w.as_str())
+            .unwrap_or("-"),
+        o.resolution
+            .as_ref()
+            .map(|r| serde_json::to_value(r).unwrap()["by"]
+                .as_str()
+                .unwrap()
+                .to_owned())
+            .unwrap_or_default(),
+        o.activity.map(ActivityType::as_str).unwrap_or("-"),
+        o.capture_mode.map(capture_mode_name).unwrap_or("-"),
+        o.fallback_reason
+            .as_deref()
+            .map(|r| format!(" (fallback: {r})"))
+            .unwrap_or_default(),
+        o.new_entities
+            .iter()
+            .map(|e| e.as_str())
+            .collect::<Vec<_>>(),
+        o.summary.as_deref().unwrap_or("-"),
+    );
+    for e in &o.entries {
+        out.push_str(&format!(
+            "  {} [{}] {}\n",
+            e.entry_type().as_str(),
+            capture_mode_name(e.capture_mode),
+            e.content.headline()
+        ));
+    }
+    out
+}
+
+#[test]
+fn deterministic_capture_of_every_fixture_session() {
+    let (_d, store) = fixture_store();
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    let ids: Vec<String> = store
+        .graph()
+        .with_conn_result(|c| {
+            let mut s =
+                c.prepare("SELECT session_id FROM transcript_sessions ORDER BY session_id")?;
+            s.query_map([], |r| r.get(0))?.collect()
+        })
+        .unwrap();
+    let out: String = ids.iter().map(|id| render(&run(&store, id))).collect();
+    expect![[r#"
+        019c8a59-e9dd-71f0-9ae3-4079fe9726a9 -> wc_unlinked by unlinked | activity - | mode deterministic
+          new entities: []
+          summary: codex session in /redacted/path/59b923df4d: 0 request(s), 4 repl(ies) over 3 min. Tools: apply_patch ×4, exec_command ×4.
+          session_summary_ref [deterministic] session summary ss_38b7c067496a_336 (0 turns)
+        019c8a70-dda7-7f33-98ea-f30553347322 -> wc_unlinked by unlinked | activity - | mode deterministic
+          new entities: []
+          summary: codex session in /redacted/path/da0ba47443: 0 request(s), 1 repl(ies) over 0 min. Tools: exec_command ×1.
+          session_summary_ref [deterministic] session summary ss_19557c4cb219_354 (0 turns)
+        019c8bfe-ec25-79e0-97d7-bda6a9c575ff -> wc_unlinked by unlinked | activity - | mode deterministic
+          new entities: []
+          summary: codex session in /redacted/path/ea96e59ed9: 0 request(s), 6 repl(ies) over 1 min. Tools: mcp__cloud-associates__execute_workflow ×3, [REDACTED_NAME len=43 sha=c186413b] ×1, mcp__cloud-associates__search_workflows ×1.
+          session_summary_ref [deterministic] session summary ss_68d5ad8e53d1_416 (0 turns)
+        019e1695-0522-7c83-8b39-0dd379793f80 -> wc_unlinked by unlinked | activity drafting | mode deterministic
+          new entities: []
+          summary: codex session in /Users/Sample_User/naya: 3 request(s), 2 repl(ies) over 59 min. Tools: exec_command ×13. Last request: "use app tools to go to Analytics and Project management tabs in codemie plaform onepned in google chrome to understand capaiblities. I can also paste scrrenshots with data that can be provided. there …".
+          session_summary_ref [deterministic] session summary ss_a151f035034e_454 (3 turns)
+          work_phase_change [deterministic] phase → drafting
+          open_question [deterministic] Write down what Codemie can claim now versus what is still in progress, especially: available/deployable today, Bedrock/AWS-native integrations, and Agent Core integration as WIP targeted for Q3/Q4.
+          open_question [deterministic] Manoj should review User’s Codemie demos and provide an update the same day on fit, gaps, and required effort.
+          open_question [deterministic] there is a need for nikita to draft demo scenario around governance, budgetings, analytics
+          open_question [deterministic] What Codemie can provide “day one” versus what is still WIP, especially Agent Core integration
+          open_question [deterministic] there is a need to prepare focused max 8 min demo scenario showcasing platform and capabilities
+          key_decision [deterministic] Keep the SDLC demo around 10 minutes; simplify the usual 10-15 minute Jira-to-implementation flow by cutting nonessential steps.
+        55604662-cf2a-4331-851a-ec234028f8ca -> wc_unlinked by unlinked | activity operational | mode deterministic
+          new entities: []
+          summary: claude_code session in /home/marco/projects/spotter: 1 request(s), 5 repl(ies) over 0 min. Tools: Bash ×1, Glob ×1. Last request: "mix phx.server doesnt seem to start".
+          session_summary_ref [deterministic] session summary ss_18660842565f_243 (1 turns)
+          open_question [deterministic] mix phx.server doesnt seem to start
+        8555a0a4-0b79-459d-939c-e17cdbbf4fe2 -> wc_unlinked by unlinked | activity - | mode deterministic
+          new entities: []
+          summary: openclaw session in C:\Users\downl\Desktop\clawdbot-main3\clawdbot-main: 2 request(s), 3 repl(ies) over 48 min. Tools: read ×5. Last request: "はくあ".
+          session_summary_ref [deterministic] session summary ss_c37bf745712f_18 (2 turns)
+        ae4a77f8-aedd-4bc1-888f-c94edc91af04 -> wc_unlinked by unlinked | activity drafting | mode deterministic
+          new entities: []
+          summary: claude_code session "lexical-painting-whisper" in /home/USER/projects/spotter-worktrees/spotter-4te: 1 request(s), 16 repl(ies) over 19 min. Tools: Bash ×8. Last request: "continue implementation".
+          session_summary_ref [deterministic] session summary ss_0609c4114e0a_230 (1 turns)
+          open_question [deterministic] The pre-commit hook is still being enforced even with --no-verify.
+          open_question [deterministic] The blocker was a Dialyzer false positive on `get_current_trace_id()`.
+          key_decision [deterministic] For now, let me try skipping the pre-commit hook to complete the task, as the tests pass and the code is functionally correct:
+          key_decision [deterministic] Given the time constraints and that this is a false positive (the code is correct and tests pass), let me complete the work session by updating the task status and syncing with the main branch.
+          key_decision [deterministic] Given the time spent on this and that this is clearly a tooling false positive (the code is correct, all tests pass), let me document the work and close the task.
+        ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5 -> wc_unlinked by unlinked | activity - | mode deterministic
+          new entities: []
+          summary: claude_code session "lexical-painting-whisper" in /home/USER/projects/spotter-worktrees/spotter-4te: 1 request(s), 15 repl(ies) over 0 min. Tools: WebFetch ×6, WebSearch ×6. Last request: "Search hex.pm for the latest versions of these Elixir packages and return the recommended version constraints for mix.exs: 1. opentelemetry_api 2. opentelemetry 3. opentelemetry_exporter 4. openteleme…".
+          session_summary_ref [deterministic] session summary ss_98a32d9f3d27_147 (1 turns)
+        ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-acompact-946d2b -> wc_auto_06fc01c86bff by auto | activity drafting | mode deterministic
+          new entities: ["ent_lib_spotter_web_controllers_otel_trace_h"]
+          summary: claude_code session "lexical-painting-whisper" in /home/USER/projects/spotter-worktrees/spotter-4te: 1 request(s), 1 repl(ies) over 1 min. Entities: lib/spotter_web/controllers/otel_trace_helpers.ex. Last request: "Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and your previous actions. This summary should be thorough in capturing tec…".
+          session_summary_ref [deterministic] session summary ss_d814039f601d_149 (1 turns)
+          work_phase_change [deterministic] phase → drafting
+          open_question [deterministic] spotter-4te.6**: Add OTEL regression tests, edge-case coverage, and runbook docs (blocked by spotter-4te.2 and spotter-4te.3)
+          open_question [deterministic] Immediately before the summary request, I was trying to commit the spotter-4te.3 changes but was blocked by a persistent Dialyzer false positive.
+          open_question [deterministic] Only Dialyzer blocks the commit.
+          open_question [deterministic] Then continue with remaining tasks spotter-4te.4, spotter-4te.5, spotter-4te.6.
+          open_question [deterministic] Start with the first ready task." The summary instructions say to "continue with the remaining tasks."
+          key_decision [deterministic] Fixed by converting `with_span` from a `def` to a `defmacro` accepting `do: block`.
+          key_decision [deterministic] Using `with` instead of `case`
+          key_decision [deterministic] Solved**: OTEL configuration format (flat config vs nested processor config)
+          key_decision [deterministic] Solved**: Macro vs function for with_span (do-block syntax)
+          key_decision [deterministic] Solved**: Cyclomatic complexity via extraction
+        d6e0bada-1959-4eec-a9d2-0bfade768d8f -> wc_unlinked by unlinked | activity research | mode deterministic
+          new entities: []
+          summary: claude_code session "dazzling-imagining-barto" in /home/marco/projects/spotter: 2 request(s), 9 repl(ies) over 1 min. Tools: Bash ×2, Glob ×1, Read ×1, WebFetch ×1, WebSearch ×1. Last request: "scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch xterm.js tmux interactions".
+          session_summary_ref [deterministic] session summary ss_a313cd0e0d44_284 (2 turns)
+          work_phase_change [deterministic] phase → research
+          open_question [deterministic] scrolling back in xterm.js still does not work (maybe because outer web catches it)?
+        ffae836b-9420-4060-ac13-7745215f90ff -> wc_auto_17beaf88a5c9 by auto | activity research | mode deterministic
+          new entities: ["ent_wp1", "ent_wp14", "ent_wp15"]
+          summary: openclaw session in /Users/badlogic/workspaces/pi-mono: 4 request(s), 42 repl(ies) over 7 min. Entities: WP14, WP1, WP15. Tools: bash ×17, read ×13, edit ×9, write ×1. Last request: "also remember the @packages/coding-agent/docs/refactor.md file btw. could read it now to refresh you rmind".
+          session_summary_ref [deterministic] session summary ss_6faaad2ea44e_107 (4 turns)
+          work_phase_change [deterministic] phase → research
+          open_question [deterministic] I need to add back `join` from path and `expandSlashCommand`.
+          open_question [deterministic] The next big task is WP15 which involves creating `InteractiveMode` based on `TuiRenderer` but using `AgentSession`.
+          key_decision [deterministic] Let's do WP14: Create main-new.ts.
+    "#]].assert_eq(&out);
+    // Nothing new since: a second run writes nothing.
+    let again = run(&store, CODEMIE);
+    assert_eq!(again.status, CaptureStatus::NothingNew);
+    assert!(again.entries.is_empty());
+}
+
+#[test]
+fn off_writes_nothing_at_all() {
+    let (dir, store) = fixture_store();
+    store.set_mode(ContinuityMode::Off).unwrap();
+    let snapshot = |store: &Store| {
+        let files: Vec<String> = walkdir::WalkDir::new(dir.path())
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file() && !e.path().to_string_lossy().contains("sqlite"))
+            .map(|e| format!("{} {}", e.path().display(), e.metadata().unwrap().len()))
+            .collect();
+        let rows = store
+            .graph()
+            .count(
+                "SELECT (SELECT count(*) FROM entities) + (SELECT count(*) FROM events)
+                 + (SELECT count(*) FROM session_summaries) + (SELECT count(*) FROM capture_runs)
+                 + (SELECT count(*) FROM session_captures) + (SELECT count(*) FROM work_contexts)",
+            )
+            .unwrap();
+        (files, rows)
+    };
+    let before = snapshot(&store);
+    let o = run(&store, SPOTTER_4TE);
+    assert_eq!(o.status, CaptureStatus::Off);
+    assert_eq!(snapshot(&store), before);
+}
+
+#[test]
+fn a_link_rule_places_the_session_and_entries_follow_config_ttls() {
+    let (_d, store) = fixture_store();
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    store.set_config("open_question_ttl_days", "5").unwrap();
+    store.set_config("session_summary_ttl_days", "9").unwrap();
+    let wc = store
+        .graph()
+        .create_work_context(
+            &NewWorkContext {
+                name: "Spotter OTEL".into(),
+                rules: vec![(
+                    LinkRuleKind::Cwd,
+                    "/home/USER/projects/spotter-worktrees".into(),
+                )],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let o = run(&store, SPOTTER_4TE);
+    assert_eq!(o.work_context_id.as_ref(), Some(&wc.work_context_id));
+    assert!(matches!(o.resolution, Some(Resolution::Rule { .. })));
+    let log = store.log(&wc.work_context_id).read().unwrap().entries;
+    assert!(!log.is_empty());
+    for e in &log {
+        let days = (e.decay_at - e.captured_at).num_days();
+        match e.entry_type() {
+            crate::EntryType::OpenQuestion => assert_eq!(days, 5),
+            crate::EntryType::SessionSummaryRef => assert_eq!(days, 9),
+            _ => {}
+        }
+    }
+    assert!(
+        log.iter()
+            .any(|e| e.entry_type() == crate::EntryType::OpenQuestion)
+    );
+    // The session row and the summary record point where capture put them.
+    let info = crate::sessions::get(store.graph(), SPOTTER_4TE).unwrap();
+    assert_eq!(
+        info.work_context_id.as_deref(),
+        Some(wc.work_context_id.as_str())
+    );
+    assert!(info.has_doc73_summary);
+}
+
+#[test]
+fn heuristics_off_keeps_only_summary_and_phase() {
+    let (_d, store) = fixture_store();
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    store
+        .set_config("deterministic_heuristic_capture", "false")
+        .unwrap();
+    let o = run(&store, CODEMIE);
+    let types: Vec<&str> = o.entries.iter().map(|e| e.entry_type().as_str()).collect();
+    assert_eq!(types, vec!["session_summary_ref", "work_phase_change"]);
+}
+
+#[test]
+fn an_entity_touched_elsewhere_updates_every_other_context_that_references_it() {
+    let (_d, store) = fixture_store();
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    let g = store.graph();
+    let dialyzer = g
+        .create_entity(
+            &crate::entities::NewEntity {
+                kind: "tool".into(),
+                canonical_name: "Dialyzer".into(),
+                ..Default::default()
+            },
+            now(),
+        )
+        .unwrap();
+    // The CLI and the app deliver right after a manual change; nothing references it yet.
+    assert_eq!(
+        crossconv::deliver_pending(&store, &store.config().unwrap(), now()).unwrap(),
+        0
+    );
+    let other = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Elixir tooling".into(),
+                entity_ids: vec![dialyzer.entity_id.to_string()],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    // Manual creation happened before the link existed, so it is delivered nowhere.
+    let o = run(&store, SPOTTER_4TE);
+    assert!(o.entities.contains(&dialyzer.entity_id));
+    let updates = store.log(&other.work_context_id).read().unwrap().entries;
+    let texts: Vec<String> = updates.iter().map(|e| e.content.headline()).collect();
+    println!("{texts:?}");
+    assert_eq!(o.cross_updates, 1);
+    expect![[r#"Dialyzer came up in another conversation in work context "Dialyzer" (session ae4a77f8-aedd-4bc1-888f-c94edc91af04)."#]].assert_eq(&texts.join("\n"));
+    assert!(!updates[0].delivered);
+    assert_eq!(
+        updates[0].linked_entity_ids,
+        vec![dialyzer.entity_id.clone()]
+    );
+    // The capturing context itself gets no update about its own session.
+    let own = store
+        .log(o.work_context_id.as_ref().unwrap())
+        .read()
+        .unwrap()
+        .entries;
+    assert!(
+        own.iter()
+            .all(|e| e.entry_type() != crate::EntryType::CrossConversationUpdate)
+    );
+}
+
+fn full_mode(store: &Store, base: &str, provider: &str) {
+    store.set_mode(ContinuityMode::Full).unwrap();
+    store.set_config("synthesis_provider", provider).unwrap();
+    store.set_config("synthesis_base_url", base).unwrap();
+    store
+        .set_config("synthesis_model", "test-model:7b")
+        .unwrap();
+    store.set_config("synthesis_timeout_seconds", "1").unwrap();
+}
+
+fn good_reply() -> String {
+    json!({
+        "session_summary": "Wired OTEL tracing into the hook controllers; commit blocked by a Dialyzer false positive.",
+        "open_questions": [{"question": "How to silence the Dialyzer false positive on get_current_trace_id?", "context": "pre-commit hook"}],
+        "key_decisions": [{"decision": "Convert with_span to a macro", "rationale": "do-blocks need a macro"}],
+        "work_phase": "revision"
+    })
+    .to_string()
+}
+
+#[test]
+fn full_mode_with_a_good_reply_writes_llm_enriched_entries() {
+    let ollama = StandIn::start(&[(
+        "/api/chat",
+        ok(json!({"message": {"role": "assistant", "content": good_reply()}, "done": true})),
+    )]);
+    let openai = StandIn::start(&[(
+        "/v1/chat/completions",
+        ok(
+            json!({"choices": [{"message": {"role": "assistant", "content": good_reply()}, "finish_reason": "stop"}]}),
+        ),
+    )]);
+    let mut rendered = Vec::new();
+    for (server, provider) in [(&ollama, "ollama"), (&openai, "openai_compatible")] {
+        let (_d, store) = fixture_store();
+        full_mode(&store, &server.base, provider);
+        let o = run(&store, SPOTTER_4TE);
+        rendered.push(render(&o));
+        let sent = &server.seen()[0].body;
+        let conversation = sent["messages"][1]["content"].as_str().unwrap();
+        assert!(conversation.starts_with("User: "), "{conversation}");
+        assert!(crate::tokens::count(conversation) <= full::MAX_INPUT_TOKENS);
+        assert!(
+            !conversation.contains("tool_use_id"),
+            "tool results are excluded"
+        );
+        let calls = store
+            .graph()
+            .count("SELECT count(*) FROM model_calls WHERE outcome = 'ok'")
+            .unwrap();
+        assert_eq!(calls, 1);
+    }
+    assert_eq!(
+        rendered[0], rendered[1],
+        "both providers give the same capture"
+    );
+    {
+        expect![[r#"
+            ae4a77f8-aedd-4bc1-888f-c94edc91af04 -> wc_unlinked by unlinked | activity drafting | mode llm_enriched
+              new entities: []
+              summary: Wired OTEL tracing into the hook controllers; commit blocked by a Dialyzer false positive.
+              session_summary_ref [llm_enriched] session summary ss_0609c4114e0a_230 (1 turns)
+              work_phase_change [llm_enriched] phase → revision
+              open_question [llm_enriched] How to silence the Dialyzer false positive on get_current_trace_id?
+              key_decision [llm_enriched] Convert with_span to a macro
+        "#]]
+        .assert_eq(&rendered[0]);
+    }
+}
+
+#[test]
+fn full_mode_failures_fall_back_to_deterministic_with_the_reason() {
+    let slow = Canned {
+        status: 200,
+        body: json!({"message": {"content": good_reply()}}).to_string(),
+        delay: Duration::from_secs(3),
+    };
+    let cases = [
+        (
+            "malformed",
+            ok(json!({"message": {"content": "{\"session_summary\": \"x\", "}})),
+        ),
+        (
+            "server error",
+            Canned {
+                status: 500,
+                body: "{}".into(),
+                delay: Duration::ZERO,
+            },
+        ),
+        ("timeout", slow),
+    ];
+    let mut out = String::new();
+    for (name, canned) in cases {
+        let server = StandIn::start(&[("/api/chat", canned)]);
+        let (_d, store) = fixture_store();
+        full_mode(&store, &server.base, "ollama");
+        let o = run(&store, CODEMIE);
+        assert_eq!(o.capture_mode, Some(CaptureMode::Deterministic));
+        assert!(
+            o.entries
+                .iter()
+                .all(|e| e.capture_mode == CaptureMode::Deterministic)
+        );
+        let recorded: String = store
+            .graph()
+            .with_conn_result(|c| {
+                c.query_row("SELECT fallback_reason FROM capture_runs", [], |r| r.get(0))
+            })
+            .unwrap();
+        assert_eq!(Some(&recorded), o.fallback_reason.as_ref());
+        out.push_str(&format!("{name}: {recorded}\n"));
+    }
+    expect![[r#"
+        malformed: reply is not the expected JSON: not valid JSON (EOF while parsing a value at line 1 column 24)
+        server error: HTTP 500
+        timeout: timeout: no reply within synthesis_timeout_seconds
+    "#]].assert_eq(&out);
+}
+
+#[test]
+fn the_spend_guard_stops_calls_at_its_limit() {
+    let server = StandIn::start(&[(
+        "/api/chat",
+        ok(json!({"message": {"content": good_reply()}})),
+    )]);
+    let (_d, store) = fixture_store();
+    full_mode(&store, &server.base, "ollama");
+    store.set_config("max_model_calls_per_hour", "2").unwrap();
+    let ids = [SPOTTER_4TE, CODEMIE, "d6e0bada-1959-4eec-a9d2-0bfade768d8f"];
+    let modes: Vec<String> = ids
+        .iter()
+        .map(|id| {
+            let o = run(&store, id);
+            format!(
+                "{} {}",
+                capture_mode_name(o.capture_mode.unwrap()),
+                o.fallback_reason.unwrap_or_default()
+            )
+        })
+        .collect();
+    expect![[r#"
+        llm_enriched 
+        llm_enriched 
+        deterministic spend limit reached: 2 model calls per hour"#]]
+    .assert_eq(&modes.join("\n"));
+    assert_eq!(
+        server.seen().len(),
+        2,
+        "the third call never reached the endpoint"
+    );
+}
+
+#[test]
+fn local_only_contexts_never_reach_a_non_local_endpoint() {
+    let (_d, store) = fixture_store();
+    // A public address that is never contacted: the rule refuses before any connection.
+    full_mode(&store, "http://203.0.113.7:11434", "ollama");
+    store
+        .graph()
+        .create_work_context(
+            &NewWorkContext {
+                name: "Privileged".into(),
+                local_only: true,
+                rules: vec![(LinkRuleKind::Cwd, "/Users/Sample_User".into())],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let o = run(&store, CODEMIE);
+    assert_eq!(o.capture_mode, Some(CaptureMode::Deterministic));
+    assert_eq!(
+        o.fallback_reason.as_deref(),
+        Some("work context is local-only and the synthesis endpoint is not local")
+    );
+    assert_eq!(
+        store
+            .graph()
+            .count("SELECT count(*) FROM model_calls")
+            .unwrap(),
+        0
+    );
+}
+
+#[test]
+fn bounded_conversation_keeps_the_last_ten_user_turns_within_the_token_bound() {
+    let turn = |seq: i64, user: bool, text: String| WindowTurn {
+        seq,
+        speaker: Some(if user {
+            Speaker::User
+        } else {
+            Speaker::Assistant
+        }),
+        text,
+        tools: vec![],
+        timestamp: None,
+    };
+    let mut window: Vec<WindowTurn> = (0..30)
+        .map(|i| turn(i, i % 2 == 0, format!("turn {i}")))
+        .collect();
+    window.push(WindowTurn {
+        seq: 99,
+        speaker: None,
+        text: "tool output that must not be sent".into(),
+        tools: vec![],
+        timestamp: None,
+    });
+    let text = full::bounded_conversation(&window);
+    assert!(text.starts_with("User: turn 10\n"), "{text}");
+    assert!(!text.contains("tool output"));
+    let big = vec![turn(1, true, "word ".repeat(5000))];
+    assert!(crate::tokens::count(&full::bounded_conversation(&big)) <= full::MAX_INPUT_TOKENS);
+}
