@@ -14,15 +14,19 @@
 //! - `manual_request`: the named session.
 //!
 //! Time is always passed in (`now`), never read from the system clock, so tests are exact and the
-//! same model runs live (`watch`) and over history. This module decides; capture itself is
-//! elsewhere.
+//! same model runs live (`watch`) and over history. [`Agent`] runs the model over a store's
+//! ingested turns and hands due sessions to capture.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
+use crate::capture::CaptureRequest;
 use crate::config::ContinuityConfig;
+use crate::error::Result;
+use crate::secrets::SecretStore;
+use crate::store::Store;
 
 /// Why a capture runs (CSA §5.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -102,8 +106,12 @@ impl Triggers {
         if dirty && s.dirty_since.is_none() {
             s.dirty_since = Some(at);
         }
-        self.focus = Some(session.to_owned());
-        self.last_activity = Some(at);
+        // Turns replayed from several transcripts need not arrive in time order; the focus is
+        // the session with the latest turn, whatever order they were read in.
+        if self.last_activity.is_none_or(|last| at >= last) {
+            self.focus = Some(session.to_owned());
+            self.last_activity = Some(at);
+        }
     }
 
     /// Whether `session` is dirty.
@@ -178,6 +186,157 @@ impl Triggers {
             last_capture: Some(now),
             ..SessionState::default()
         };
+    }
+}
+
+/// The continuity agent over a store: reads the turns ingest stored, feeds them to the trigger
+/// model, and captures the sessions whose triggers fire. `elnor watch` and the desktop app run
+/// it after every ingest; time is passed in, so it runs the same over history as live.
+pub struct Agent {
+    triggers: Triggers,
+    /// The last turn (by seq) fed to the trigger model; `None` until the first observation, which
+    /// starts from each session's last capture.
+    cursor: Option<i64>,
+}
+
+/// What one run of the agent did.
+#[derive(Debug, Default, Serialize)]
+pub struct AgentRun {
+    pub turns_observed: u64,
+    pub captures: Vec<crate::capture::CaptureOutcome>,
+    /// Sessions whose capture failed, with the error; the others went ahead.
+    pub failures: Vec<(String, String)>,
+}
+
+impl Agent {
+    pub fn new(config: &ContinuityConfig) -> Agent {
+        Agent {
+            triggers: Triggers::new(Thresholds::from(config)),
+            cursor: None,
+        }
+    }
+
+    /// Feeds new turns to the trigger model; returns the sessions a compaction record asks to
+    /// capture now (`pre_compaction`, CSA §5.2).
+    fn observe(
+        &mut self,
+        store: &Store,
+        now: DateTime<Utc>,
+        run: &mut AgentRun,
+    ) -> Result<Vec<String>> {
+        let mut compacted = BTreeSet::new();
+        let mut max_seq = self.cursor.unwrap_or(0);
+        let first = self.cursor.is_none();
+        let rows: Vec<(i64, String, String, String, String, String, Option<String>)> =
+            store.graph().with_conn_result(|c| {
+                let sql = if first {
+                    "SELECT t.seq, t.session_id, t.role, t.kind, t.text, t.tool_calls, t.timestamp
+                     FROM turns t LEFT JOIN session_captures c ON c.session_id = t.session_id
+                     WHERE t.seq > coalesce(c.last_seq, 0) AND t.seq > ?1 ORDER BY t.seq"
+                } else {
+                    "SELECT seq, session_id, role, kind, text, tool_calls, timestamp
+                     FROM turns WHERE seq > ?1 ORDER BY seq"
+                };
+                let mut stmt = c.prepare(sql)?;
+                stmt.query_map([max_seq], |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                    ))
+                })?
+                .collect()
+            })?;
+        for (seq, session, role, kind, text, calls, at) in rows {
+            max_seq = max_seq.max(seq);
+            run.turns_observed += 1;
+            let at = at
+                .and_then(|a| DateTime::parse_from_rfc3339(&a).ok())
+                .map(|a| a.with_timezone(&Utc))
+                .unwrap_or(now);
+            if kind == "compaction" || kind == "compaction_summary" {
+                compacted.insert(session);
+                continue;
+            }
+            let user_message =
+                role == "user" && kind == "message" && crate::capture::is_person_text(&text);
+            let signal = TurnSignal {
+                user_message,
+                tool_execution: kind == "tool_call" || (role == "assistant" && calls != "[]"),
+                entity_candidate: user_message
+                    && !crate::resolve::candidates([(text.as_str(), true)], &|_| false).is_empty(),
+            };
+            if kind == "message" || kind == "tool_call" || kind == "tool_result" {
+                self.triggers.on_turn(&session, at, signal);
+            }
+        }
+        self.cursor = Some(max_seq);
+        Ok(compacted
+            .into_iter()
+            .inspect(|s| {
+                self.triggers.pre_compaction(s, now);
+            })
+            .collect())
+    }
+
+    /// Observes new turns and captures every session whose trigger fired.
+    pub fn run_once(
+        &mut self,
+        store: &Store,
+        secrets: &dyn SecretStore,
+        now: DateTime<Utc>,
+    ) -> Result<AgentRun> {
+        let mut run = AgentRun::default();
+        let mut due: Vec<(String, Trigger)> = self
+            .observe(store, now, &mut run)?
+            .into_iter()
+            .map(|s| (s, Trigger::PreCompaction))
+            .collect();
+        due.extend(self.triggers.tick(now));
+        self.capture_all(store, secrets, due, now, &mut run);
+        Ok(run)
+    }
+
+    /// The nightly sweep: every dirty session, whatever its timers say.
+    pub fn sweep(
+        &mut self,
+        store: &Store,
+        secrets: &dyn SecretStore,
+        now: DateTime<Utc>,
+    ) -> Result<AgentRun> {
+        let mut run = AgentRun::default();
+        self.observe(store, now, &mut run)?;
+        let due = self.triggers.nightly_sweep(now);
+        self.capture_all(store, secrets, due, now, &mut run);
+        Ok(run)
+    }
+
+    fn capture_all(
+        &mut self,
+        store: &Store,
+        secrets: &dyn SecretStore,
+        due: Vec<(String, Trigger)>,
+        now: DateTime<Utc>,
+        run: &mut AgentRun,
+    ) {
+        for (session, trigger) in due {
+            let req = CaptureRequest {
+                session_id: session.clone(),
+                trigger,
+                now,
+            };
+            match crate::capture::capture(store, secrets, &req) {
+                Ok(outcome) => run.captures.push(outcome),
+                Err(e) => {
+                    tracing::warn!(%session, error = %e, "capture failed");
+                    run.failures.push((session, e.to_string()));
+                }
+            }
+        }
     }
 }
 

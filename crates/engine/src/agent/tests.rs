@@ -132,3 +132,48 @@ fn thresholds_follow_config() {
         "{due:?}"
     );
 }
+
+/// The agent over the ingested fixture corpus: every dirty session is idle long ago, so one run
+/// captures each of them once (the compacted ones by `pre_compaction`), and a second run finds
+/// nothing new.
+#[test]
+fn agent_over_the_fixture_store_captures_each_dirty_session_once() {
+    let (_d, store) = crate::test_support::fixture_store();
+    store
+        .set_mode(crate::ContinuityMode::Deterministic)
+        .unwrap();
+    let mut agent = Agent::new(&store.config().unwrap());
+    let secrets = crate::secrets::MemorySecrets::default();
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap();
+    let run = agent.run_once(&store, &secrets, now).unwrap();
+    let mut lines: Vec<String> = run
+        .captures
+        .iter()
+        .map(|o| format!("{:?} {} {:?}", o.trigger, o.session_id, o.status))
+        .collect();
+    lines.sort();
+    expect_test::expect![[r#"
+        DebouncedDefocus 019c8a70-dda7-7f33-98ea-f30553347322 Captured
+        DebouncedDefocus 019c8bfe-ec25-79e0-97d7-bda6a9c575ff Captured
+        DebouncedDefocus 55604662-cf2a-4331-851a-ec234028f8ca Captured
+        DebouncedDefocus 8555a0a4-0b79-459d-939c-e17cdbbf4fe2 Captured
+        DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5 Captured
+        DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-acompact-946d2b Captured
+        DebouncedDefocus d6e0bada-1959-4eec-a9d2-0bfade768d8f Captured
+        IdleTimeout 019e1695-0522-7c83-8b39-0dd379793f80 Captured
+        PreCompaction 019c8a59-e9dd-71f0-9ae3-4079fe9726a9 Captured
+        PreCompaction ae4a77f8-aedd-4bc1-888f-c94edc91af04 Captured
+        PreCompaction ffae836b-9420-4060-ac13-7745215f90ff Captured"#]]
+    .assert_eq(&lines.join("\n"));
+    assert!(run.failures.is_empty());
+    let again = agent
+        .run_once(&store, &secrets, now + Duration::hours(1))
+        .unwrap();
+    assert!(again.captures.is_empty(), "{:?}", again.captures.len());
+    // A fresh agent (a restarted `watch`) starts from each session's last capture: nothing new.
+    let mut restarted = Agent::new(&store.config().unwrap());
+    let third = restarted
+        .run_once(&store, &secrets, now + Duration::hours(2))
+        .unwrap();
+    assert!(third.captures.is_empty());
+}
