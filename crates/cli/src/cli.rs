@@ -48,6 +48,19 @@ pub enum Command {
     /// List sessions, read a transcript, or summarise a session.
     #[command(subcommand)]
     Sessions(crate::sessions_cmd::SessionsCommand),
+    /// Capture sessions into their work contexts' continuity logs (CSA §5).
+    Capture(crate::capture_cmd::CaptureArgs),
+    /// Ingest and capture continuously as transcripts change, until stopped.
+    Watch(crate::capture_cmd::WatchArgs),
+    /// List, create, edit and merge entities.
+    #[command(subcommand)]
+    Entities(crate::graph_cmd::EntitiesCommand),
+    /// List, create, edit and merge work contexts and their link rules.
+    #[command(subcommand)]
+    Contexts(crate::graph_cmd::ContextsCommand),
+    /// The synthesis model for full mode: settings, connection test, API key in the OS keyring.
+    #[command(subcommand)]
+    Model(crate::model_cmd::ModelCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -92,6 +105,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Ingest(a) => crate::ingest_cmd::ingest(&store, a, args.json),
         Command::Sources(cmd) => crate::ingest_cmd::sources(&store, cmd, args.json),
         Command::Sessions(cmd) => crate::sessions_cmd::run(&store, cmd, args.json),
+        Command::Capture(a) => crate::capture_cmd::capture_cmd(&store, a, args.json),
+        Command::Watch(a) => crate::capture_cmd::watch(&store, a, args.json),
+        Command::Entities(cmd) => crate::graph_cmd::entities(&store, cmd, args.json),
+        Command::Contexts(cmd) => crate::graph_cmd::contexts(&store, cmd, args.json),
+        Command::Model(cmd) => crate::model_cmd::run(&store, cmd, args.json),
     }
 }
 

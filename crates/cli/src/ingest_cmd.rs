@@ -44,11 +44,12 @@ fn absolute(root: &std::path::Path) -> anyhow::Result<PathBuf> {
     Ok(std::path::absolute(root)?)
 }
 
-pub fn ingest(store: &Store, args: &IngestArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let roots = if args.roots.is_empty() {
+/// The roots to read: `--root` specs when given, else the enabled configured sources.
+pub fn roots(store: &Store, specs: &[String]) -> anyhow::Result<Vec<SourceRoot>> {
+    Ok(if specs.is_empty() {
         store.sources().enabled_roots()?
     } else {
-        args.roots
+        specs
             .iter()
             .map(|spec| {
                 let Some((h, dir)) = spec.split_once('=') else {
@@ -60,7 +61,11 @@ pub fn ingest(store: &Store, args: &IngestArgs, json: bool) -> anyhow::Result<Ex
                 })
             })
             .collect::<anyhow::Result<_>>()?
-    };
+    })
+}
+
+pub fn ingest(store: &Store, args: &IngestArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let roots = roots(store, &args.roots)?;
     let bar = (!json && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(0);
         bar.set_style(

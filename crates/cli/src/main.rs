@@ -4,9 +4,12 @@
 //! Exit codes (also in `docs/CLI.md`): 0 success; 1 unexpected failure; 2 usage error; 3 invalid
 //! config (file or value); 4 invalid input (ids, keys, entries); 5 store unreadable or unwritable.
 
+mod capture_cmd;
 mod cli;
+mod graph_cmd;
 mod ingest_cmd;
 mod log_cmd;
+mod model_cmd;
 mod output;
 mod sessions_cmd;
 
@@ -15,6 +18,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let args = cli::Args::parse();
     init_tracing();
     let json = args.json;
@@ -36,4 +40,14 @@ fn init_tracing() {
         .with_writer(std::io::stderr)
         .with_target(false)
         .init();
+}
+
+/// Rust ignores SIGPIPE, so `elnor … | head` would panic on the closed pipe; a command-line tool
+/// should instead end quietly, as other Unix tools do.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default before any thread starts is sound.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

@@ -374,3 +374,130 @@ fn sources_can_be_added_and_disabled() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("unknown harness"));
 }
+
+fn fixture_roots() -> Vec<String> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/transcripts");
+    [
+        ("openclaw", "openclaw"),
+        ("claude_code", "claude-code"),
+        ("codex", "codex"),
+    ]
+    .iter()
+    .flat_map(|(h, d)| {
+        [
+            "--root".to_owned(),
+            format!("{h}={}", base.join(d).display()),
+        ]
+    })
+    .collect()
+}
+
+/// Issue 4: a work context made from the CLI with a cwd rule receives the session that `watch`
+/// ingests and captures, with heuristic questions and decisions marked as such.
+#[test]
+fn issue_4_contexts_create_then_watch_once_captures_into_the_linked_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    assert!(
+        elnor(store, &["config", "set", "mode", "deterministic"])
+            .status
+            .success()
+    );
+    let wc = stdout_json(&elnor(
+        store,
+        &[
+            "contexts",
+            "create",
+            "Spotter OTEL",
+            "--cwd",
+            "/home/USER/projects/spotter-worktrees",
+            "--json",
+        ],
+    ));
+    assert_eq!(wc["work_context_id"], "wc_spotter_otel");
+    let mut args: Vec<String> = vec!["watch".into(), "--once".into(), "--json".into()];
+    args.extend(fixture_roots());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = stdout_json(&elnor(store, &args));
+    let captured: Vec<&str> = run["captures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["work_context_id"] == "wc_spotter_otel")
+        .map(|c| c["session_id"].as_str().unwrap())
+        .collect();
+    assert!(
+        captured.contains(&"ae4a77f8-aedd-4bc1-888f-c94edc91af04"),
+        "{captured:?}"
+    );
+    let show = elnor(store, &["contexts", "show", "wc_spotter_otel"]);
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(text.contains("open_question"), "{text}");
+    assert!(text.contains("key_decision"), "{text}");
+    assert!(text.contains("(heuristic, reduced confidence)"), "{text}");
+    // Nothing new: a manual capture of the same session writes nothing.
+    let again = stdout_json(&elnor(
+        store,
+        &[
+            "capture",
+            "--session",
+            "ae4a77f8-aedd-4bc1-888f-c94edc91af04",
+            "--json",
+        ],
+    ));
+    assert_eq!(again["status"], "nothing_new");
+}
+
+#[test]
+fn entities_add_edit_merge_and_bad_input_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    let e = stdout_json(&elnor(
+        store,
+        &["entities", "add", "Henderson", "--kind", "matter", "--json"],
+    ));
+    assert_eq!(e["entity_id"], "ent_henderson");
+    stdout_json(&elnor(
+        store,
+        &["entities", "add", "Marex", "--kind", "matter", "--json"],
+    ));
+    let merged = stdout_json(&elnor(
+        store,
+        &["entities", "merge", "ent_henderson", "ent_marex", "--json"],
+    ));
+    assert_eq!(merged["aliases"], serde_json::json!(["Marex"]));
+    let dup = elnor(store, &["entities", "add", "marex"]);
+    assert_eq!(dup.status.code(), Some(4));
+    assert!(stderr(&dup).contains("already belongs to entity ent_henderson"));
+    let bad = elnor(store, &["entities", "add", "X", "--deadline", "soon"]);
+    assert_eq!(bad.status.code(), Some(4));
+    let missing = elnor(store, &["contexts", "show", "wc_nope"]);
+    assert_eq!(missing.status.code(), Some(4));
+}
+
+#[test]
+fn capture_in_off_mode_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    let mut args: Vec<String> = vec!["ingest".into()];
+    args.extend(fixture_roots());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert!(elnor(store, &args).status.success());
+    assert!(
+        elnor(store, &["config", "set", "mode", "off"])
+            .status
+            .success()
+    );
+    let out = stdout_json(&elnor(store, &["capture", "--json"]));
+    assert!(
+        out["captures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["status"] == "off")
+    );
+    assert_eq!(
+        std::fs::read_dir(store.join("continuity")).unwrap().count(),
+        0
+    );
+}

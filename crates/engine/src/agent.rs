@@ -189,6 +189,9 @@ impl Triggers {
     }
 }
 
+/// A stored turn as the agent reads it: seq, session, role, kind, text, tool calls, timestamp.
+type ObservedTurn = (i64, String, String, String, String, String, Option<String>);
+
 /// The continuity agent over a store: reads the turns ingest stored, feeds them to the trigger
 /// model, and captures the sessions whose triggers fire. `elnor watch` and the desktop app run
 /// it after every ingest; time is passed in, so it runs the same over history as live.
@@ -227,33 +230,31 @@ impl Agent {
         let mut compacted = BTreeSet::new();
         let mut max_seq = self.cursor.unwrap_or(0);
         let first = self.cursor.is_none();
-        let rows: Vec<(i64, String, String, String, String, String, Option<String>)> =
-            store.graph().with_conn_result(|c| {
-                let sql = if first {
-                    "SELECT t.seq, t.session_id, t.role, t.kind, t.text, t.tool_calls, t.timestamp
+        let rows: Vec<ObservedTurn> = store.graph().with_conn_result(|c| {
+            let sql = if first {
+                "SELECT t.seq, t.session_id, t.role, t.kind, t.text, t.tool_calls, t.timestamp
                      FROM turns t LEFT JOIN session_captures c ON c.session_id = t.session_id
                      WHERE t.seq > coalesce(c.last_seq, 0) AND t.seq > ?1 ORDER BY t.seq"
-                } else {
-                    "SELECT seq, session_id, role, kind, text, tool_calls, timestamp
+            } else {
+                "SELECT seq, session_id, role, kind, text, tool_calls, timestamp
                      FROM turns WHERE seq > ?1 ORDER BY seq"
-                };
-                let mut stmt = c.prepare(sql)?;
-                stmt.query_map([max_seq], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                    ))
-                })?
-                .collect()
-            })?;
+            };
+            let mut stmt = c.prepare(sql)?;
+            stmt.query_map([max_seq], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            })?
+            .collect()
+        })?;
         for (seq, session, role, kind, text, calls, at) in rows {
             max_seq = max_seq.max(seq);
-            run.turns_observed += 1;
             let at = at
                 .and_then(|a| DateTime::parse_from_rfc3339(&a).ok())
                 .map(|a| a.with_timezone(&Utc))
@@ -271,6 +272,7 @@ impl Agent {
                     && !crate::resolve::candidates([(text.as_str(), true)], &|_| false).is_empty(),
             };
             if kind == "message" || kind == "tool_call" || kind == "tool_result" {
+                run.turns_observed += 1;
                 self.triggers.on_turn(&session, at, signal);
             }
         }

@@ -781,3 +781,10 @@ fn timestamp(t: DateTime<Utc>) -> String {
 
 #[cfg(test)]
 mod tests;
+
+impl crate::graph::Graph {
+    /// Model calls counted by the spend guard in the last hour and the last 24 hours.
+    pub fn model_usage(&self, now: DateTime<Utc>) -> crate::Result<(u32, u32)> {
+        self.with_conn_result(|c| SpendGuard::usage(c, now))
+    }
+}

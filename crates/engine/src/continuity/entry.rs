@@ -266,6 +266,16 @@ impl ContinuityEntry {
         self.content.entry_type()
     }
 
+    /// Whether the entry came from the heuristic detectors (a deterministic open question or key
+    /// decision, CSA §5.3), which every view marks as reduced confidence.
+    pub fn is_reduced_confidence(&self) -> bool {
+        self.capture_mode == CaptureMode::Deterministic
+            && matches!(
+                self.entry_type(),
+                EntryType::OpenQuestion | EntryType::KeyDecision
+            )
+    }
+
     /// Whether the entry has decayed at `now`.
     pub fn is_expired(&self, now: DateTime<Utc>) -> bool {
         self.decay_at <= now

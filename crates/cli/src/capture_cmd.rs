@@ -1,0 +1,216 @@
+//! `elnor capture` and `elnor watch`: run the continuity agent by hand, from a harness hook, or
+//! continuously over live transcripts.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::Context;
+use chrono::Utc;
+use clap::{Args, ValueEnum};
+use elnor_engine::Store;
+use elnor_engine::agent::{Agent, AgentRun, Trigger};
+use elnor_engine::capture::{CaptureOutcome, CaptureRequest, CaptureStatus, capture};
+use elnor_engine::secrets::OsKeyring;
+use notify_debouncer_mini::new_debouncer;
+use notify_debouncer_mini::notify::RecursiveMode;
+
+use crate::output;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum TriggerArg {
+    /// The person asked (the default).
+    ManualRequest,
+    /// A harness is about to compact the session (call this from its pre-compaction hook).
+    PreCompaction,
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// Capture this session now. Without it, the agent captures every session whose trigger
+    /// (idle, defocus, compaction) has fired.
+    #[arg(long)]
+    session: Option<String>,
+    /// Why the capture runs (with --session).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "manual-request",
+        requires = "session"
+    )]
+    trigger: TriggerArg,
+    /// Capture every dirty session whatever its timers say (the nightly sweep).
+    #[arg(long, conflicts_with = "session")]
+    sweep: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Watch these roots instead of the configured sources: HARNESS=DIR (repeatable).
+    #[arg(long = "root", value_name = "HARNESS=DIR")]
+    roots: Vec<String>,
+    /// Seconds between timer checks when no file changes (idle and defocus triggers are timers).
+    #[arg(long, default_value_t = 60)]
+    interval: u64,
+    /// Run one ingest-and-capture pass and exit.
+    #[arg(long)]
+    once: bool,
+}
+
+fn print_outcome(o: &CaptureOutcome) {
+    let trigger = serde_json::to_value(o.trigger)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    match o.status {
+        CaptureStatus::Off => {
+            println!("{}: continuity mode is off; nothing captured", o.session_id)
+        }
+        CaptureStatus::NothingNew => {
+            println!("{}: nothing new since the last capture", o.session_id)
+        }
+        CaptureStatus::Captured => {
+            let wc = o
+                .work_context_id
+                .as_ref()
+                .map(|w| w.as_str())
+                .unwrap_or("-");
+            let mode = match o.capture_mode {
+                Some(elnor_engine::CaptureMode::LlmEnriched) => "llm_enriched",
+                _ => "deterministic",
+            };
+            println!(
+                "{} → {wc} ({trigger}, {mode}): {} entr(ies){}",
+                o.session_id,
+                o.entries.len(),
+                if o.cross_updates > 0 {
+                    format!(", {} cross-conversation update(s)", o.cross_updates)
+                } else {
+                    String::new()
+                }
+            );
+            if let Some(reason) = &o.fallback_reason {
+                println!("  full mode fell back to deterministic: {reason}");
+            }
+            for e in &o.entries {
+                println!(
+                    "  {:<25} {}{}",
+                    e.entry_type().as_str(),
+                    e.content.headline(),
+                    if e.is_reduced_confidence() {
+                        "  (heuristic)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+    }
+}
+
+fn print_run(run: &AgentRun, json: bool) -> anyhow::Result<()> {
+    if json {
+        return output::json(run);
+    }
+    for o in &run.captures {
+        print_outcome(o);
+    }
+    for (session, error) in &run.failures {
+        eprintln!("{session}: capture failed: {error}");
+    }
+    if run.captures.is_empty() && run.failures.is_empty() {
+        println!(
+            "{} new turn(s) observed; no session due for capture",
+            run.turns_observed
+        );
+    }
+    Ok(())
+}
+
+pub fn capture_cmd(store: &Store, args: &CaptureArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let secrets = OsKeyring::new();
+    let now = Utc::now();
+    if let Some(session) = &args.session {
+        let trigger = match args.trigger {
+            TriggerArg::ManualRequest => Trigger::ManualRequest,
+            TriggerArg::PreCompaction => Trigger::PreCompaction,
+        };
+        let o = capture(
+            store,
+            &secrets,
+            &CaptureRequest {
+                session_id: session.clone(),
+                trigger,
+                now,
+            },
+        )?;
+        if json {
+            output::json(&o)?;
+        } else {
+            print_outcome(&o);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut agent = Agent::new(&store.config()?);
+    let run = if args.sweep {
+        agent.sweep(store, &secrets, now)?
+    } else {
+        agent.run_once(store, &secrets, now)?
+    };
+    print_run(&run, json)?;
+    Ok(if run.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(output::code::UNEXPECTED)
+    })
+}
+
+/// Ingests, then runs the agent, then waits for a transcript to change (or the timer interval),
+/// until stopped. Every write it makes is durable when made, so stopping it at any moment (Ctrl-C)
+/// loses nothing.
+pub fn watch(store: &Store, args: &WatchArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let roots = crate::ingest_cmd::roots(store, &args.roots)?;
+    let secrets = OsKeyring::new();
+    let mut agent = Agent::new(&store.config()?);
+    let (tx, rx) = mpsc::channel();
+    // Bursts of appends (a harness writes several records per turn) become one wake-up.
+    let mut debouncer =
+        new_debouncer(Duration::from_secs(2), tx).context("cannot start the file watcher")?;
+    let mut watched: Vec<PathBuf> = Vec::new();
+    for r in &roots {
+        if r.root.exists() {
+            debouncer
+                .watcher()
+                .watch(&r.root, RecursiveMode::Recursive)
+                .with_context(|| format!("cannot watch {}", r.root.display()))?;
+            watched.push(r.root.clone());
+        }
+    }
+    if !json {
+        eprintln!(
+            "watching {} transcript root(s); Ctrl-C to stop",
+            watched.len()
+        );
+    }
+    loop {
+        let report = store.ingest(&roots, &mut |_| {})?;
+        if !json && report.records_added > 0 {
+            println!("ingested {} new record(s)", report.records_added);
+        }
+        let run = agent.run_once(store, &secrets, Utc::now())?;
+        if !run.captures.is_empty() || !run.failures.is_empty() || json {
+            print_run(&run, json)?;
+        }
+        if args.once {
+            return Ok(ExitCode::SUCCESS);
+        }
+        // Wake on a change, or when the interval passes so idle and defocus timers can fire.
+        match rx.recv_timeout(Duration::from_secs(args.interval.max(1))) {
+            Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                anyhow::bail!("the file watcher stopped")
+            }
+        }
+    }
+}
