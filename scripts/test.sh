@@ -54,6 +54,18 @@ cargo clippy -q -p elnor-ui --target wasm32-unknown-unknown --all-targets -- -D 
 step "engine, types and CLI tests"
 cargo test -p elnor-engine -p elnor-types -p elnor-cli
 
+step "OS keyring for real: gnome-keyring in a private D-Bus session with a temporary HOME"
+# The real Secret Service, not a mock: the key round trip, the clear error when no keyring is
+# reachable, and the check that an API key never reaches the store, the output or the logs.
+# CARGO_HOME and RUSTUP_HOME are pinned first so the toolchain is still found under the new HOME.
+keyring_home=$(mktemp -d)
+export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
+HOME="$keyring_home" dbus-run-session -- bash -c '
+  printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null &&
+  cargo test -q -p elnor-engine secrets -- --ignored &&
+  cargo test -q -p elnor-cli -- --ignored'
+rm -rf "$keyring_home"
+
 step "desktop app build (embeds ui/dist) and shell unit tests"
 cargo build -p elnor-desktop --features custom-protocol
 cargo test -p elnor-desktop --features custom-protocol
