@@ -18,7 +18,9 @@ cargo build -q -p elnor-cli
 elnor="$target_dir/debug/elnor"
 
 store="${ELNOR_MEMORY:-$PWD/target/demo-store}"
-if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/continuity/henderson-v-acme.jsonl" ]; then
+# The marker names the seed's version, so a demo store from an older checkout is seeded again.
+if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v2" ]; then
+  rm -rf "$store"
   echo "Seeding a demo store at $store"
   "$elnor" --store "$store" init >/dev/null
   wc=henderson-v-acme
@@ -33,12 +35,18 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/continuity/henderson-v-acme.json
     --session demo-2 >/dev/null
   "$elnor" --store "$store" log append elnor-spec open_question \
     "Should Tier 2 skip rollups older than 7 days?" --session demo-3 >/dev/null
-  # Real transcripts of all three harnesses, when the shared fixtures sit beside the checkout.
+  # Real transcripts of all three harnesses, when the shared fixtures sit beside the checkout,
+  # captured by the continuity agent (deterministic mode: no model needed) into a work context
+  # whose link rule matches one project's directory.
   fixtures="$PWD/../shared/fixtures/transcripts"
   if [ -d "$fixtures" ]; then
-    "$elnor" --store "$store" ingest --root "openclaw=$fixtures/openclaw" \
+    "$elnor" --store "$store" config set mode deterministic >/dev/null
+    "$elnor" --store "$store" contexts create "Spotter OTEL" \
+      --cwd /home/USER/projects/spotter-worktrees >/dev/null
+    "$elnor" --store "$store" watch --once --root "openclaw=$fixtures/openclaw" \
       --root "claude_code=$fixtures/claude-code" --root "codex=$fixtures/codex" >/dev/null
   fi
+  touch "$store/.demo-seed-v2"
 fi
 
 if has_display; then
@@ -56,6 +64,12 @@ echo "\$ elnor --store $store log tail henderson-v-acme"
 echo
 echo "\$ elnor --store $store sessions list --limit 5"
 "$elnor" --store "$store" sessions list --limit 5
+echo
+echo "\$ elnor --store $store contexts list"
+"$elnor" --store "$store" contexts list
+echo
+echo "\$ elnor --store $store contexts show wc_spotter_otel --entries 8"
+"$elnor" --store "$store" contexts show wc_spotter_otel --entries 8 || true
 echo
 echo "\$ elnor --store $store config get"
 "$elnor" --store "$store" config get
