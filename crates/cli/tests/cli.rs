@@ -527,7 +527,10 @@ fn stand_in(body: String) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String
             }
             let mut buf = vec![0; length];
             let _ = reader.read_exact(&mut buf);
-            record.lock().unwrap().push(head + &String::from_utf8_lossy(&buf));
+            record
+                .lock()
+                .unwrap()
+                .push(head + &String::from_utf8_lossy(&buf));
             let reply = format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
@@ -562,7 +565,12 @@ fn issue_4_api_key_never_leaves_the_keyring() {
             .spawn()
             .unwrap();
         if let Some(input) = stdin {
-            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
         }
         drop(child.stdin.take());
         child.wait_with_output().unwrap()
@@ -598,7 +606,10 @@ fn issue_4_api_key_never_leaves_the_keyring() {
         let out = run(&["capture", "--session", session, "--json"], None);
         assert!(out.status.success(), "{}", stderr(&out));
         let headers = seen.lock().unwrap().join("\n");
-        assert!(headers.contains(&format!("Bearer {KEY}")), "the key reached the endpoint");
+        assert!(
+            headers.contains(&format!("Bearer {KEY}")),
+            "the key reached the endpoint"
+        );
         outputs.push(out);
     }
     let show = run(&["model", "show"], None);
@@ -647,7 +658,10 @@ fn a_missing_keyring_is_a_clear_error_and_nothing_is_written() {
         .arg("--store")
         .arg(store)
         .args(["model", "key", "set"])
-        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/elnor-test-bus")
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/elnor-test-bus",
+        )
         .env_remove("DISPLAY")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -655,7 +669,12 @@ fn a_missing_keyring_is_a_clear_error_and_nothing_is_written() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"sk-should-not-be-stored").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"sk-should-not-be-stored")
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(!out.status.success());
     let err = stderr(&out);
@@ -664,6 +683,10 @@ fn a_missing_keyring_is_a_clear_error_and_nothing_is_written() {
     assert!(!err.contains("sk-should-not-be-stored"));
     for f in walk(store) {
         let bytes = std::fs::read(&f).unwrap();
-        assert!(!bytes.windows(10).any(|w| w == b"sk-should-"), "{}", f.display());
+        assert!(
+            !bytes.windows(10).any(|w| w == b"sk-should-"),
+            "{}",
+            f.display()
+        );
     }
 }

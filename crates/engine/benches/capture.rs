@@ -1,0 +1,124 @@
+//! Capture cost as the graph grows: one deterministic capture of a real fixture session (Claude
+//! Code, 27 turns) into a named work context whose log already holds 250 entries (SPEC §14 per
+//! context), with 0, 2,000 and 20,000 entities in the graph — the known-name matcher is built
+//! from every name on each capture, so this is the term that grows.
+//!
+//! `cargo bench -p elnor-engine --bench capture` (needs `../shared/fixtures` beside the checkout).
+
+use std::path::PathBuf;
+
+use chrono::{TimeZone, Utc};
+use criterion::{Criterion, criterion_group, criterion_main};
+use elnor_engine::agent::Trigger;
+use elnor_engine::capture::{CaptureRequest, capture};
+use elnor_engine::contexts::{LinkRuleKind, NewWorkContext};
+use elnor_engine::continuity::OpenQuestionContent;
+use elnor_engine::entities::NewEntity;
+use elnor_engine::ingest::SourceRoot;
+use elnor_engine::secrets::MemorySecrets;
+use elnor_engine::transcripts::Harness;
+use elnor_engine::{CaptureMode, ContinuityEntry, ContinuityMode, EntryContent, SessionId, Store};
+
+const SESSION: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+
+fn fixtures() -> PathBuf {
+    std::env::var_os("ELNOR_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/transcripts")
+        })
+}
+
+fn store_with(entities: usize) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::ClaudeCode,
+        root: fixtures().join("claude-code"),
+    }];
+    store.ingest(&roots, &mut |_| {}).unwrap();
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap();
+    for i in 0..entities {
+        store
+            .graph()
+            .create_entity(
+                &NewEntity {
+                    kind: "matter".into(),
+                    canonical_name: format!("Generated Matter {i:05}"),
+                    aliases: vec![format!("GM{i:05}")],
+                    deadline: None,
+                },
+                now,
+            )
+            .unwrap();
+    }
+    let wc = store
+        .graph()
+        .create_work_context(
+            &NewWorkContext {
+                name: "Spotter OTEL".into(),
+                rules: vec![(
+                    LinkRuleKind::Cwd,
+                    "/home/USER/projects/spotter-worktrees".into(),
+                )],
+                ..NewWorkContext::default()
+            },
+            now,
+        )
+        .unwrap();
+    let config = store.config().unwrap();
+    let log = store.log(&wc.work_context_id);
+    for i in 0..250 {
+        let e = ContinuityEntry::new(
+            wc.work_context_id.clone(),
+            SessionId::new(format!("old-{i}")).unwrap(),
+            now,
+            CaptureMode::Deterministic,
+            EntryContent::OpenQuestion(OpenQuestionContent {
+                question: format!("Earlier open question number {i} about the data timeline"),
+                context: String::new(),
+                resolved: false,
+                resolved_at: None,
+                resolution_summary: None,
+            }),
+            &config,
+        );
+        log.append(&e).unwrap();
+    }
+    (dir, store)
+}
+
+fn bench(c: &mut Criterion) {
+    let secrets = MemorySecrets::default();
+    let mut group = c.benchmark_group("capture");
+    group.sample_size(20);
+    for entities in [0, 2_000, 20_000] {
+        let (dir, store) = store_with(entities);
+        let db = dir.path().join("entity_graph.sqlite");
+        let now = Utc.with_ymd_and_hms(2026, 11, 22, 10, 0, 0).unwrap();
+        group.bench_function(format!("session_27_turns_entities_{entities}"), |b| {
+            b.iter(|| {
+                // Forget the previous capture so each iteration does the whole work again; its
+                // entries are recognised and not appended twice, so the log stays at its size.
+                let conn = rusqlite::Connection::open(&db).unwrap();
+                conn.execute("DELETE FROM session_captures", []).unwrap();
+                drop(conn);
+                capture(
+                    &store,
+                    &secrets,
+                    &CaptureRequest {
+                        session_id: SESSION.into(),
+                        trigger: Trigger::ManualRequest,
+                        now,
+                    },
+                )
+                .unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
