@@ -27,6 +27,19 @@ pub fn run() {
             commands::ingest::set_source_enabled,
             commands::ingest::start_ingest,
             commands::ingest::ingest_status,
+            commands::contexts::list_work_contexts,
+            commands::contexts::get_work_context,
+            commands::contexts::create_work_context,
+            commands::contexts::edit_work_context,
+            commands::contexts::add_link_rule,
+            commands::contexts::remove_link_rule,
+            commands::contexts::list_entities,
+            commands::contexts::create_entity,
+            commands::continuity::get_continuity_settings,
+            commands::continuity::set_config_field,
+            commands::continuity::set_api_key,
+            commands::continuity::clear_api_key,
+            commands::continuity::test_model_connection,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {

@@ -1,8 +1,10 @@
-//! The shell's managed state: the open store, or why it could not be opened.
+//! The shell's managed state: the open store (or why it could not be opened), the progress of the
+//! running ingest, and the continuity agent that captures sessions after each ingest.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use elnor_engine::agent::Agent;
 use elnor_engine::{Store, StoreLocation};
 use elnor_types::{CommandError, ErrorKind, IngestStatus};
 
@@ -10,6 +12,10 @@ use elnor_types::{CommandError, ErrorKind, IngestStatus};
 pub struct AppState {
     store: Result<Arc<Store>, CommandError>,
     ingest: Arc<Mutex<IngestStatus>>,
+    /// One agent for the app's lifetime, so that its trigger state (dirty sessions, timers, the
+    /// last turn it saw) carries over from one ingest to the next. Created on first use, from the
+    /// config of that moment.
+    agent: Arc<Mutex<Option<Agent>>>,
 }
 
 impl AppState {
@@ -24,12 +30,18 @@ impl AppState {
         AppState {
             store,
             ingest: Arc::default(),
+            agent: Arc::default(),
         }
     }
 
     /// The shared progress of the running (or last) ingest.
     pub fn ingest_handle(&self) -> Arc<Mutex<IngestStatus>> {
         self.ingest.clone()
+    }
+
+    /// The continuity agent shared by every ingest.
+    pub fn agent_handle(&self) -> Arc<Mutex<Option<Agent>>> {
+        self.agent.clone()
     }
 
     pub fn ingest_status(&self) -> IngestStatus {

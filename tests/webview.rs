@@ -378,3 +378,180 @@ async fn sessions_ingest_from_the_ui_and_show_a_compaction_marker() {
     drop(driver);
     result.expect("WebDriver command");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let source = fixtures().join("claude-code");
+    assert!(source.is_dir(), "fixtures missing at {}", source.display());
+    let source = source.canonicalize().unwrap();
+    let session = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+    let (driver, client) = launch(&app, &store, dir.path()).await;
+
+    let result = async {
+        // Deterministic mode through the UI: capture then needs no model, no key and no network.
+        click(&client, "#nav-settings").await?;
+        click(&client, "#mode-deterministic").await?;
+        let saved = wait_text(&client, "#settings-saved", |t| t.contains("deterministic")).await;
+        assert_eq!(saved, "Saved: continuity mode is now deterministic.");
+        // The Continuity section lists the engine's fields and never shows a key.
+        let status = text_of(&client, "#api-key-status").await;
+        assert_eq!(status, "no key");
+        // A bad value is refused by the engine, whose message appears beside the field.
+        let field = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#cfg-min_dirty_turns"))
+            .await?;
+        field.clear().await?;
+        field.send_keys("0").await?;
+        // Moving the focus away commits the text box, as it would for a person.
+        click(&client, "#cfg-idle_trigger_minutes").await?;
+        let refused = text_of(&client, "#cfg-min_dirty_turns-error").await;
+        assert!(refused.contains("min_dirty_turns"), "{refused}");
+        assert!(refused.contains("from 1 to 1000"), "{refused}");
+        screenshot(&client, "settings-continuity").await;
+
+        // A named work context whose folder rule covers the fixture session's worktree.
+        click(&client, "#nav-contexts").await?;
+        let empty = text_of(&client, "#contexts-empty").await;
+        assert!(empty.contains("No work contexts yet"), "{empty}");
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#wc-name"))
+            .await?
+            .send_keys("Spotter OTEL")
+            .await?;
+        client
+            .find(Locator::Css("#wc-cwd"))
+            .await?
+            .send_keys("/home/USER/projects/spotter-worktrees")
+            .await?;
+        click(&client, "#wc-create").await?;
+        let created = text_of(&client, "#wc-created").await;
+        assert_eq!(created, "Created Spotter OTEL.");
+        let rules = text_of(&client, "#wc-rules").await;
+        assert!(
+            rules.contains("/home/USER/projects/spotter-worktrees"),
+            "{rules}"
+        );
+
+        // Ingest the fixtures from the UI exactly as the Sessions test does; the agent captures
+        // the new sessions before the ingest reports that it finished.
+        click(&client, "#nav-sessions").await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#source-root"))
+            .await?
+            .send_keys(&source.display().to_string())
+            .await?;
+        click(&client, "#source-add").await?;
+        wait_text(&client, "table.sources", |t| {
+            t.contains(&source.display().to_string())
+        })
+        .await;
+        click(&client, "#ingest-start").await?;
+        let status = wait_text(&client, "#ingest-status", |t| {
+            t.starts_with("Ingest finished")
+        })
+        .await;
+        assert!(status.contains("177 new records"), "{status}");
+        let captured = text_of(&client, "#capture-status").await;
+        assert!(captured.starts_with("Captured "), "{captured}");
+        assert!(!captured.contains("failed"), "{captured}");
+
+        // The context now holds the session's heuristic questions and decisions, badged.
+        click(&client, "#nav-contexts").await?;
+        click(&client, "[data-work-context-id='wc_spotter_otel']").await?;
+        let questions = wait_text(&client, "#wc-open-questions", |t| {
+            t.contains("Dialyzer false positive")
+        })
+        .await;
+        assert!(
+            questions
+                .contains("The blocker was a Dialyzer false positive on `get_current_trace_id()`."),
+            "{questions}"
+        );
+        assert!(
+            questions.contains("heuristic · reduced confidence"),
+            "{questions}"
+        );
+        let decisions = text_of(&client, "#wc-key-decisions").await;
+        assert!(
+            decisions.contains("For now, let me try skipping the pre-commit hook"),
+            "{decisions}"
+        );
+        assert!(
+            decisions.contains("heuristic · reduced confidence"),
+            "{decisions}"
+        );
+        for group in ["#wc-open-questions", "#wc-key-decisions"] {
+            let badged = client
+                .find_all(Locator::Css(&format!("{group} li.entry .badge.heuristic")))
+                .await?;
+            let entries = client
+                .find_all(Locator::Css(&format!("{group} li.entry")))
+                .await?;
+            assert!(!entries.is_empty(), "{group} has no entries");
+            assert_eq!(
+                badged.len(),
+                entries.len(),
+                "{group}: every entry is badged"
+            );
+        }
+        client
+            .execute(
+                "document.querySelector('#wc-key-decisions').scrollIntoView()",
+                vec![],
+            )
+            .await?;
+        screenshot(&client, "work-context").await;
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        screenshot(&client, "work-context-failure").await;
+        let source: String = client
+            .source()
+            .await
+            .unwrap_or_default()
+            .chars()
+            .take(6000)
+            .collect();
+        eprintln!("page at failure:\n{source}");
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+
+    // On disk, through the engine: the session was resolved to the context the UI created, and
+    // its log holds heuristic entries of both kinds.
+    let store = Store::open(&store).unwrap();
+    let info = elnor_engine::sessions::get(store.graph(), session).unwrap();
+    assert_eq!(info.work_context_id.as_deref(), Some("wc_spotter_otel"));
+    let wc = WorkContextId::new("wc_spotter_otel").unwrap();
+    let entries = store.log(&wc).read().unwrap().entries;
+    let from_session = |t: &str| {
+        entries
+            .iter()
+            .filter(|e| e.source_session_id.as_str() == session && e.entry_type().as_str() == t)
+            .count()
+    };
+    assert!(from_session("open_question") >= 1);
+    assert!(from_session("key_decision") >= 1);
+    assert!(
+        entries
+            .iter()
+            .all(|e| e.capture_mode == CaptureMode::Deterministic)
+    );
+}

@@ -1,11 +1,17 @@
 //! Transcript sources and ingest: `list_sources`, `add_source`, `set_source_enabled`,
 //! `start_ingest` and `ingest_status`. Ingest runs on its own thread; the UI polls
-//! `ingest_status` for progress, which needs no event permission.
+//! `ingest_status` for progress, which needs no event permission. After each successful ingest
+//! the continuity agent runs once on the same thread, so newly ingested sessions are captured
+//! into their work contexts without a separate step.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use chrono::Utc;
 use elnor_engine::Store;
+use elnor_engine::agent::Agent;
+use elnor_engine::capture::CaptureStatus;
+use elnor_engine::secrets::OsKeyring;
 use elnor_engine::transcripts::Harness;
 use elnor_types::{
     AddSourceRequest, CommandError, ErrorKind, IngestStatus, SetSourceEnabledRequest, SourceRow,
@@ -99,6 +105,7 @@ pub fn ingest_status(state: State<'_, AppState>) -> IngestStatus {
 pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandError> {
     let store: Arc<Store> = state.store()?;
     let progress = state.ingest_handle();
+    let agent = state.agent_handle();
     {
         let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
         if p.running {
@@ -119,8 +126,12 @@ pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandE
                 p.bytes = at.bytes;
             })
         });
+        // Capture runs before `running` turns false, so the UI's reload after the ingest already
+        // sees the captured entries.
+        let capture = result.as_ref().ok().map(|_| run_agent(&store, &agent));
         let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
         p.running = false;
+        p.last_capture = capture;
         match result {
             Ok(r) => {
                 p.last_summary = Some(format!(
@@ -143,4 +154,36 @@ pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandE
         }
     });
     Ok(state.ingest_status())
+}
+
+/// Runs the continuity agent once and says what it captured, in words.
+fn run_agent(store: &Store, agent: &Mutex<Option<Agent>>) -> String {
+    let mut agent = agent.lock().unwrap_or_else(|e| e.into_inner());
+    if agent.is_none() {
+        match store.config() {
+            Ok(config) => *agent = Some(Agent::new(&config)),
+            Err(e) => return format!("Capture skipped: {e}"),
+        }
+    }
+    let Some(agent) = agent.as_mut() else {
+        return String::new();
+    };
+    match agent.run_once(store, &OsKeyring::new(), Utc::now()) {
+        Ok(run) => {
+            let captured = run
+                .captures
+                .iter()
+                .filter(|c| c.status == CaptureStatus::Captured)
+                .count();
+            let mut text = format!("Captured {captured} sessions into their work contexts.");
+            if !run.failures.is_empty() {
+                text.push_str(&format!(" {} captures failed:", run.failures.len()));
+                for (session, error) in run.failures.iter().take(3) {
+                    text.push_str(&format!(" {session}: {error}."));
+                }
+            }
+            text
+        }
+        Err(e) => format!("Capture failed: {e}"),
+    }
 }

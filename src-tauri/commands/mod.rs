@@ -1,6 +1,8 @@
 //! The commands the UI may invoke, one file per area. Each is allowed by name in
 //! `src-tauri/permissions/app.toml` and granted in `src-tauri/capabilities/main.json`.
 
+pub mod contexts;
+pub mod continuity;
 pub mod ingest;
 pub mod sessions;
 pub mod settings;

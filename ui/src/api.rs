@@ -2,9 +2,12 @@
 //! `elnor-types`, so the UI and the shell cannot disagree about the wire.
 
 use elnor_types::{
-    AddSourceRequest, CommandError, ContinuityMode, ErrorKind, IngestStatus, SessionListRequest,
-    SessionRow, SetModeRequest, SetSourceEnabledRequest, Settings, SourceRow, StoreStatus,
-    TurnPage, TurnPageRequest, commands,
+    AddLinkRuleRequest, AddSourceRequest, ApiKeyStatus, CommandError, ConfigFields, ConnectionTest,
+    ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
+    EditWorkContextRequest, EntityListRequest, EntityRow, ErrorKind, IngestStatus,
+    RemoveLinkRuleRequest, SessionListRequest, SessionRow, SetApiKeyRequest, SetConfigFieldRequest,
+    SetModeRequest, SetSourceEnabledRequest, Settings, SourceRow, StoreStatus, TurnPage,
+    TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow, commands,
 };
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
@@ -124,6 +127,84 @@ pub async fn start_ingest() -> Result<IngestStatus, CommandError> {
 
 pub async fn ingest_status() -> Result<IngestStatus, CommandError> {
     call(commands::INGEST_STATUS, &NoArgs {}).await
+}
+
+pub async fn list_work_contexts() -> Result<Vec<WorkContextRow>, CommandError> {
+    call(commands::LIST_WORK_CONTEXTS, &NoArgs {}).await
+}
+
+pub async fn get_work_context(work_context_id: String) -> Result<WorkContextDetail, CommandError> {
+    let request = WorkContextRef { work_context_id };
+    call(commands::GET_WORK_CONTEXT, &Request { request }).await
+}
+
+pub async fn create_work_context(
+    request: CreateWorkContextRequest,
+) -> Result<WorkContextRow, CommandError> {
+    call(commands::CREATE_WORK_CONTEXT, &Request { request }).await
+}
+
+pub async fn edit_work_context(
+    request: EditWorkContextRequest,
+) -> Result<WorkContextRow, CommandError> {
+    call(commands::EDIT_WORK_CONTEXT, &Request { request }).await
+}
+
+pub async fn add_link_rule(
+    work_context_id: String,
+    kind: String,
+    pattern: String,
+) -> Result<WorkContextRow, CommandError> {
+    let request = AddLinkRuleRequest {
+        work_context_id,
+        kind,
+        pattern,
+    };
+    call(commands::ADD_LINK_RULE, &Request { request }).await
+}
+
+pub async fn remove_link_rule(
+    work_context_id: String,
+    rule_id: i64,
+) -> Result<WorkContextRow, CommandError> {
+    let request = RemoveLinkRuleRequest {
+        work_context_id,
+        rule_id,
+    };
+    call(commands::REMOVE_LINK_RULE, &Request { request }).await
+}
+
+pub async fn list_entities(kind: Option<String>) -> Result<Vec<EntityRow>, CommandError> {
+    let request = EntityListRequest { kind };
+    call(commands::LIST_ENTITIES, &Request { request }).await
+}
+
+pub async fn create_entity(request: CreateEntityRequest) -> Result<EntityRow, CommandError> {
+    call(commands::CREATE_ENTITY, &Request { request }).await
+}
+
+pub async fn get_continuity_settings() -> Result<ContinuitySettings, CommandError> {
+    call(commands::GET_CONTINUITY_SETTINGS, &NoArgs {}).await
+}
+
+pub async fn set_config_field(key: String, value: String) -> Result<ConfigFields, CommandError> {
+    let request = SetConfigFieldRequest { key, value };
+    call(commands::SET_CONFIG_FIELD, &Request { request }).await
+}
+
+/// Hands the key to the shell, which stores it in the OS keyring; the reply says only whether a
+/// key is now stored.
+pub async fn set_api_key(api_key: String) -> Result<ApiKeyStatus, CommandError> {
+    let request = SetApiKeyRequest { api_key };
+    call(commands::SET_API_KEY, &Request { request }).await
+}
+
+pub async fn clear_api_key() -> Result<ApiKeyStatus, CommandError> {
+    call(commands::CLEAR_API_KEY, &NoArgs {}).await
+}
+
+pub async fn test_model_connection() -> Result<ConnectionTest, CommandError> {
+    call(commands::TEST_MODEL_CONNECTION, &NoArgs {}).await
 }
 
 /// Resolves after `ms` milliseconds (for polling progress).

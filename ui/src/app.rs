@@ -2,12 +2,15 @@
 
 use leptos::prelude::*;
 
-use crate::pages::{home::Home, sessions::SessionsPage, settings::SettingsPage};
+use crate::pages::{
+    contexts::ContextsPage, home::Home, sessions::SessionsPage, settings::SettingsPage,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Page {
     Home,
     Sessions,
+    Contexts,
     Settings,
 }
 
@@ -31,12 +34,14 @@ pub fn App() -> impl IntoView {
                 <h1>"ELNOR"</h1>
                 {nav("nav-home", "Home", Page::Home)}
                 {nav("nav-sessions", "Sessions", Page::Sessions)}
+                {nav("nav-contexts", "Work contexts", Page::Contexts)}
                 {nav("nav-settings", "Settings", Page::Settings)}
             </nav>
             <main>
                 {move || match page.get() {
                     Page::Home => view! { <Home /> }.into_any(),
                     Page::Sessions => view! { <SessionsPage /> }.into_any(),
+                    Page::Contexts => view! { <ContextsPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
                 }}
             </main>

@@ -30,6 +30,32 @@ pub mod commands {
     pub const START_INGEST: &str = "start_ingest";
     /// `() -> IngestStatus`
     pub const INGEST_STATUS: &str = "ingest_status";
+    /// `() -> Vec<WorkContextRow>`
+    pub const LIST_WORK_CONTEXTS: &str = "list_work_contexts";
+    /// `WorkContextRef -> WorkContextDetail`
+    pub const GET_WORK_CONTEXT: &str = "get_work_context";
+    /// `CreateWorkContextRequest -> WorkContextRow`
+    pub const CREATE_WORK_CONTEXT: &str = "create_work_context";
+    /// `EditWorkContextRequest -> WorkContextRow`
+    pub const EDIT_WORK_CONTEXT: &str = "edit_work_context";
+    /// `AddLinkRuleRequest -> WorkContextRow`
+    pub const ADD_LINK_RULE: &str = "add_link_rule";
+    /// `RemoveLinkRuleRequest -> WorkContextRow`
+    pub const REMOVE_LINK_RULE: &str = "remove_link_rule";
+    /// `EntityListRequest -> Vec<EntityRow>`
+    pub const LIST_ENTITIES: &str = "list_entities";
+    /// `CreateEntityRequest -> EntityRow`
+    pub const CREATE_ENTITY: &str = "create_entity";
+    /// `() -> ContinuitySettings`
+    pub const GET_CONTINUITY_SETTINGS: &str = "get_continuity_settings";
+    /// `SetConfigFieldRequest -> ConfigFields`
+    pub const SET_CONFIG_FIELD: &str = "set_config_field";
+    /// `SetApiKeyRequest -> ApiKeyStatus`
+    pub const SET_API_KEY: &str = "set_api_key";
+    /// `() -> ApiKeyStatus`
+    pub const CLEAR_API_KEY: &str = "clear_api_key";
+    /// `() -> ConnectionTest`
+    pub const TEST_MODEL_CONNECTION: &str = "test_model_connection";
 }
 
 /// The continuity mode (CSA §5.1), as the UI shows it.
@@ -226,6 +252,196 @@ pub struct IngestStatus {
     /// Per-file problems of the last run, in words.
     pub last_problems: Vec<String>,
     pub last_error: Option<String>,
+    /// What the continuity agent captured after the last ingest, in words.
+    pub last_capture: Option<String>,
+}
+
+/// One link rule of a work context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkRuleRow {
+    pub rule_id: i64,
+    /// `cwd`, `session_key` or `entity_set`.
+    pub kind: String,
+    pub pattern: String,
+}
+
+/// One work context in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkContextRow {
+    pub work_context_id: String,
+    pub name: String,
+    pub domain_lineage: Option<String>,
+    /// `named` (made by the person) or `auto` (made by capture from the entities).
+    pub origin: String,
+    pub local_only: bool,
+    pub entity_ids: Vec<String>,
+    pub rules: Vec<LinkRuleRow>,
+    pub session_count: u64,
+}
+
+/// Names one work context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkContextRef {
+    pub work_context_id: String,
+}
+
+/// One continuity log entry, rendered for reading.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContinuityEntryRow {
+    pub entry_id: String,
+    /// `session_summary_ref`, `open_question`, `key_decision`, `cross_conversation_update` or
+    /// `work_phase_change`.
+    pub entry_type: String,
+    /// The question, decision, update or phase, in one line.
+    pub headline: String,
+    /// The question's context, the decision's rationale or the phase change's reason.
+    pub detail: Option<String>,
+    /// `deterministic` or `llm_enriched`.
+    pub capture_mode: String,
+    /// A question or decision found by the heuristic detectors rather than the model: shown with
+    /// reduced confidence.
+    pub reduced_confidence: bool,
+    /// An open question that has been answered.
+    pub resolved: bool,
+    /// RFC 3339.
+    pub captured_at: String,
+    pub source_session_id: String,
+    pub delivered: bool,
+}
+
+/// A work context with its entities and its continuity log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkContextDetail {
+    pub context: WorkContextRow,
+    pub entities: Vec<EntityRow>,
+    /// The newest work phase, when a phase change was captured.
+    pub current_phase: Option<String>,
+    /// Every readable entry, newest first.
+    pub entries: Vec<ContinuityEntryRow>,
+    /// Unreadable log lines that were skipped (and left in place).
+    pub skipped_lines: u64,
+}
+
+/// Request of [`commands::CREATE_WORK_CONTEXT`]; empty rule fields mean no rule.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateWorkContextRequest {
+    pub name: String,
+    pub cwd: Option<String>,
+    pub session_key: Option<String>,
+    pub local_only: bool,
+}
+
+/// Request of [`commands::EDIT_WORK_CONTEXT`]; `None` leaves a field alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditWorkContextRequest {
+    pub work_context_id: String,
+    pub name: Option<String>,
+    pub local_only: Option<bool>,
+}
+
+/// Request of [`commands::ADD_LINK_RULE`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddLinkRuleRequest {
+    pub work_context_id: String,
+    /// `cwd`, `session_key` or `entity_set`.
+    pub kind: String,
+    pub pattern: String,
+}
+
+/// Request of [`commands::REMOVE_LINK_RULE`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoveLinkRuleRequest {
+    pub work_context_id: String,
+    pub rule_id: i64,
+}
+
+/// One entity of the graph.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityRow {
+    pub entity_id: String,
+    pub kind: String,
+    pub canonical_name: String,
+    pub aliases: Vec<String>,
+    pub deadline: Option<String>,
+}
+
+/// Request of [`commands::LIST_ENTITIES`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityListRequest {
+    pub kind: Option<String>,
+}
+
+/// Request of [`commands::CREATE_ENTITY`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateEntityRequest {
+    pub kind: String,
+    pub canonical_name: String,
+    pub aliases: Vec<String>,
+    pub deadline: Option<String>,
+}
+
+/// One field of the continuity config, as text the person can edit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigFieldRow {
+    pub key: String,
+    /// The current value as text; empty when an optional field is unset.
+    pub value: String,
+    /// The allowed values, in words.
+    pub allowed: String,
+    /// What the field means.
+    pub help: String,
+    /// The listed values of a one-of field (a select), or `true`/`false` for a flag.
+    pub choices: Vec<String>,
+}
+
+/// Every continuity config field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigFields {
+    pub fields: Vec<ConfigFieldRow>,
+    pub config_path: String,
+}
+
+/// The Continuity section of Settings. The API key itself never crosses the wire: the UI only
+/// learns whether one is stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContinuitySettings {
+    pub config: ConfigFields,
+    pub has_api_key: bool,
+    /// Why the OS keyring could not be read, when it could not.
+    pub keyring_error: Option<String>,
+}
+
+/// Request of [`commands::SET_CONFIG_FIELD`]: the value as typed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetConfigFieldRequest {
+    pub key: String,
+    pub value: String,
+}
+
+/// Request of [`commands::SET_API_KEY`]. Its `Debug` hides the key, so it cannot reach a log.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetApiKeyRequest {
+    pub api_key: String,
+}
+
+impl std::fmt::Debug for SetApiKeyRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SetApiKeyRequest { api_key: <hidden> }")
+    }
+}
+
+/// Whether the synthesis model's API key is stored in the OS keyring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKeyStatus {
+    pub has_api_key: bool,
+}
+
+/// The result of a model connection test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectionTest {
+    pub ok: bool,
+    /// The model's reply when `ok`, else why the call failed.
+    pub message: String,
 }
 
 /// The class of a failed command, so the UI can choose how to show it.
@@ -270,6 +486,13 @@ mod tests {
         })
         .unwrap();
         assert_eq!(err, r#"{"kind":"config","message":"m"}"#);
+        let key = format!(
+            "{:?}",
+            SetApiKeyRequest {
+                api_key: "sk-secret".into()
+            }
+        );
+        assert!(!key.contains("sk-secret"), "{key}");
         for mode in ContinuityMode::ALL {
             let json = serde_json::to_string(&mode).unwrap();
             assert_eq!(json, format!("\"{}\"", mode.as_str()));

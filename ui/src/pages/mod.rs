@@ -1,5 +1,6 @@
 //! One module per view.
 
+pub mod contexts;
 pub mod home;
 pub mod sessions;
 pub mod settings;

@@ -188,6 +188,13 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
             {move || {
                 status
                     .get()
+                    .filter(|s| !s.running)
+                    .and_then(|s| s.last_capture)
+                    .map(|c| view! { <p id="capture-status" class="hint">{c}</p> })
+            }}
+            {move || {
+                status
+                    .get()
                     .map(|s| s.last_problems)
                     .filter(|p| !p.is_empty())
                     .map(|problems| {

@@ -1,7 +1,15 @@
-//! Settings: the continuity mode toggle with CSA §5.1's explanatory text. Saving goes through the
-//! shell to the engine, which validates and writes the config atomically.
+//! Settings: the continuity mode toggle with CSA §5.1's explanatory text, then every other
+//! continuity field (synthesis model, API key, spend guard, triggers, TTLs, the significance gate
+//! and the model's temporal profile). Saving goes through the shell to the engine, which validates
+//! and writes the config atomically; its error text is shown beside the field as it is.
+//!
+//! The API key is typed here and handed to the shell, which stores it in the OS keyring. It is
+//! never read back: the page only learns whether a key is stored.
 
-use elnor_types::{CONTINUITY_EXPLANATION, CommandError, ContinuityMode, Settings};
+use elnor_types::{
+    CONTINUITY_EXPLANATION, CommandError, ConfigFieldRow, ContinuityMode, ContinuitySettings,
+    Settings,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -12,6 +20,7 @@ use crate::api;
 #[component]
 pub fn SettingsPage() -> impl IntoView {
     let settings = LocalResource::new(api::get_settings);
+    let continuity = LocalResource::new(api::get_continuity_settings);
     let generation = RwSignal::new(0u32);
     view! {
         <h2>"Settings"</h2>
@@ -19,6 +28,13 @@ pub fn SettingsPage() -> impl IntoView {
             <ErrorBoundary fallback=error_list>
                 {move || Suspend::new(async move {
                     settings.await.map(|s| view! { <ContinuitySection initial=s /> })
+                })}
+            </ErrorBoundary>
+        </Transition>
+        <Transition fallback=|| view! { <p class="hint">"Reading the continuity config…"</p> }>
+            <ErrorBoundary fallback=error_list>
+                {move || Suspend::new(async move {
+                    continuity.await.map(|s| view! { <ContinuityConfigCards initial=s /> })
                 })}
             </ErrorBoundary>
         </Transition>
@@ -103,6 +119,293 @@ fn ContinuitySection(initial: Settings) -> impl IntoView {
                     })
             }}
             <p class="hint">"Stored in " <code>{initial.config_path.clone()}</code></p>
+        </div>
+    }
+}
+
+/// The config fields shown in each group, in order. `mode` has its own toggle above and
+/// `schema_version` is not the person's to change.
+const GROUPS: &[(&str, &[&str])] = &[
+    (
+        "Synthesis model",
+        &[
+            "synthesis_provider",
+            "synthesis_base_url",
+            "synthesis_model",
+            "synthesis_timeout_seconds",
+        ],
+    ),
+    (
+        "Spend guard",
+        &["max_model_calls_per_hour", "max_model_calls_per_day"],
+    ),
+    (
+        "Capture triggers",
+        &[
+            "min_dirty_turns",
+            "idle_trigger_minutes",
+            "debounce_minutes",
+            "deterministic_heuristic_capture",
+            "max_session_history_window",
+            "transcript_read_max_tokens",
+        ],
+    ),
+    (
+        "Entry lifetimes (days)",
+        &[
+            "session_summary_ttl_days",
+            "open_question_ttl_days",
+            "key_decision_ttl_days",
+            "cross_update_ttl_days_after_delivery",
+            "work_phase_ttl_days",
+        ],
+    ),
+    (
+        "Significance gate",
+        &["significance_threshold_pct", "research_gate_multiplier_pct"],
+    ),
+    (
+        "Model temporal profile",
+        &[
+            "model_knowledge_cutoff",
+            "model_date_awareness",
+            "model_profile_verified",
+        ],
+    ),
+];
+
+#[component]
+fn ContinuityConfigCards(initial: ContinuitySettings) -> impl IntoView {
+    let fields = initial.config.fields;
+    GROUPS
+        .iter()
+        .map(|(title, keys)| {
+            let editors = keys
+                .iter()
+                .filter_map(|k| fields.iter().find(|f| f.key == *k).cloned())
+                .map(|row| view! { <FieldEditor row /> })
+                .collect_view();
+            let model = (*title == "Synthesis model").then(|| {
+                view! {
+                    <ApiKeyEditor
+                        has_key=initial.has_api_key
+                        keyring_error=initial.keyring_error.clone()
+                    />
+                    <ConnectionTester />
+                }
+            });
+            view! {
+                <div class="card">
+                    <h3>{*title}</h3>
+                    <div class="fields">{editors}</div>
+                    {model}
+                </div>
+            }
+        })
+        .collect_view()
+}
+
+/// One config field: a select for listed values and flags, else a text box saved on Enter or
+/// when it loses focus.
+#[component]
+fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
+    let key = row.key.clone();
+    let value = RwSignal::new(row.value.clone());
+    let error = RwSignal::new(None::<String>);
+    let saved = RwSignal::new(false);
+    let id = format!("cfg-{key}");
+    let save = {
+        let key = key.clone();
+        move |text: String| {
+            let key = key.clone();
+            error.set(None);
+            saved.set(false);
+            spawn_local(async move {
+                match api::set_config_field(key.clone(), text).await {
+                    Ok(config) => {
+                        // The engine's normalised value, so what is shown is what is stored.
+                        if let Some(f) = config.fields.into_iter().find(|f| f.key == key) {
+                            value.set(f.value);
+                        }
+                        saved.set(true);
+                    }
+                    Err(e) => error.set(Some(e.message)),
+                }
+            });
+        }
+    };
+    let input = if row.choices.is_empty() {
+        view! {
+            <input
+                id=id.clone()
+                type="text"
+                prop:value=move || value.get()
+                on:input=move |ev| {
+                    saved.set(false);
+                    value.set(event_target_value(&ev))
+                }
+                on:change=move |ev| save(event_target_value(&ev))
+            />
+        }
+        .into_any()
+    } else {
+        let choices = row.choices.clone();
+        view! {
+            <select
+                id=id.clone()
+                prop:value=move || value.get()
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    value.set(v.clone());
+                    save(v)
+                }
+            >
+                {choices
+                    .into_iter()
+                    .map(|c| {
+                        let selected = c == row.value;
+                        view! {
+                            <option value=c.clone() selected=selected>
+                                {c.replace('_', " ")}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        }
+        .into_any()
+    };
+    view! {
+        <label class="field-label" for=id.clone()>
+            {key.replace('_', " ")}
+        </label>
+        <div class="field">
+            {input}
+            {move || saved.get().then(|| view! { <span class="saved-mark">"saved"</span> })}
+            <p class="hint">{format!("{} ({})", row.help, row.allowed)}</p>
+            {move || {
+                error
+                    .get()
+                    .map(|e| {
+                        view! {
+                            <div class="error" id=format!("{id}-error") role="alert">
+                                {e}
+                            </div>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
+
+/// The API key: typed into a password box and sent once to the OS keyring; the box is cleared
+/// as soon as the keyring has it.
+#[component]
+fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl IntoView {
+    let stored = RwSignal::new(has_key);
+    let key = RwSignal::new(String::new());
+    let error = RwSignal::new(keyring_error);
+    let busy = RwSignal::new(false);
+    let save = move |_| {
+        let text = key.get_untracked();
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            match api::set_api_key(text).await {
+                Ok(s) => {
+                    key.set(String::new());
+                    stored.set(s.has_api_key);
+                }
+                Err(e) => error.set(Some(e.message)),
+            }
+            busy.set(false);
+        });
+    };
+    let remove = move |_| {
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            match api::clear_api_key().await {
+                Ok(s) => stored.set(s.has_api_key),
+                Err(e) => error.set(Some(e.message)),
+            }
+            busy.set(false);
+        });
+    };
+    view! {
+        <h4>"API key"</h4>
+        <p class="hint">
+            "Needed only for an OpenAI-compatible endpoint. It is kept in the OS keyring, never in "
+            "the config or the store."
+        </p>
+        <div class="inline-form">
+            <input
+                id="api-key"
+                type="password"
+                autocomplete="off"
+                placeholder="Paste the API key"
+                prop:value=move || key.get()
+                on:input=move |ev| key.set(event_target_value(&ev))
+            />
+            <button class="small" id="api-key-save" on:click=save prop:disabled=move || busy.get()>
+                "Save to keyring"
+            </button>
+            <button class="small" id="api-key-remove" on:click=remove prop:disabled=move || busy.get()>
+                "Remove"
+            </button>
+            <span id="api-key-status" class="badge" class:stored=move || stored.get()>
+                {move || if stored.get() { "stored in OS keyring" } else { "no key" }}
+            </span>
+        </div>
+        {move || error.get().map(|e| view! { <div class="error" id="api-key-error" role="alert">{e}</div> })}
+    }
+}
+
+/// "Test connection": one tiny call to the configured model, showing its reply or why it failed.
+#[component]
+fn ConnectionTester() -> impl IntoView {
+    let result = RwSignal::new(None::<Result<String, String>>);
+    let busy = RwSignal::new(false);
+    let test = move |_| {
+        busy.set(true);
+        result.set(None);
+        spawn_local(async move {
+            let outcome = match api::test_model_connection().await {
+                Ok(t) if t.ok => Ok(t.message),
+                Ok(t) => Err(t.message),
+                Err(e) => Err(e.message),
+            };
+            result.set(Some(outcome));
+            busy.set(false);
+        });
+    };
+    view! {
+        <div class="inline-form">
+            <button class="small" id="model-test" on:click=test prop:disabled=move || busy.get()>
+                {move || if busy.get() { "Testing…" } else { "Test connection" }}
+            </button>
+            {move || {
+                result
+                    .get()
+                    .map(|r| match r {
+                        Ok(reply) => {
+                            view! {
+                                <span id="model-test-result" class="test-ok">
+                                    {format!("Connected. The model answered: {reply}")}
+                                </span>
+                            }
+                                .into_any()
+                        }
+                        Err(why) => {
+                            view! {
+                                <span id="model-test-result" class="test-fail">
+                                    {format!("Failed: {why}")}
+                                </span>
+                            }
+                                .into_any()
+                        }
+                    })
+            }}
         </div>
     }
 }

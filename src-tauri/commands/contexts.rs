@@ -1,0 +1,312 @@
+//! Work contexts and entities: `list_work_contexts`, `get_work_context` (with its continuity log
+//! rendered for reading), `create_work_context`, `edit_work_context`, `add_link_rule`,
+//! `remove_link_rule`, `list_entities` and `create_entity`. Each calls one engine function and
+//! converts its types; manual edits then deliver pending entity events, as the engine asks.
+
+use chrono::Utc;
+use elnor_engine::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
+use elnor_engine::continuity::{EntryContent, WorkPhase};
+use elnor_engine::entities::{Entity, NewEntity};
+use elnor_engine::{CaptureMode, ContinuityEntry, Store, WorkContextId};
+use elnor_types::{
+    AddLinkRuleRequest, CommandError, ContinuityEntryRow, CreateEntityRequest,
+    CreateWorkContextRequest, EditWorkContextRequest, EntityListRequest, EntityRow, ErrorKind,
+    LinkRuleRow, RemoveLinkRuleRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
+};
+use tauri::State;
+
+use crate::state::{AppState, blocking, to_command_error};
+
+fn row(wc: WorkContext) -> WorkContextRow {
+    WorkContextRow {
+        work_context_id: wc.work_context_id.to_string(),
+        name: wc.name,
+        domain_lineage: wc.domain_lineage,
+        origin: wc.origin,
+        local_only: wc.local_only,
+        entity_ids: wc.entity_ids.iter().map(|e| e.to_string()).collect(),
+        rules: wc
+            .rules
+            .into_iter()
+            .map(|r| LinkRuleRow {
+                rule_id: r.rule_id,
+                kind: r.kind.as_str().to_owned(),
+                pattern: r.pattern,
+            })
+            .collect(),
+        session_count: wc.session_count,
+    }
+}
+
+fn entity_row(e: Entity) -> EntityRow {
+    EntityRow {
+        entity_id: e.entity_id.to_string(),
+        kind: e.kind,
+        canonical_name: e.canonical_name,
+        aliases: e.aliases,
+        deadline: e.deadline,
+    }
+}
+
+/// The stored (snake_case) name of a serde enum value, such as a work phase.
+fn wire_name<T: serde::Serialize>(value: T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn phase_name(phase: WorkPhase) -> String {
+    wire_name(phase).replace('_', " ")
+}
+
+fn entry_row(e: &ContinuityEntry) -> ContinuityEntryRow {
+    let (detail, resolved) = match &e.content {
+        EntryContent::OpenQuestion(q) => (
+            Some(q.context.clone()).filter(|c| !c.is_empty()),
+            q.resolved,
+        ),
+        EntryContent::KeyDecision(d) => (d.rationale.clone(), false),
+        EntryContent::WorkPhaseChange(p) => (p.reason.clone(), false),
+        EntryContent::SessionSummaryRef(s) => (
+            Some(format!(
+                "{} turns{}{}",
+                s.turn_count,
+                s.duration_minutes
+                    .map(|m| format!(" over {m} min"))
+                    .unwrap_or_default(),
+                if s.tools_used.is_empty() {
+                    String::new()
+                } else {
+                    format!("; tools: {}", s.tools_used.join(", "))
+                }
+            )),
+            false,
+        ),
+        EntryContent::CrossConversationUpdate(_) => (None, false),
+    };
+    let headline = match &e.content {
+        EntryContent::WorkPhaseChange(p) => phase_name(p.new_phase),
+        other => other.headline(),
+    };
+    // Questions and decisions captured without the model come from the heuristic detectors,
+    // whose precision is measured but imperfect, so the person must be able to tell them apart.
+    let reduced_confidence = e.capture_mode == CaptureMode::Deterministic
+        && matches!(
+            e.content,
+            EntryContent::OpenQuestion(_) | EntryContent::KeyDecision(_)
+        );
+    ContinuityEntryRow {
+        entry_id: e.entry_id.to_string(),
+        entry_type: e.entry_type().as_str().to_owned(),
+        headline,
+        detail,
+        capture_mode: wire_name(e.capture_mode),
+        reduced_confidence,
+        resolved,
+        captured_at: e.captured_at.to_rfc3339(),
+        source_session_id: e.source_session_id.to_string(),
+        delivered: e.delivered,
+    }
+}
+
+fn detail(store: &Store, id: &str) -> Result<WorkContextDetail, CommandError> {
+    let err = |e: elnor_engine::Error| to_command_error(&e);
+    let wc = store.graph().work_context(id).map_err(err)?;
+    let entities = wc
+        .entity_ids
+        .iter()
+        .map(|e| store.graph().entity(e.as_str()).map(entity_row))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(err)?;
+    let read = store.log(&wc.work_context_id).read().map_err(err)?;
+    let mut entries: Vec<&ContinuityEntry> = read.entries.iter().collect();
+    // Newest first; entries captured together keep their log order (the sort is stable).
+    entries.sort_by_key(|e| std::cmp::Reverse(e.captured_at));
+    let current_phase = entries.iter().find_map(|e| match &e.content {
+        EntryContent::WorkPhaseChange(p) => Some(phase_name(p.new_phase)),
+        _ => None,
+    });
+    Ok(WorkContextDetail {
+        context: row(wc),
+        entities,
+        current_phase,
+        entries: entries.into_iter().map(entry_row).collect(),
+        skipped_lines: read.skipped.len() as u64,
+    })
+}
+
+fn rule_kind(kind: &str) -> Result<LinkRuleKind, CommandError> {
+    LinkRuleKind::parse(kind).ok_or_else(|| CommandError {
+        kind: ErrorKind::InvalidInput,
+        message: format!("unknown link rule kind {kind:?}; use cwd, session_key or entity_set"),
+    })
+}
+
+/// Delivers the cross-conversation updates that a manual change made due. A failure here does
+/// not undo the change the person asked for, so it is reported on stderr rather than returned.
+fn deliver(store: &Store) {
+    let delivered = store
+        .config()
+        .and_then(|c| elnor_engine::capture::crossconv::deliver_pending(store, &c, Utc::now()));
+    if let Err(e) = delivered {
+        eprintln!("elnor-desktop: cross-conversation delivery failed: {e}");
+    }
+}
+
+/// Text fields left empty in a form mean "no value".
+fn non_empty(text: Option<String>) -> Option<String> {
+    text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
+}
+
+#[tauri::command]
+pub async fn list_work_contexts(
+    state: State<'_, AppState>,
+) -> Result<Vec<WorkContextRow>, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        store
+            .graph()
+            .work_contexts()
+            .map(|list| list.into_iter().map(row).collect())
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn get_work_context(
+    state: State<'_, AppState>,
+    request: WorkContextRef,
+) -> Result<WorkContextDetail, CommandError> {
+    let store = state.store()?;
+    // Validated here so that a hostile id can never become a log file path.
+    WorkContextId::new(&request.work_context_id).map_err(|e| to_command_error(&e))?;
+    blocking(move || detail(&store, &request.work_context_id)).await
+}
+
+#[tauri::command]
+pub async fn create_work_context(
+    state: State<'_, AppState>,
+    request: CreateWorkContextRequest,
+) -> Result<WorkContextRow, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let rules = [
+            (LinkRuleKind::Cwd, non_empty(request.cwd)),
+            (LinkRuleKind::SessionKey, non_empty(request.session_key)),
+        ]
+        .into_iter()
+        .filter_map(|(kind, pattern)| pattern.map(|p| (kind, p)))
+        .collect();
+        let new = NewWorkContext {
+            name: request.name,
+            local_only: request.local_only,
+            rules,
+            ..NewWorkContext::default()
+        };
+        let wc = store
+            .graph()
+            .create_work_context(&new, Utc::now())
+            .map_err(|e| to_command_error(&e))?;
+        deliver(&store);
+        Ok(row(wc))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn edit_work_context(
+    state: State<'_, AppState>,
+    request: EditWorkContextRequest,
+) -> Result<WorkContextRow, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let edit = WorkContextEdit {
+            name: non_empty(request.name),
+            local_only: request.local_only,
+            ..WorkContextEdit::default()
+        };
+        let wc = store
+            .graph()
+            .edit_work_context(&request.work_context_id, &edit, Utc::now())
+            .map_err(|e| to_command_error(&e))?;
+        deliver(&store);
+        Ok(row(wc))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn add_link_rule(
+    state: State<'_, AppState>,
+    request: AddLinkRuleRequest,
+) -> Result<WorkContextRow, CommandError> {
+    let store = state.store()?;
+    let kind = rule_kind(&request.kind)?;
+    blocking(move || {
+        let graph = store.graph();
+        graph
+            .add_link_rule(&request.work_context_id, kind, &request.pattern)
+            .and_then(|_| graph.work_context(&request.work_context_id))
+            .map(row)
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn remove_link_rule(
+    state: State<'_, AppState>,
+    request: RemoveLinkRuleRequest,
+) -> Result<WorkContextRow, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let graph = store.graph();
+        graph
+            .remove_link_rule(&request.work_context_id, request.rule_id)
+            .and_then(|()| graph.work_context(&request.work_context_id))
+            .map(row)
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn list_entities(
+    state: State<'_, AppState>,
+    request: EntityListRequest,
+) -> Result<Vec<EntityRow>, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        store
+            .graph()
+            .entities(non_empty(request.kind).as_deref())
+            .map(|list| list.into_iter().map(entity_row).collect())
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn create_entity(
+    state: State<'_, AppState>,
+    request: CreateEntityRequest,
+) -> Result<EntityRow, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let new = NewEntity {
+            kind: request.kind,
+            canonical_name: request.canonical_name,
+            aliases: request.aliases,
+            deadline: non_empty(request.deadline),
+        };
+        let entity = store
+            .graph()
+            .create_entity(&new, Utc::now())
+            .map_err(|e| to_command_error(&e))?;
+        deliver(&store);
+        Ok(entity_row(entity))
+    })
+    .await
+}

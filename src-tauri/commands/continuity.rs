@@ -1,0 +1,158 @@
+//! The Continuity section of Settings: `get_continuity_settings`, `set_config_field`,
+//! `set_api_key`, `clear_api_key` and `test_model_connection`.
+//!
+//! The synthesis model's API key goes to the OS keyring and nowhere else. It arrives in
+//! `set_api_key`'s request, is handed straight to the keyring, and never appears in a response,
+//! an error or a log line: the UI only ever learns whether a key is stored.
+
+use elnor_engine::config::{FIELDS, FieldRule};
+use elnor_engine::model::{Endpoint, test_connection};
+use elnor_engine::secrets::{OsKeyring, SYNTHESIS_API_KEY, SecretStore};
+use elnor_engine::{ContinuityConfig, Store};
+use elnor_types::{
+    ApiKeyStatus, CommandError, ConfigFieldRow, ConfigFields, ConnectionTest, ContinuitySettings,
+    ErrorKind, SetApiKeyRequest, SetConfigFieldRequest,
+};
+use tauri::State;
+
+use crate::state::{AppState, blocking, to_command_error};
+
+/// Every config field as editable text, in the engine's table order.
+fn fields(store: &Store, config: &ContinuityConfig) -> ConfigFields {
+    let fields = FIELDS
+        .iter()
+        .map(|f| {
+            let value = match config.get(f.key) {
+                Ok(serde_json::Value::String(s)) => s,
+                Ok(serde_json::Value::Null) | Err(_) => String::new(),
+                Ok(other) => other.to_string(),
+            };
+            let choices = match f.rule {
+                FieldRule::OneOf(values) => values.iter().map(|v| (*v).to_owned()).collect(),
+                FieldRule::Bool => vec!["true".to_owned(), "false".to_owned()],
+                _ => Vec::new(),
+            };
+            ConfigFieldRow {
+                key: f.key.to_owned(),
+                value,
+                allowed: f.rule.allowed(),
+                help: f.help.to_owned(),
+                choices,
+            }
+        })
+        .collect();
+    ConfigFields {
+        fields,
+        config_path: store.config_file().path().display().to_string(),
+    }
+}
+
+fn has_key(keyring: &OsKeyring) -> Result<bool, CommandError> {
+    keyring
+        .get(SYNTHESIS_API_KEY)
+        .map(|k| k.is_some())
+        .map_err(|e| to_command_error(&e))
+}
+
+#[tauri::command]
+pub async fn get_continuity_settings(
+    state: State<'_, AppState>,
+) -> Result<ContinuitySettings, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let config = store.config().map_err(|e| to_command_error(&e))?;
+        // A locked or missing keyring must not hide the rest of the settings: it is shown as
+        // its own message next to the key field.
+        let (has_api_key, keyring_error) = match has_key(&OsKeyring::new()) {
+            Ok(has) => (has, None),
+            Err(e) => (false, Some(e.message)),
+        };
+        Ok(ContinuitySettings {
+            config: fields(&store, &config),
+            has_api_key,
+            keyring_error,
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn set_config_field(
+    state: State<'_, AppState>,
+    request: SetConfigFieldRequest,
+) -> Result<ConfigFields, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let config = store
+            .set_config(&request.key, &request.value)
+            .map_err(|e| to_command_error(&e))?;
+        Ok(fields(&store, &config))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn set_api_key(request: SetApiKeyRequest) -> Result<ApiKeyStatus, CommandError> {
+    let key = request.api_key.trim().to_owned();
+    if key.is_empty() {
+        return Err(CommandError {
+            kind: ErrorKind::InvalidInput,
+            message: "the API key is empty; paste the key, or use Remove to forget the stored one"
+                .into(),
+        });
+    }
+    blocking(move || {
+        let keyring = OsKeyring::new();
+        keyring
+            .set(SYNTHESIS_API_KEY, &key)
+            .map_err(|e| to_command_error(&e))?;
+        Ok(ApiKeyStatus {
+            has_api_key: has_key(&keyring)?,
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn clear_api_key() -> Result<ApiKeyStatus, CommandError> {
+    blocking(move || {
+        let keyring = OsKeyring::new();
+        keyring
+            .delete(SYNTHESIS_API_KEY)
+            .map_err(|e| to_command_error(&e))?;
+        Ok(ApiKeyStatus {
+            has_api_key: has_key(&keyring)?,
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn test_model_connection(
+    state: State<'_, AppState>,
+) -> Result<ConnectionTest, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let config = store.config().map_err(|e| to_command_error(&e))?;
+        let failed = |message: String| ConnectionTest { ok: false, message };
+        let endpoint = match Endpoint::from_config(&config) {
+            Ok(endpoint) => endpoint,
+            Err(failure) => return Ok(failed(failure.reason())),
+        };
+        // A local model (Ollama) needs no key, so an unreadable keyring only matters for a
+        // remote one; there the keyring's own message says how to fix it.
+        let key = match OsKeyring::new().get(SYNTHESIS_API_KEY) {
+            Ok(key) => key,
+            Err(_) if endpoint.is_local() => None,
+            Err(e) => return Ok(failed(e.to_string())),
+        };
+        Ok(match test_connection(&endpoint, key.as_deref()) {
+            Ok(reply) => ConnectionTest {
+                ok: true,
+                message: reply,
+            },
+            Err(failure) => failed(failure.reason()),
+        })
+    })
+    .await
+}

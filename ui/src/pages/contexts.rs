@@ -1,0 +1,564 @@
+//! Work contexts: the list (name, origin, local-only, sessions, rules), a form that creates a
+//! named context with its link rules, and the selected context's rules, entities and continuity
+//! log, grouped by what the entries say: current phase, open questions, key decisions, session
+//! summaries and cross-conversation updates. Below them, every entity of the graph, with a form
+//! to add one by hand.
+//!
+//! Questions and decisions captured without the model came from the heuristic detectors; they
+//! carry a "heuristic · reduced confidence" badge so nobody mistakes them for the model's reading.
+
+use elnor_types::{
+    ContinuityEntryRow, CreateEntityRequest, CreateWorkContextRequest, EditWorkContextRequest,
+    WorkContextDetail, WorkContextRow,
+};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::error_list;
+use crate::api;
+
+#[component]
+pub fn ContextsPage() -> impl IntoView {
+    // Bumped after every change so the list and the open context reload.
+    let generation = RwSignal::new(0u32);
+    let selected = RwSignal::new(None::<String>);
+    let contexts = LocalResource::new(move || {
+        generation.track();
+        api::list_work_contexts()
+    });
+    view! {
+        <h2>"Work contexts"</h2>
+        <CreateContextCard generation selected />
+        <div class="contexts-layout">
+            <div class="context-list">
+                <Transition fallback=|| view! { <p class="hint">"Loading work contexts…"</p> }>
+                    <ErrorBoundary fallback=error_list>
+                        {move || Suspend::new(async move {
+                            contexts.await.map(|rows| context_rows(rows, selected))
+                        })}
+                    </ErrorBoundary>
+                </Transition>
+            </div>
+            <div class="context-view">
+                {move || match selected.get() {
+                    Some(id) => view! { <ContextDetail id generation /> }.into_any(),
+                    None => {
+                        view! {
+                            <p class="hint">"Pick a work context to see its rules and its log."</p>
+                        }
+                            .into_any()
+                    }
+                }}
+            </div>
+        </div>
+        <EntitiesCard generation />
+    }
+}
+
+fn context_rows(rows: Vec<WorkContextRow>, selected: RwSignal<Option<String>>) -> AnyView {
+    if rows.is_empty() {
+        return view! {
+            <div class="empty" id="contexts-empty">
+                <p>"No work contexts yet."</p>
+                <p class="hint">
+                    "Create one above with a folder rule, and sessions working in that folder land "
+                    "in it when they are captured. Sessions that match no rule are grouped "
+                    "automatically by the entities they mention."
+                </p>
+            </div>
+        }
+        .into_any();
+    }
+    rows.into_iter()
+        .map(|wc| {
+            let id = wc.work_context_id.clone();
+            let pick = wc.work_context_id.clone();
+            let rules = wc
+                .rules
+                .iter()
+                .map(|r| format!("{}: {}", r.kind, r.pattern))
+                .collect::<Vec<_>>()
+                .join(" · ");
+            view! {
+                <button
+                    class="context-row"
+                    class:active=move || selected.with(|s| s.as_deref() == Some(id.as_str()))
+                    data-work-context-id=wc.work_context_id.clone()
+                    on:click=move |_| selected.set(Some(pick.clone()))
+                >
+                    <strong>{wc.name.clone()}</strong>
+                    <span class="badges">
+                        <span class=format!("badge origin-{}", wc.origin)>{wc.origin.clone()}</span>
+                        {wc.local_only.then(|| view! { <span class="badge local-only">"local only"</span> })}
+                        <span class="meta">
+                            {format!(
+                                "{} session{}",
+                                wc.session_count,
+                                if wc.session_count == 1 { "" } else { "s" },
+                            )}
+                        </span>
+                    </span>
+                    {(!rules.is_empty()).then(|| view! { <span class="meta rules">{rules}</span> })}
+                </button>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+#[component]
+fn CreateContextCard(
+    generation: RwSignal<u32>,
+    selected: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let name = RwSignal::new(String::new());
+    let cwd = RwSignal::new(String::new());
+    let session_key = RwSignal::new(String::new());
+    let local_only = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let created = RwSignal::new(None::<String>);
+
+    let create = move |_| {
+        let request = CreateWorkContextRequest {
+            name: name.get_untracked(),
+            cwd: Some(cwd.get_untracked()),
+            session_key: Some(session_key.get_untracked()),
+            local_only: local_only.get_untracked(),
+        };
+        error.set(None);
+        created.set(None);
+        spawn_local(async move {
+            match api::create_work_context(request).await {
+                Ok(wc) => {
+                    name.set(String::new());
+                    cwd.set(String::new());
+                    session_key.set(String::new());
+                    local_only.set(false);
+                    created.set(Some(format!("Created {}.", wc.name)));
+                    selected.set(Some(wc.work_context_id));
+                    generation.update(|g| *g += 1);
+                }
+                Err(e) => error.set(Some(e.message)),
+            }
+        });
+    };
+
+    view! {
+        <div class="card">
+            <h3>"New work context"</h3>
+            <div class="form-grid">
+                <label for="wc-name">"Name"</label>
+                <input
+                    id="wc-name"
+                    type="text"
+                    placeholder="e.g. Spotter OTEL"
+                    prop:value=move || name.get()
+                    on:input=move |ev| name.set(event_target_value(&ev))
+                />
+                <label for="wc-cwd">"Folder rule"</label>
+                <input
+                    id="wc-cwd"
+                    type="text"
+                    placeholder="/absolute/folder: sessions working in it or below (optional)"
+                    prop:value=move || cwd.get()
+                    on:input=move |ev| cwd.set(event_target_value(&ev))
+                />
+                <label for="wc-session-key">"Session key rule"</label>
+                <input
+                    id="wc-session-key"
+                    type="text"
+                    placeholder="glob over session or agent id, e.g. agent:research-* (optional)"
+                    prop:value=move || session_key.get()
+                    on:input=move |ev| session_key.set(event_target_value(&ev))
+                />
+                <span></span>
+                <label class="check">
+                    <input
+                        id="wc-local-only"
+                        type="checkbox"
+                        prop:checked=move || local_only.get()
+                        on:change=move |ev| local_only.set(event_target_checked(&ev))
+                    />
+                    "Local only: never send this context's content to a non-local model"
+                </label>
+            </div>
+            <button id="wc-create" class="primary" on:click=create>
+                "Create"
+            </button>
+            {move || error.get().map(|e| view! { <div class="error" id="wc-create-error" role="alert">{e}</div> })}
+            {move || created.get().map(|c| view! { <p class="saved" id="wc-created">{c}</p> })}
+        </div>
+    }
+}
+
+#[component]
+fn ContextDetail(id: String, generation: RwSignal<u32>) -> impl IntoView {
+    let detail = LocalResource::new({
+        let id = id.clone();
+        move || {
+            generation.track();
+            api::get_work_context(id.clone())
+        }
+    });
+    view! {
+        <Transition fallback=|| view! { <p class="hint">"Reading the work context…"</p> }>
+            <ErrorBoundary fallback=error_list>
+                {move || Suspend::new(async move {
+                    detail.await.map(|d| view! { <ContextView detail=d generation /> })
+                })}
+            </ErrorBoundary>
+        </Transition>
+    }
+}
+
+#[component]
+fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl IntoView {
+    let wc = detail.context.clone();
+    let id = wc.work_context_id.clone();
+    let error = RwSignal::new(None::<String>);
+    let rule_kind = RwSignal::new("cwd".to_owned());
+    let rule_pattern = RwSignal::new(String::new());
+    let rename = RwSignal::new(wc.name.clone());
+
+    let done = move |result: Result<WorkContextRow, elnor_types::CommandError>| match result {
+        Ok(_) => generation.update(|g| *g += 1),
+        Err(e) => error.set(Some(e.message)),
+    };
+    let add_rule = {
+        let id = id.clone();
+        move |_| {
+            let (id, kind, pattern) = (
+                id.clone(),
+                rule_kind.get_untracked(),
+                rule_pattern.get_untracked(),
+            );
+            error.set(None);
+            spawn_local(async move { done(api::add_link_rule(id, kind, pattern).await) });
+        }
+    };
+    let remove_rule = {
+        let id = id.clone();
+        move |rule_id: i64| {
+            let id = id.clone();
+            error.set(None);
+            spawn_local(async move { done(api::remove_link_rule(id, rule_id).await) });
+        }
+    };
+    let edit = {
+        let id = id.clone();
+        move |name: Option<String>, local_only: Option<bool>| {
+            let request = EditWorkContextRequest {
+                work_context_id: id.clone(),
+                name,
+                local_only,
+            };
+            error.set(None);
+            spawn_local(async move { done(api::edit_work_context(request).await) });
+        }
+    };
+    let edit_name = edit.clone();
+
+    let of_type = |t: &str| {
+        detail
+            .entries
+            .iter()
+            .filter(|e| e.entry_type == t)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let questions = of_type("open_question");
+    let decisions = of_type("key_decision");
+    let summaries = of_type("session_summary_ref");
+    let updates = of_type("cross_conversation_update");
+
+    view! {
+        <div class="card" id="wc-detail" data-work-context-id=id.clone()>
+            <h3 id="wc-title">{wc.name.clone()}</h3>
+            <p class="meta">
+                <code>{wc.work_context_id.clone()}</code>
+                " · "
+                {wc.origin.clone()}
+                " · "
+                {format!("{} sessions", wc.session_count)}
+                {wc.domain_lineage.clone().map(|l| format!(" · {l}"))}
+            </p>
+            <div class="inline-form">
+                <input
+                    id="wc-rename"
+                    type="text"
+                    prop:value=move || rename.get()
+                    on:input=move |ev| rename.set(event_target_value(&ev))
+                />
+                <button
+                    class="small"
+                    id="wc-rename-save"
+                    on:click=move |_| edit_name(Some(rename.get_untracked()), None)
+                >
+                    "Rename"
+                </button>
+                <label class="check">
+                    <input
+                        id="wc-detail-local-only"
+                        type="checkbox"
+                        prop:checked=wc.local_only
+                        on:change=move |ev| edit(None, Some(event_target_checked(&ev)))
+                    />
+                    "Local only"
+                </label>
+            </div>
+            {move || error.get().map(|e| view! { <div class="error" id="wc-error" role="alert">{e}</div> })}
+
+            <h4>"Link rules"</h4>
+            {if wc.rules.is_empty() {
+                view! { <p class="hint">"No rules: only sessions placed here by capture belong here."</p> }
+                    .into_any()
+            } else {
+                view! {
+                    <table class="rules" id="wc-rules">
+                        {wc
+                            .rules
+                            .iter()
+                            .map(|r| {
+                                let rule_id = r.rule_id;
+                                let remove = remove_rule.clone();
+                                view! {
+                                    <tr>
+                                        <td>{r.kind.clone()}</td>
+                                        <td class="path">{r.pattern.clone()}</td>
+                                        <td>
+                                            <button class="small" on:click=move |_| remove(rule_id)>
+                                                "Remove"
+                                            </button>
+                                        </td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()}
+                    </table>
+                }
+                    .into_any()
+            }}
+            <div class="inline-form">
+                <select
+                    id="wc-rule-kind"
+                    on:change=move |ev| rule_kind.set(event_target_value(&ev))
+                    prop:value=move || rule_kind.get()
+                >
+                    <option value="cwd">"Folder (cwd)"</option>
+                    <option value="session_key">"Session key"</option>
+                    <option value="entity_set">"Entity set"</option>
+                </select>
+                <input
+                    id="wc-rule-pattern"
+                    type="text"
+                    placeholder="/folder, a glob, or entity ids separated by commas"
+                    prop:value=move || rule_pattern.get()
+                    on:input=move |ev| rule_pattern.set(event_target_value(&ev))
+                />
+                <button class="small" id="wc-rule-add" on:click=add_rule>
+                    "Add rule"
+                </button>
+            </div>
+
+            <h4>"Entities"</h4>
+            {if detail.entities.is_empty() {
+                view! { <p class="hint">"No entities linked yet."</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="entities" id="wc-entities">
+                        {detail
+                            .entities
+                            .iter()
+                            .map(|e| {
+                                view! {
+                                    <li>
+                                        <strong>{e.canonical_name.clone()}</strong>
+                                        <span class="meta">
+                                            {format!(" {}", e.kind)}
+                                            {e.deadline.clone().map(|d| format!(" · due {d}"))}
+                                        </span>
+                                    </li>
+                                }
+                            })
+                            .collect_view()}
+                    </ul>
+                }
+                    .into_any()
+            }}
+        </div>
+
+        <div class="card log">
+            <h3>"Continuity log"</h3>
+            {(detail.skipped_lines > 0)
+                .then(|| {
+                    view! {
+                        <p class="hint">
+                            {detail.skipped_lines}
+                            " unreadable log lines were skipped and left in place."
+                        </p>
+                    }
+                })}
+            <h4>"Current phase"</h4>
+            <p id="wc-phase">
+                {detail.current_phase.clone().unwrap_or_else(|| "not known yet".to_owned())}
+            </p>
+            {entry_group("Open questions", "wc-open-questions", questions)}
+            {entry_group("Key decisions", "wc-key-decisions", decisions)}
+            {entry_group("Session summaries", "wc-summaries", summaries)}
+            {entry_group("Cross-conversation updates", "wc-updates", updates)}
+        </div>
+    }
+}
+
+fn entry_group(title: &'static str, id: &'static str, entries: Vec<ContinuityEntryRow>) -> AnyView {
+    let count = entries.len();
+    view! {
+        <h4>{format!("{title} ({count})")}</h4>
+        {if entries.is_empty() {
+            view! { <p class="hint">"None."</p> }.into_any()
+        } else {
+            view! { <ul class="entries" id=id>{entries.into_iter().map(entry_item).collect_view()}</ul> }
+                .into_any()
+        }}
+    }
+    .into_any()
+}
+
+fn entry_item(e: ContinuityEntryRow) -> impl IntoView {
+    let when = e
+        .captured_at
+        .get(..16)
+        .unwrap_or(&e.captured_at)
+        .replace('T', " ");
+    let delivered = (e.entry_type == "cross_conversation_update").then_some(if e.delivered {
+        " · delivered"
+    } else {
+        " · not delivered yet"
+    });
+    view! {
+        <li class="entry" class:resolved=e.resolved data-entry-id=e.entry_id.clone()>
+            <span class="headline">{e.headline.clone()}</span>
+            {e
+                .reduced_confidence
+                .then(|| {
+                    view! {
+                        <span
+                            class="badge heuristic"
+                            title="Found by the heuristic detectors, not by the model: check it before relying on it."
+                        >
+                            "heuristic · reduced confidence"
+                        </span>
+                    }
+                })}
+            {e.resolved.then(|| view! { <span class="badge resolved">"resolved"</span> })}
+            {e.detail.clone().map(|d| view! { <p class="detail">{d}</p> })}
+            <span class="meta">
+                {format!("{when} · {} · session {}", e.capture_mode.replace('_', " "), e.source_session_id)}
+                {delivered}
+            </span>
+        </li>
+    }
+}
+
+/// Every entity of the graph and a form to add one. Capture creates most entities; adding one by
+/// hand lets resolution recognise a name before any session has mentioned it.
+#[component]
+fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
+    let entities = LocalResource::new(move || {
+        generation.track();
+        api::list_entities(None)
+    });
+    let kind = RwSignal::new("project".to_owned());
+    let name = RwSignal::new(String::new());
+    let aliases = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let create = move |_| {
+        let request = CreateEntityRequest {
+            kind: kind.get_untracked(),
+            canonical_name: name.get_untracked(),
+            aliases: aliases
+                .get_untracked()
+                .split(',')
+                .map(|a| a.trim().to_owned())
+                .filter(|a| !a.is_empty())
+                .collect(),
+            deadline: None,
+        };
+        error.set(None);
+        spawn_local(async move {
+            match api::create_entity(request).await {
+                Ok(_) => {
+                    name.set(String::new());
+                    aliases.set(String::new());
+                    generation.update(|g| *g += 1);
+                }
+                Err(e) => error.set(Some(e.message)),
+            }
+        });
+    };
+    view! {
+        <div class="card">
+            <h3>"Entities"</h3>
+            <Transition fallback=|| view! { <p class="hint">"Loading entities…"</p> }>
+                <ErrorBoundary fallback=error_list>
+                    {move || Suspend::new(async move {
+                        entities
+                            .await
+                            .map(|list| {
+                                if list.is_empty() {
+                                    return view! { <p class="hint">"No entities yet."</p> }.into_any();
+                                }
+                                view! {
+                                    <ul class="entities" id="entity-list">
+                                        {list
+                                            .into_iter()
+                                            .map(|e| {
+                                                view! {
+                                                    <li>
+                                                        <strong>{e.canonical_name}</strong>
+                                                        <span class="meta">
+                                                            {format!(" {} · {}", e.kind, e.entity_id)}
+                                                            {(!e.aliases.is_empty())
+                                                                .then(|| format!(" · also {}", e.aliases.join(", ")))}
+                                                        </span>
+                                                    </li>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </ul>
+                                }
+                                    .into_any()
+                            })
+                    })}
+                </ErrorBoundary>
+            </Transition>
+            <div class="inline-form">
+                <input
+                    id="entity-kind"
+                    type="text"
+                    placeholder="kind, e.g. project"
+                    prop:value=move || kind.get()
+                    on:input=move |ev| kind.set(event_target_value(&ev))
+                />
+                <input
+                    id="entity-name"
+                    type="text"
+                    placeholder="Name"
+                    prop:value=move || name.get()
+                    on:input=move |ev| name.set(event_target_value(&ev))
+                />
+                <input
+                    id="entity-aliases"
+                    type="text"
+                    placeholder="Aliases, separated by commas (optional)"
+                    prop:value=move || aliases.get()
+                    on:input=move |ev| aliases.set(event_target_value(&ev))
+                />
+                <button class="small" id="entity-create" on:click=create>
+                    "Add entity"
+                </button>
+            </div>
+            {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
+        </div>
+    }
+}
