@@ -516,6 +516,49 @@ async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
             )
             .await?;
         screenshot(&client, "work-context").await;
+
+        // Merge a second context into this one from the detail view; it leaves the list.
+        let name = client.find(Locator::Css("#wc-name")).await?;
+        name.clear().await?;
+        name.send_keys("Scratch").await?;
+        click(&client, "#wc-create").await?;
+        wait_text(&client, "#wc-created", |t| t == "Created Scratch.").await;
+        assert!(
+            client
+                .find_all(Locator::Css(
+                    "[data-work-context-id='wc_scratch']:not(#wc-detail)"
+                ))
+                .await?
+                .len()
+                == 1
+        );
+        click(
+            &client,
+            "[data-work-context-id='wc_spotter_otel']:not(#wc-detail)",
+        )
+        .await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#wc-merge-absorb"))
+            .await?
+            .send_keys("wc_scratch")
+            .await?;
+        click(&client, "#wc-merge").await?;
+        let started = Instant::now();
+        while !client
+            .find_all(Locator::Css(
+                "[data-work-context-id='wc_scratch']:not(#wc-detail)",
+            ))
+            .await?
+            .is_empty()
+        {
+            assert!(
+                started.elapsed() < WAIT,
+                "the merged context is still listed"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         Ok::<(), fantoccini::error::CmdError>(())
     }
     .await;
@@ -539,6 +582,10 @@ async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
     let store = Store::open(&store).unwrap();
     let info = elnor_engine::sessions::get(store.graph(), session).unwrap();
     assert_eq!(info.work_context_id.as_deref(), Some("wc_spotter_otel"));
+    assert!(
+        store.graph().work_context("wc_scratch").is_err(),
+        "merged away"
+    );
     let wc = WorkContextId::new("wc_spotter_otel").unwrap();
     let entries = store.log(&wc).read().unwrap().entries;
     let from_session = |t: &str| {

@@ -1,17 +1,19 @@
 //! Work contexts and entities: `list_work_contexts`, `get_work_context` (with its continuity log
 //! rendered for reading), `create_work_context`, `edit_work_context`, `add_link_rule`,
-//! `remove_link_rule`, `list_entities` and `create_entity`. Each calls one engine function and
+//! `remove_link_rule`, `merge_work_contexts`, `list_entities`, `create_entity`, `edit_entity` and
+//! `merge_entities`. Each calls one engine function and
 //! converts its types; manual edits then deliver pending entity events, as the engine asks.
 
 use chrono::Utc;
 use elnor_engine::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
 use elnor_engine::continuity::{EntryContent, WorkPhase};
-use elnor_engine::entities::{Entity, NewEntity};
+use elnor_engine::entities::{Entity, EntityEdit, NewEntity};
 use elnor_engine::{CaptureMode, ContinuityEntry, Store, WorkContextId};
 use elnor_types::{
     AddLinkRuleRequest, CommandError, ContinuityEntryRow, CreateEntityRequest,
-    CreateWorkContextRequest, EditWorkContextRequest, EntityListRequest, EntityRow, ErrorKind,
-    LinkRuleRow, RemoveLinkRuleRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
+    CreateWorkContextRequest, EditEntityRequest, EditWorkContextRequest, EntityListRequest,
+    EntityRow, ErrorKind, LinkRuleRow, MergeRequest, RemoveLinkRuleRequest, WorkContextDetail,
+    WorkContextRef, WorkContextRow,
 };
 use tauri::State;
 
@@ -304,6 +306,67 @@ pub async fn create_entity(
         let entity = store
             .graph()
             .create_entity(&new, Utc::now())
+            .map_err(|e| to_command_error(&e))?;
+        deliver(&store);
+        Ok(entity_row(entity))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn merge_work_contexts(
+    state: State<'_, AppState>,
+    request: MergeRequest,
+) -> Result<WorkContextRow, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let wc = store
+            .merge_work_contexts(&request.keep, &request.absorb, Utc::now())
+            .map_err(|e| to_command_error(&e))?;
+        deliver(&store);
+        Ok(row(wc))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn edit_entity(
+    state: State<'_, AppState>,
+    request: EditEntityRequest,
+) -> Result<EntityRow, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let edit = EntityEdit {
+            canonical_name: non_empty(request.canonical_name),
+            kind: non_empty(request.kind),
+            add_aliases: request.add_aliases,
+            remove_aliases: request.remove_aliases,
+            deadline: if request.clear_deadline {
+                Some(None)
+            } else {
+                non_empty(request.deadline).map(Some)
+            },
+        };
+        let entity = store
+            .graph()
+            .edit_entity(&request.entity_id, &edit, Utc::now())
+            .map_err(|e| to_command_error(&e))?;
+        deliver(&store);
+        Ok(entity_row(entity))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn merge_entities(
+    state: State<'_, AppState>,
+    request: MergeRequest,
+) -> Result<EntityRow, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let entity = store
+            .graph()
+            .merge_entities(&request.keep, &request.absorb, Utc::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(entity_row(entity))

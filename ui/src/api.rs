@@ -4,10 +4,11 @@
 use elnor_types::{
     AddLinkRuleRequest, AddSourceRequest, ApiKeyStatus, CommandError, ConfigFields, ConnectionTest,
     ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
-    EditWorkContextRequest, EntityListRequest, EntityRow, ErrorKind, IngestStatus,
-    RemoveLinkRuleRequest, SessionListRequest, SessionRow, SetApiKeyRequest, SetConfigFieldRequest,
-    SetModeRequest, SetSourceEnabledRequest, Settings, SourceRow, StoreStatus, TurnPage,
-    TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow, commands,
+    EditEntityRequest, EditWorkContextRequest, EntityListRequest, EntityRow, ErrorKind,
+    IngestStatus, MergeRequest, RemoveLinkRuleRequest, SessionListRequest, SessionRow,
+    SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
+    SourceRow, StoreStatus, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef,
+    WorkContextRow, commands,
 };
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
@@ -181,6 +182,23 @@ pub async fn list_entities(kind: Option<String>) -> Result<Vec<EntityRow>, Comma
 
 pub async fn create_entity(request: CreateEntityRequest) -> Result<EntityRow, CommandError> {
     call(commands::CREATE_ENTITY, &Request { request }).await
+}
+
+pub async fn edit_entity(request: EditEntityRequest) -> Result<EntityRow, CommandError> {
+    call(commands::EDIT_ENTITY, &Request { request }).await
+}
+
+pub async fn merge_entities(keep: String, absorb: String) -> Result<EntityRow, CommandError> {
+    let request = MergeRequest { keep, absorb };
+    call(commands::MERGE_ENTITIES, &Request { request }).await
+}
+
+pub async fn merge_work_contexts(
+    keep: String,
+    absorb: String,
+) -> Result<WorkContextRow, CommandError> {
+    let request = MergeRequest { keep, absorb };
+    call(commands::MERGE_WORK_CONTEXTS, &Request { request }).await
 }
 
 pub async fn get_continuity_settings() -> Result<ContinuitySettings, CommandError> {

@@ -46,6 +46,12 @@ pub mod commands {
     pub const LIST_ENTITIES: &str = "list_entities";
     /// `CreateEntityRequest -> EntityRow`
     pub const CREATE_ENTITY: &str = "create_entity";
+    /// `EditEntityRequest -> EntityRow`
+    pub const EDIT_ENTITY: &str = "edit_entity";
+    /// `MergeRequest -> EntityRow` (keep and absorb are entity ids)
+    pub const MERGE_ENTITIES: &str = "merge_entities";
+    /// `MergeRequest -> WorkContextRow` (keep and absorb are work context ids)
+    pub const MERGE_WORK_CONTEXTS: &str = "merge_work_contexts";
     /// `() -> ContinuitySettings`
     pub const GET_CONTINUITY_SETTINGS: &str = "get_continuity_settings";
     /// `SetConfigFieldRequest -> ConfigFields`
@@ -378,6 +384,26 @@ pub struct CreateEntityRequest {
     pub canonical_name: String,
     pub aliases: Vec<String>,
     pub deadline: Option<String>,
+}
+
+/// Request of [`commands::EDIT_ENTITY`]: `None` and empty lists leave a field alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditEntityRequest {
+    pub entity_id: String,
+    pub canonical_name: Option<String>,
+    pub kind: Option<String>,
+    pub add_aliases: Vec<String>,
+    pub remove_aliases: Vec<String>,
+    pub deadline: Option<String>,
+    pub clear_deadline: bool,
+}
+
+/// Request of [`commands::MERGE_ENTITIES`] and [`commands::MERGE_WORK_CONTEXTS`]: `absorb` is
+/// merged into `keep`, which remains.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergeRequest {
+    pub keep: String,
+    pub absorb: String,
 }
 
 /// One field of the continuity config, as text the person can edit.

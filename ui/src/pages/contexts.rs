@@ -8,8 +8,8 @@
 //! carry a "heuristic · reduced confidence" badge so nobody mistakes them for the model's reading.
 
 use elnor_types::{
-    ContinuityEntryRow, CreateEntityRequest, CreateWorkContextRequest, EditWorkContextRequest,
-    WorkContextDetail, WorkContextRow,
+    ContinuityEntryRow, CreateEntityRequest, CreateWorkContextRequest, EditEntityRequest,
+    EditWorkContextRequest, EntityRow, WorkContextDetail, WorkContextRow,
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -257,6 +257,23 @@ fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl Int
         }
     };
     let edit_name = edit.clone();
+    let absorb = RwSignal::new(String::new());
+    let merge = {
+        let id = id.clone();
+        move |_| {
+            let (keep, other) = (id.clone(), absorb.get_untracked().trim().to_owned());
+            error.set(None);
+            spawn_local(async move {
+                match api::merge_work_contexts(keep, other).await {
+                    Ok(_) => {
+                        absorb.set(String::new());
+                        generation.update(|g| *g += 1);
+                    }
+                    Err(e) => error.set(Some(e.message)),
+                }
+            });
+        }
+    };
 
     let of_type = |t: &str| {
         detail
@@ -305,6 +322,18 @@ fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl Int
                     />
                     "Local only"
                 </label>
+            </div>
+            <div class="inline-form">
+                <input
+                    id="wc-merge-absorb"
+                    type="text"
+                    placeholder="Id of a work context to merge into this one"
+                    prop:value=move || absorb.get()
+                    on:input=move |ev| absorb.set(event_target_value(&ev))
+                />
+                <button class="small" id="wc-merge" on:click=merge>
+                    "Merge into this one"
+                </button>
             </div>
             {move || error.get().map(|e| view! { <div class="error" id="wc-error" role="alert">{e}</div> })}
 
@@ -472,6 +501,40 @@ fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
     let name = RwSignal::new(String::new());
     let aliases = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
+    let target = RwSignal::new(String::new());
+    let new_name = RwSignal::new(String::new());
+    let new_alias = RwSignal::new(String::new());
+    let absorb = RwSignal::new(String::new());
+    let refreshed = move |result: Result<EntityRow, elnor_types::CommandError>| match result {
+        Ok(_) => {
+            new_name.set(String::new());
+            new_alias.set(String::new());
+            absorb.set(String::new());
+            generation.update(|g| *g += 1);
+        }
+        Err(e) => error.set(Some(e.message)),
+    };
+    let save_edit = move |_| {
+        let request = EditEntityRequest {
+            entity_id: target.get_untracked().trim().to_owned(),
+            canonical_name: Some(new_name.get_untracked()),
+            add_aliases: Some(new_alias.get_untracked().trim().to_owned())
+                .filter(|a| !a.is_empty())
+                .into_iter()
+                .collect(),
+            ..EditEntityRequest::default()
+        };
+        error.set(None);
+        spawn_local(async move { refreshed(api::edit_entity(request).await) });
+    };
+    let merge = move |_| {
+        let (keep, other) = (
+            target.get_untracked().trim().to_owned(),
+            absorb.get_untracked().trim().to_owned(),
+        );
+        error.set(None);
+        spawn_local(async move { refreshed(api::merge_entities(keep, other).await) });
+    };
     let create = move |_| {
         let request = CreateEntityRequest {
             kind: kind.get_untracked(),
@@ -556,6 +619,42 @@ fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
                 />
                 <button class="small" id="entity-create" on:click=create>
                     "Add entity"
+                </button>
+            </div>
+            <div class="inline-form">
+                <input
+                    id="entity-target"
+                    type="text"
+                    placeholder="Entity id to change"
+                    prop:value=move || target.get()
+                    on:input=move |ev| target.set(event_target_value(&ev))
+                />
+                <input
+                    id="entity-new-name"
+                    type="text"
+                    placeholder="New name (optional)"
+                    prop:value=move || new_name.get()
+                    on:input=move |ev| new_name.set(event_target_value(&ev))
+                />
+                <input
+                    id="entity-new-alias"
+                    type="text"
+                    placeholder="Add an alias (optional)"
+                    prop:value=move || new_alias.get()
+                    on:input=move |ev| new_alias.set(event_target_value(&ev))
+                />
+                <button class="small" id="entity-save" on:click=save_edit>
+                    "Save"
+                </button>
+                <input
+                    id="entity-absorb"
+                    type="text"
+                    placeholder="Entity id to merge into it"
+                    prop:value=move || absorb.get()
+                    on:input=move |ev| absorb.set(event_target_value(&ev))
+                />
+                <button class="small" id="entity-merge" on:click=merge>
+                    "Merge"
                 </button>
             </div>
             {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
