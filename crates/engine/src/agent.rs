@@ -189,9 +189,6 @@ impl Triggers {
     }
 }
 
-/// A stored turn as the agent reads it: seq, session, role, kind, text, tool calls, timestamp.
-type ObservedTurn = (i64, String, String, String, String, String, Option<String>);
-
 /// The continuity agent over a store: reads the turns ingest stored, feeds them to the trigger
 /// model, and captures the sessions whose triggers fire. `elnor watch` and the desktop app run
 /// it after every ingest; time is passed in, so it runs the same over history as live.
@@ -230,52 +227,57 @@ impl Agent {
         let mut compacted = BTreeSet::new();
         let mut max_seq = self.cursor.unwrap_or(0);
         let first = self.cursor.is_none();
-        let rows: Vec<ObservedTurn> = store.graph().with_conn_result(|c| {
-            let sql = if first {
-                "SELECT t.seq, t.session_id, t.role, t.kind, t.text, t.tool_calls, t.timestamp
-                     FROM turns t LEFT JOIN session_captures c ON c.session_id = t.session_id
-                     WHERE t.seq > coalesce(c.last_seq, 0) AND t.seq > ?1 ORDER BY t.seq"
-            } else {
-                "SELECT seq, session_id, role, kind, text, tool_calls, timestamp
-                     FROM turns WHERE seq > ?1 ORDER BY seq"
-            };
-            let mut stmt = c.prepare(sql)?;
-            stmt.query_map([max_seq], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                ))
-            })?
-            .collect()
-        })?;
-        for (seq, session, role, kind, text, calls, at) in rows {
-            max_seq = max_seq.max(seq);
-            let at = at
-                .and_then(|a| DateTime::parse_from_rfc3339(&a).ok())
-                .map(|a| a.with_timezone(&Utc))
-                .unwrap_or(now);
-            if kind == "compaction" || kind == "compaction_summary" {
-                compacted.insert(session);
-                continue;
-            }
-            let user_message =
-                role == "user" && kind == "message" && crate::capture::is_person_text(&text);
-            let signal = TurnSignal {
-                user_message,
-                tool_execution: kind == "tool_call" || (role == "assistant" && calls != "[]"),
-                entity_candidate: user_message
-                    && !crate::resolve::candidates([(text.as_str(), true)], &|_| false).is_empty(),
-            };
-            if kind == "message" || kind == "tool_call" || kind == "tool_result" {
+        // Rows are handled as they are read, never collected: the first observation of a large,
+        // never-captured store covers every turn in it. Only a person's message brings its text
+        // (the entity-candidate check needs it); the other signals are computed by SQLite.
+        let columns = "t.seq, t.session_id, t.kind, t.timestamp,
+                       CASE WHEN t.role = 'user' AND t.kind = 'message' THEN t.text END,
+                       t.kind = 'tool_call' OR (t.role = 'assistant' AND t.tool_calls != '[]')";
+        let sql = if first {
+            format!(
+                "SELECT {columns} FROM turns t
+                 LEFT JOIN session_captures c ON c.session_id = t.session_id
+                 WHERE t.seq > coalesce(c.last_seq, 0) AND t.seq > ?1 ORDER BY t.seq"
+            )
+        } else {
+            format!("SELECT {columns} FROM turns t WHERE t.seq > ?1 ORDER BY t.seq")
+        };
+        let triggers = &mut self.triggers;
+        store.graph().with_conn_result(|c| {
+            let mut stmt = c.prepare(&sql)?;
+            let mut rows = stmt.query([max_seq])?;
+            while let Some(r) = rows.next()? {
+                let seq: i64 = r.get(0)?;
+                let session: String = r.get(1)?;
+                let kind: String = r.get(2)?;
+                let at: Option<String> = r.get(3)?;
+                let user_text: Option<String> = r.get(4)?;
+                let tool_execution: bool = r.get(5)?;
+                max_seq = max_seq.max(seq);
+                if kind == "compaction" || kind == "compaction_summary" {
+                    compacted.insert(session);
+                    continue;
+                }
+                if !matches!(kind.as_str(), "message" | "tool_call" | "tool_result") {
+                    continue;
+                }
+                let at = at
+                    .and_then(|a| DateTime::parse_from_rfc3339(&a).ok())
+                    .map(|a| a.with_timezone(&Utc))
+                    .unwrap_or(now);
+                let person = user_text.filter(|t| crate::capture::is_person_text(t));
+                let signal = TurnSignal {
+                    user_message: person.is_some(),
+                    tool_execution,
+                    entity_candidate: person.is_some_and(|t| {
+                        !crate::resolve::candidates([(t.as_str(), true)], &|_| false).is_empty()
+                    }),
+                };
                 run.turns_observed += 1;
-                self.triggers.on_turn(&session, at, signal);
+                triggers.on_turn(&session, at, signal);
             }
-        }
+            Ok(())
+        })?;
         self.cursor = Some(max_seq);
         Ok(compacted
             .into_iter()
