@@ -6,6 +6,8 @@
 //! `off` nothing is delivered and events wait. An update already waiting undelivered in a context
 //! for the same entity and source session is not written twice.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use chrono::{DateTime, Utc};
 use rusqlite::params;
 
@@ -16,7 +18,7 @@ use crate::continuity::{
 };
 use crate::entities::{ENTITY_UPSERTED, EntityUpserted, ts};
 use crate::error::Result;
-use crate::ids::SessionId;
+use crate::ids::{EntityId, SessionId, WorkContextId};
 use crate::store::Store;
 
 /// Delivers every pending entity event; returns how many update entries were written.
@@ -38,11 +40,12 @@ pub fn deliver_pending(
             .collect()
     })?;
     let mut written = 0;
+    let mut waiting = Waiting::default();
     for (event_id, payload) in events {
         // A payload this build cannot read is consumed without delivery rather than retried
         // forever; it is still in the table for inspection.
         if let Ok(event) = serde_json::from_str::<EntityUpserted>(&payload) {
-            written += deliver(store, config, &event, now)?;
+            written += deliver(store, config, &event, now, &mut waiting)?;
         }
         graph.with_conn_result(|c| {
             c.execute(
@@ -54,11 +57,40 @@ pub fn deliver_pending(
     Ok(written)
 }
 
+/// The undelivered updates already in each target log, as (source session, entity) pairs: each
+/// log is read once per delivery run, however many events name it.
+#[derive(Default)]
+struct Waiting(BTreeMap<WorkContextId, BTreeSet<(SessionId, EntityId)>>);
+
+impl Waiting {
+    fn of(
+        &mut self,
+        store: &Store,
+        wc: &WorkContextId,
+    ) -> Result<&mut BTreeSet<(SessionId, EntityId)>> {
+        if !self.0.contains_key(wc) {
+            let mut set = BTreeSet::new();
+            for e in store.log(wc).read()?.entries {
+                if let EntryContent::CrossConversationUpdate(u) = e.content
+                    && !e.delivered
+                {
+                    for entity in u.affected_entity_ids {
+                        set.insert((u.source_session_id.clone(), entity));
+                    }
+                }
+            }
+            self.0.insert(wc.clone(), set);
+        }
+        Ok(self.0.entry(wc.clone()).or_default())
+    }
+}
+
 fn deliver(
     store: &Store,
     config: &ContinuityConfig,
     event: &EntityUpserted,
     now: DateTime<Utc>,
+    waiting: &mut Waiting,
 ) -> Result<usize> {
     let graph = store.graph();
     let targets = graph.with_conn_result(|c| {
@@ -97,16 +129,8 @@ fn deliver(
     };
     let mut written = 0;
     for wc in targets {
-        let log = store.log(&wc);
-        let duplicate = log.read()?.entries.iter().any(|e| match &e.content {
-            EntryContent::CrossConversationUpdate(u) => {
-                !e.delivered
-                    && u.source_session_id == source_session
-                    && u.affected_entity_ids.contains(&event.entity_id)
-            }
-            _ => false,
-        });
-        if duplicate {
+        let key = (source_session.clone(), event.entity_id.clone());
+        if !waiting.of(store, &wc)?.insert(key) {
             continue;
         }
         let mut entry = ContinuityEntry::new(
@@ -122,7 +146,7 @@ fn deliver(
             config,
         );
         entry.linked_entity_ids = vec![event.entity_id.clone()];
-        log.append(&entry)?;
+        store.log(&wc).append(&entry)?;
         written += 1;
     }
     Ok(written)

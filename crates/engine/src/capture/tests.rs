@@ -295,6 +295,30 @@ fn an_entity_touched_elsewhere_updates_every_other_context_that_references_it() 
         updates[0].linked_entity_ids,
         vec![dialyzer.entity_id.clone()]
     );
+    // The same entity touched again by the same session, twice, while the update waits
+    // undelivered: nothing more is written.
+    let source = crate::entities::ChangeSource::capture(
+        &crate::ids::SessionId::new(SPOTTER_4TE).unwrap(),
+        o.work_context_id.as_ref().unwrap(),
+    );
+    g.with_conn(|c| {
+        crate::entities::referenced_in(c, &dialyzer.entity_id, &source, now())?;
+        crate::entities::referenced_in(c, &dialyzer.entity_id, &source, now())
+    })
+    .unwrap();
+    assert_eq!(
+        crossconv::deliver_pending(&store, &store.config().unwrap(), now()).unwrap(),
+        0
+    );
+    assert_eq!(
+        store
+            .log(&other.work_context_id)
+            .read()
+            .unwrap()
+            .entries
+            .len(),
+        1
+    );
     // The capturing context itself gets no update about its own session.
     let own = store
         .log(o.work_context_id.as_ref().unwrap())
