@@ -138,6 +138,20 @@ async fn launch(app: &Path, store: &Path, home: &Path) -> (Driver, Client) {
 }
 
 /// Saves a screenshot to `$ELNOR_E2E_SCREENSHOTS/name.png` when that variable is set.
+/// What a failed test leaves for the person reading CI: a screenshot (when enabled) and the start
+/// of the page's HTML.
+async fn report_failure(client: &Client, name: &str) {
+    screenshot(client, name).await;
+    let source: String = client
+        .source()
+        .await
+        .unwrap_or_default()
+        .chars()
+        .take(6000)
+        .collect();
+    eprintln!("page at failure:\n{source}");
+}
+
 async fn screenshot(client: &Client, name: &str) {
     if let Some(dir) = std::env::var_os("ELNOR_E2E_SCREENSHOTS")
         && let Ok(png) = client.screenshot().await
@@ -364,15 +378,7 @@ async fn sessions_ingest_from_the_ui_and_show_a_compaction_marker() {
     }
     .await;
     if result.is_err() {
-        screenshot(&client, "sessions-failure").await;
-        let source: String = client
-            .source()
-            .await
-            .unwrap_or_default()
-            .chars()
-            .take(6000)
-            .collect();
-        eprintln!("page at failure:\n{source}");
+        report_failure(&client, "sessions-failure").await;
     }
     let _ = client.close().await;
     drop(driver);
@@ -563,15 +569,7 @@ async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
     }
     .await;
     if result.is_err() {
-        screenshot(&client, "work-context-failure").await;
-        let source: String = client
-            .source()
-            .await
-            .unwrap_or_default()
-            .chars()
-            .take(6000)
-            .collect();
-        eprintln!("page at failure:\n{source}");
+        report_failure(&client, "work-context-failure").await;
     }
     let _ = client.close().await;
     drop(driver);

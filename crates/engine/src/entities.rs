@@ -253,11 +253,13 @@ fn emit(
 }
 
 /// Creates an entity. A name or alias that already names another entity is refused, so that
-/// resolution stays unambiguous; merge the two instead.
+/// resolution stays unambiguous; merge the two instead. With `source` the creation is recorded
+/// (event and provenance) at once; without, the caller records it with [`changed_in`] once it
+/// knows where the change belongs (capture learns the work context only after creating).
 pub(crate) fn create_in(
     conn: &Connection,
     new: &NewEntity,
-    source: &ChangeSource,
+    source: Option<&ChangeSource>,
     now: DateTime<Utc>,
 ) -> Result<std::result::Result<EntityId, (String, EntityId)>> {
     let name = clean_name("entity name", &new.canonical_name)?;
@@ -292,15 +294,19 @@ pub(crate) fn create_in(
         .map_err(&sql)?;
     }
     let id = EntityId::new(id)?;
-    emit(conn, &id, &name, "created", source, now).map_err(&sql)?;
+    if let Some(source) = source {
+        emit(conn, &id, &name, "created", source, now).map_err(&sql)?;
+    }
     Ok(Ok(id))
 }
 
-/// Records that a capture referenced `id`: provenance and an upsert event, which is what lets
-/// other work contexts learn that the entity moved on elsewhere (CSA §5.5).
-pub(crate) fn referenced_in(
+/// Records a change of `id` (`created`, `referenced`, …): provenance and an upsert event. A
+/// capture that references an entity records it too, which is what lets other work contexts
+/// learn that the entity moved on elsewhere (CSA §5.5).
+pub(crate) fn changed_in(
     conn: &Connection,
     id: &EntityId,
+    change: &str,
     source: &ChangeSource,
     now: DateTime<Utc>,
 ) -> rusqlite::Result<()> {
@@ -313,7 +319,7 @@ pub(crate) fn referenced_in(
         "UPDATE entities SET updated_at = ?2 WHERE entity_id = ?1",
         params![id.as_str(), ts(now)],
     )?;
-    emit(conn, id, &name, "referenced", source, now)
+    emit(conn, id, &name, change, source, now)
 }
 
 pub(crate) fn get_in(conn: &Connection, id: &str) -> rusqlite::Result<Option<Entity>> {
@@ -375,7 +381,7 @@ impl Graph {
     pub fn create_entity(&self, new: &NewEntity, now: DateTime<Utc>) -> Result<Entity> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(|e| self.sql(e))?;
-        let id = match create_in(&tx, new, &ChangeSource::manual(), now)? {
+        let id = match create_in(&tx, new, Some(&ChangeSource::manual()), now)? {
             Ok(id) => id,
             Err((name, existing)) => {
                 return Err(Error::InvalidEntry(format!(

@@ -148,29 +148,11 @@ fn CreateContextCard(
             <h3>"New work context"</h3>
             <div class="form-grid">
                 <label for="wc-name">"Name"</label>
-                <input
-                    id="wc-name"
-                    type="text"
-                    placeholder="e.g. Spotter OTEL"
-                    prop:value=move || name.get()
-                    on:input=move |ev| name.set(event_target_value(&ev))
-                />
+                {text_input("wc-name", "e.g. Spotter OTEL", name)}
                 <label for="wc-cwd">"Folder rule"</label>
-                <input
-                    id="wc-cwd"
-                    type="text"
-                    placeholder="/absolute/folder: sessions working in it or below (optional)"
-                    prop:value=move || cwd.get()
-                    on:input=move |ev| cwd.set(event_target_value(&ev))
-                />
+                {text_input("wc-cwd", "/absolute/folder: sessions working in it or below (optional)", cwd)}
                 <label for="wc-session-key">"Session key rule"</label>
-                <input
-                    id="wc-session-key"
-                    type="text"
-                    placeholder="glob over session or agent id, e.g. agent:research-* (optional)"
-                    prop:value=move || session_key.get()
-                    on:input=move |ev| session_key.set(event_target_value(&ev))
-                />
+                {text_input("wc-session-key", "glob over session or agent id, e.g. agent:research-* (optional)", session_key)}
                 <span></span>
                 <label class="check">
                     <input
@@ -324,13 +306,7 @@ fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl Int
                 </label>
             </div>
             <div class="inline-form">
-                <input
-                    id="wc-merge-absorb"
-                    type="text"
-                    placeholder="Id of a work context to merge into this one"
-                    prop:value=move || absorb.get()
-                    on:input=move |ev| absorb.set(event_target_value(&ev))
-                />
+                {text_input("wc-merge-absorb", "Id of a work context to merge into this one", absorb)}
                 <button class="small" id="wc-merge" on:click=merge>
                     "Merge into this one"
                 </button>
@@ -377,13 +353,7 @@ fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl Int
                     <option value="session_key">"Session key"</option>
                     <option value="entity_set">"Entity set"</option>
                 </select>
-                <input
-                    id="wc-rule-pattern"
-                    type="text"
-                    placeholder="/folder, a glob, or entity ids separated by commas"
-                    prop:value=move || rule_pattern.get()
-                    on:input=move |ev| rule_pattern.set(event_target_value(&ev))
-                />
+                {text_input("wc-rule-pattern", "/folder, a glob, or entity ids separated by commas", rule_pattern)}
                 <button class="small" id="wc-rule-add" on:click=add_rule>
                     "Add rule"
                 </button>
@@ -596,68 +566,43 @@ fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
                 </ErrorBoundary>
             </Transition>
             <div class="inline-form">
-                <input
-                    id="entity-kind"
-                    type="text"
-                    placeholder="kind, e.g. project"
-                    prop:value=move || kind.get()
-                    on:input=move |ev| kind.set(event_target_value(&ev))
-                />
-                <input
-                    id="entity-name"
-                    type="text"
-                    placeholder="Name"
-                    prop:value=move || name.get()
-                    on:input=move |ev| name.set(event_target_value(&ev))
-                />
-                <input
-                    id="entity-aliases"
-                    type="text"
-                    placeholder="Aliases, separated by commas (optional)"
-                    prop:value=move || aliases.get()
-                    on:input=move |ev| aliases.set(event_target_value(&ev))
-                />
+                {text_input("entity-kind", "kind, e.g. project", kind)}
+                {text_input("entity-name", "Name", name)}
+                {text_input("entity-aliases", "Aliases, separated by commas (optional)", aliases)}
                 <button class="small" id="entity-create" on:click=create>
                     "Add entity"
                 </button>
             </div>
             <div class="inline-form">
-                <input
-                    id="entity-target"
-                    type="text"
-                    placeholder="Entity id to change"
-                    prop:value=move || target.get()
-                    on:input=move |ev| target.set(event_target_value(&ev))
-                />
-                <input
-                    id="entity-new-name"
-                    type="text"
-                    placeholder="New name (optional)"
-                    prop:value=move || new_name.get()
-                    on:input=move |ev| new_name.set(event_target_value(&ev))
-                />
-                <input
-                    id="entity-new-alias"
-                    type="text"
-                    placeholder="Add an alias (optional)"
-                    prop:value=move || new_alias.get()
-                    on:input=move |ev| new_alias.set(event_target_value(&ev))
-                />
+                {text_input("entity-target", "Entity id to change", target)}
+                {text_input("entity-new-name", "New name (optional)", new_name)}
+                {text_input("entity-new-alias", "Add an alias (optional)", new_alias)}
                 <button class="small" id="entity-save" on:click=save_edit>
                     "Save"
                 </button>
-                <input
-                    id="entity-absorb"
-                    type="text"
-                    placeholder="Entity id to merge into it"
-                    prop:value=move || absorb.get()
-                    on:input=move |ev| absorb.set(event_target_value(&ev))
-                />
+                {text_input("entity-absorb", "Entity id to merge into it", absorb)}
                 <button class="small" id="entity-merge" on:click=merge>
                     "Merge"
                 </button>
             </div>
             {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
         </div>
+    }
+}
+
+/// A text input bound both ways to `value`.
+fn text_input(
+    id: &'static str,
+    placeholder: &'static str,
+    value: RwSignal<String>,
+) -> impl IntoView {
+    view! {
+        <input
+            id=id
+            type="text"
+            placeholder=placeholder
+            prop:value=move || value.get()
+            on:input=move |ev| value.set(event_target_value(&ev))
+        />
     }
 }

@@ -252,17 +252,12 @@ pub fn capture(
         .filter(|c| resolve::passes(c, threshold))
         .collect();
 
-    // Entities are created or marked referenced before the work context is known for sure, so
-    // their ids can take part in resolution; the events name the final context below.
+    // Candidates become entities before the work context is known, so their ids can take part
+    // in resolution; their events are written below, once the context is known.
     let mut new_entities = Vec::new();
     {
         let mut conn = graph.conn();
         let tx = conn.transaction().map_err(|e| graph.sql(e))?;
-        let placeholder = ChangeSource {
-            kind: "capture",
-            session_id: Some(session_id.clone()),
-            work_context_id: None,
-        };
         for c in &passing {
             let new = NewEntity {
                 kind: c.kind.as_str().to_owned(),
@@ -270,7 +265,7 @@ pub fn capture(
                 aliases: Vec::new(),
                 deadline: None,
             };
-            match entities::create_in(&tx, &new, &placeholder, req.now)? {
+            match entities::create_in(&tx, &new, None, req.now)? {
                 Ok(id) => {
                     counts.insert(id.clone(), c.mentions);
                     new_entities.push(id);
@@ -492,9 +487,13 @@ pub fn capture(
             contexts::ensure_auto_in(&tx, &wc, entity_ids, req.now).map_err(&err)?;
         }
         for id in &entity_ids {
-            if !new_entities.contains(id) {
-                entities::referenced_in(&tx, id, &source, req.now).map_err(&err)?;
-            }
+            // New entities' creation is recorded here, where the work context is known.
+            let change = if new_entities.contains(id) {
+                "created"
+            } else {
+                "referenced"
+            };
+            entities::changed_in(&tx, id, change, &source, req.now).map_err(&err)?;
             tx.execute(
                 "INSERT INTO context_entity_mentions
                      (work_context_id, entity_id, mentions, last_session_id, last_seen_at)
@@ -510,16 +509,6 @@ pub fn capture(
                     session.session_id,
                     ts(req.now)
                 ],
-            )
-            .map_err(&err)?;
-        }
-        // New entities' creation events name the context now that it is known.
-        for id in &new_entities {
-            tx.execute(
-                "UPDATE events SET payload = json_set(payload, '$.work_context_id', ?1)
-                 WHERE consumed_at IS NULL AND event_type = ?2
-                   AND json_extract(payload, '$.entity_id') = ?3",
-                params![wc.as_str(), entities::ENTITY_UPSERTED, id.as_str()],
             )
             .map_err(&err)?;
         }

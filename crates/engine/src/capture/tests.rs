@@ -161,6 +161,21 @@ fn deterministic_capture_of_every_fixture_session() {
           open_question [deterministic] The next big task is WP15 which involves creating `InteractiveMode` based on `TuiRenderer` but using `AgentSession`.
           key_decision [deterministic] Let's do WP14: Create main-new.ts.
     "#]].assert_eq(&out);
+    // Every entity event a capture wrote names the session and the work context it resolved to,
+    // including the creation of candidate entities.
+    let unplaced = store
+        .graph()
+        .count(
+            "SELECT count(*) FROM events WHERE json_extract(payload, '$.source_kind') = 'capture'
+             AND (json_extract(payload, '$.work_context_id') IS NULL
+                  OR json_extract(payload, '$.source_session_id') IS NULL)",
+        )
+        .unwrap();
+    let created = store
+        .graph()
+        .count("SELECT count(*) FROM events WHERE json_extract(payload, '$.change') = 'created'")
+        .unwrap();
+    assert_eq!((unplaced, created > 0), (0, true));
     // Nothing new since: a second run writes nothing.
     let again = run(&store, CODEMIE);
     assert_eq!(again.status, CaptureStatus::NothingNew);
@@ -302,8 +317,8 @@ fn an_entity_touched_elsewhere_updates_every_other_context_that_references_it() 
         o.work_context_id.as_ref().unwrap(),
     );
     g.with_conn(|c| {
-        crate::entities::referenced_in(c, &dialyzer.entity_id, &source, now())?;
-        crate::entities::referenced_in(c, &dialyzer.entity_id, &source, now())
+        crate::entities::changed_in(c, &dialyzer.entity_id, "referenced", &source, now())?;
+        crate::entities::changed_in(c, &dialyzer.entity_id, "referenced", &source, now())
     })
     .unwrap();
     assert_eq!(
