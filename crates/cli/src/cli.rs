@@ -61,6 +61,19 @@ pub enum Command {
     /// The synthesis model for full mode: settings, connection test, API key in the OS keyring.
     #[command(subcommand)]
     Model(crate::model_cmd::ModelCommand),
+    /// The brief a fresh agent session gets: three tiers within 420 tokens (CSA §6).
+    Brief(crate::brief_cmd::BriefArgs),
+    /// Show or rebuild work contexts' constellation views (CSA §4).
+    #[command(subcommand)]
+    Constellation(crate::brief_cmd::ConstellationCommand),
+    /// Regenerate the Tier 2 rollup of recent activity and print it.
+    Rollup,
+    /// Your stable facts and preferences: Tier 3 of every brief.
+    #[command(subcommand)]
+    Facts(crate::brief_cmd::FactsCommand),
+    /// Brief assembly traces: why each candidate is in a brief or not.
+    #[command(subcommand)]
+    Traces(crate::brief_cmd::TracesCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -110,6 +123,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Entities(cmd) => crate::graph_cmd::entities(&store, cmd, args.json),
         Command::Contexts(cmd) => crate::graph_cmd::contexts(&store, cmd, args.json),
         Command::Model(cmd) => crate::model_cmd::run(&store, cmd, args.json),
+        Command::Brief(a) => crate::brief_cmd::brief_cmd(&store, a, args.json),
+        Command::Constellation(cmd) => {
+            crate::brief_cmd::constellation_cmd(&store, cmd, args.json)
+        }
+        Command::Rollup => crate::brief_cmd::rollup_cmd(&store, args.json),
+        Command::Facts(cmd) => crate::brief_cmd::facts_cmd(&store, cmd, args.json),
+        Command::Traces(cmd) => crate::brief_cmd::traces_cmd(&store, cmd, args.json),
     }
 }
 

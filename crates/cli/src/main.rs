@@ -4,6 +4,7 @@
 //! Exit codes (also in `docs/CLI.md`): 0 success; 1 unexpected failure; 2 usage error; 3 invalid
 //! config (file or value); 4 invalid input (ids, keys, entries); 5 store unreadable or unwritable.
 
+mod brief_cmd;
 mod capture_cmd;
 mod cli;
 mod graph_cmd;

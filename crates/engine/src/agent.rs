@@ -341,6 +341,15 @@ impl Agent {
                 }
             }
         }
+        // New entries change the Tier 2 rollup; it is derived, so a failure is logged and the
+        // next run tries again.
+        let captured = run
+            .captures
+            .iter()
+            .any(|c| c.status == crate::capture::CaptureStatus::Captured);
+        if captured && let Err(e) = crate::rollup::generate(store, now) {
+            tracing::warn!(error = %e, "rollup refresh failed");
+        }
     }
 }
 

@@ -93,6 +93,10 @@ pub struct ContinuityConfig {
     /// The gate's multiplier for research inside an active work context, in percent (CSA §11.2
     /// default 0.6; DOC8-tunable).
     pub research_gate_multiplier_pct: u32,
+    /// Days of activity the Tier 2 rollup covers (SPEC §2, "DOC73 §6.4 Mechanism 4").
+    pub rollup_window_days: u32,
+    /// Brief assembly traces kept for the inspector; older ones are deleted as new ones arrive.
+    pub trace_retention_assemblies: u32,
     pub schema_version: u64,
 }
 
@@ -152,6 +156,8 @@ impl Default for ContinuityConfig {
             model_profile_verified: None,
             significance_threshold_pct: 50,
             research_gate_multiplier_pct: 60,
+            rollup_window_days: 14,
+            trace_retention_assemblies: 1000,
             schema_version: CONFIG_SCHEMA_VERSION,
         }
     }
@@ -324,6 +330,19 @@ pub const FIELDS: &[ConfigField] = &[
         key: "research_gate_multiplier_pct",
         rule: FieldRule::Int { min: 10, max: 100 },
         help: "gate multiplier during research in an active work context, in percent (default 60)",
+    },
+    ConfigField {
+        key: "rollup_window_days",
+        rule: FieldRule::Int { min: 1, max: 90 },
+        help: "days of recent activity the Tier 2 rollup covers",
+    },
+    ConfigField {
+        key: "trace_retention_assemblies",
+        rule: FieldRule::Int {
+            min: 10,
+            max: 100_000,
+        },
+        help: "brief assembly traces kept for the inspector (oldest deleted first)",
     },
     ConfigField {
         key: "schema_version",

@@ -578,7 +578,8 @@ impl Graph {
                      origin = CASE WHEN ?6 THEN 'named' ELSE origin END
                  WHERE work_context_id = ?1",
                 params![id, name, lineage, local_only, ts(now), edit.name.is_some()],
-            )
+            )?;
+            crate::constellation::touch_in(c, id)
         })?;
         self.work_context(id)
     }
@@ -630,7 +631,8 @@ impl Graph {
             c.execute(
                 "DELETE FROM work_context_entities WHERE work_context_id = ?1 AND entity_id = ?2",
                 params![id, entity],
-            )
+            )?;
+            crate::constellation::touch_in(c, id)
         })?;
         Ok(())
     }
@@ -665,6 +667,7 @@ fn link_in(conn: &Connection, wc: &str, entity: &str) -> Result<()> {
         params![wc, entity],
     )
     .map_err(sql_err(conn))?;
+    crate::constellation::touch_in(conn, wc).map_err(sql_err(conn))?;
     Ok(())
 }
 
@@ -728,6 +731,8 @@ impl Store {
             "UPDATE transcript_sessions SET work_context_id = ?1 WHERE work_context_id = ?2",
             "UPDATE session_captures SET work_context_id = ?1 WHERE work_context_id = ?2",
             "UPDATE goals SET work_context_id = ?1 WHERE work_context_id = ?2",
+            "UPDATE update_deliveries SET work_context_id = ?1 WHERE work_context_id = ?2",
+            "DELETE FROM constellation_generations WHERE work_context_id = ?2 AND ?1 IS NOT NULL",
             "DELETE FROM work_contexts WHERE work_context_id = ?2",
         ] {
             tx.execute(stmt, params![keep, absorb])
@@ -739,8 +744,11 @@ impl Store {
             params![keep, absorb, ts(now)],
         )
         .map_err(|e| graph.sql(e))?;
+        crate::constellation::touch_in(&tx, keep).map_err(|e| graph.sql(e))?;
         tx.commit().map_err(|e| graph.sql(e))?;
         drop(conn);
+        // The absorbed context's view is derived from a log that no longer exists.
+        crate::constellation::remove_view(self, &absorb_id)?;
         graph.work_context(keep)
     }
 }

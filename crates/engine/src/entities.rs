@@ -235,6 +235,11 @@ fn emit(
         work_context_id: source.work_context_id.clone(),
     };
     let payload = serde_json::to_string(&payload).unwrap_or_default();
+    // A reference changes nothing a constellation view shows; an edit or merge may change a
+    // linked entity's name or deadline there.
+    if change != "referenced" {
+        crate::constellation::touch_entity_in(conn, entity_id.as_str())?;
+    }
     conn.execute(
         "INSERT INTO events (event_type, payload, created_at) VALUES (?1, ?2, ?3)",
         params![ENTITY_UPSERTED, payload, ts(now)],

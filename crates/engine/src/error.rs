@@ -58,6 +58,10 @@ pub enum Error {
     #[error("invalid continuity entry: {0}")]
     InvalidEntry(String),
 
+    /// Other invalid input from the caller; the message says what is allowed.
+    #[error("{0}")]
+    InvalidInput(String),
+
     #[error("graph database {}: {source}", path.display())]
     Sqlite {
         path: PathBuf,
@@ -86,6 +90,7 @@ impl Error {
             Error::UnknownConfigKey { .. }
             | Error::InvalidId { .. }
             | Error::InvalidEntry(_)
+            | Error::InvalidInput(_)
             | Error::NotFound { .. } => ErrorKind::InvalidInput,
             Error::Io { .. } | Error::Sqlite { .. } | Error::Schema { .. } => ErrorKind::Storage,
         }

@@ -7,8 +7,10 @@
 
 pub mod activity;
 pub mod agent;
+pub mod brief;
 pub mod capture;
 pub mod config;
+pub mod constellation;
 pub mod contexts;
 pub mod continuity;
 pub mod entities;
@@ -17,9 +19,11 @@ mod fsutil;
 pub mod graph;
 pub mod ids;
 pub mod ingest;
+pub mod living;
 pub mod model;
 pub mod redact;
 pub mod resolve;
+pub mod rollup;
 pub mod secrets;
 pub mod sessions;
 pub mod sources;
@@ -27,6 +31,7 @@ pub mod store;
 #[cfg(test)]
 mod test_support;
 pub mod tokens;
+pub mod traces;
 pub mod transcripts;
 
 pub use config::{ConfigField, ContinuityConfig, ContinuityMode, DateAwareness, SynthesisProvider};

@@ -41,11 +41,12 @@ pub fn deliver_pending(
     })?;
     let mut written = 0;
     let mut waiting = Waiting::default();
+    let mut targets = BTreeSet::new();
     for (event_id, payload) in events {
         // A payload this build cannot read is consumed without delivery rather than retried
         // forever; it is still in the table for inspection.
         if let Ok(event) = serde_json::from_str::<EntityUpserted>(&payload) {
-            written += deliver(store, config, &event, now, &mut waiting)?;
+            written += deliver(store, config, &event, now, &mut waiting, &mut targets)?;
         }
         graph.with_conn_result(|c| {
             c.execute(
@@ -54,6 +55,8 @@ pub fn deliver_pending(
             )
         })?;
     }
+    // A new entry is a rebuild trigger (CSA §4.3) for each view it landed in.
+    crate::constellation::refresh(store, &targets, now);
     Ok(written)
 }
 
@@ -70,9 +73,17 @@ impl Waiting {
     ) -> Result<&mut BTreeSet<(SessionId, EntityId)>> {
         if !self.0.contains_key(wc) {
             let mut set = BTreeSet::new();
+            // Delivery is recorded in the graph, the log being append-only.
+            let delivered: BTreeSet<String> = store.graph().with_conn_result(|c| {
+                let mut stmt = c.prepare_cached(
+                    "SELECT entry_id FROM update_deliveries WHERE work_context_id = ?1",
+                )?;
+                stmt.query_map([wc.as_str()], |r| r.get(0))?.collect()
+            })?;
             for e in store.log(wc).read()?.entries {
                 if let EntryContent::CrossConversationUpdate(u) = e.content
                     && !e.delivered
+                    && !delivered.contains(e.entry_id.as_str())
                 {
                     for entity in u.affected_entity_ids {
                         set.insert((u.source_session_id.clone(), entity));
@@ -91,6 +102,7 @@ fn deliver(
     event: &EntityUpserted,
     now: DateTime<Utc>,
     waiting: &mut Waiting,
+    written_to: &mut BTreeSet<WorkContextId>,
 ) -> Result<usize> {
     let graph = store.graph();
     let targets = graph.with_conn_result(|c| {
@@ -147,6 +159,7 @@ fn deliver(
         );
         entry.linked_entity_ids = vec![event.entity_id.clone()];
         store.log(&wc).append(&entry)?;
+        written_to.insert(wc.clone());
         written += 1;
     }
     Ok(written)

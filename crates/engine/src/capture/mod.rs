@@ -563,6 +563,9 @@ pub fn capture(
         drop(err);
         tx.commit().map_err(|e| graph.sql(e))?;
     }
+    // The new entries are a rebuild trigger for this context's view (CSA §4.3); the updates
+    // delivered below rebuild their own targets.
+    crate::constellation::refresh(store, [&wc], req.now);
     let cross_updates = crossconv::deliver_pending(store, &config, req.now)?;
 
     Ok(CaptureOutcome {
@@ -655,14 +658,25 @@ fn templated_summary(
     }
     let mut tools: Vec<(&str, u32)> = tools.into_iter().collect();
     tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let mut out = format!("{} session", session.harness);
-    if let Some(title) = &session.title {
-        out.push_str(&format!(" \"{title}\""));
+    // The person's last request leads: it says best where the session left off, and card
+    // lines (CSA §6.1) show a summary's beginning. Counts, entities, tools and where the session
+    // ran follow.
+    let mut out = String::new();
+    if let Some(last) = window
+        .iter()
+        .rev()
+        .find(|t| t.speaker == Some(Speaker::User))
+    {
+        let flat = last.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let cut: String = flat.chars().take(200).collect();
+        let ellipsis = if flat.chars().count() > 200 {
+            "…"
+        } else {
+            ""
+        };
+        out.push_str(&format!("Ended on \"{cut}{ellipsis}\" after "));
     }
-    if let Some(cwd) = &session.cwd {
-        out.push_str(&format!(" in {cwd}"));
-    }
-    out.push_str(&format!(": {users} request(s), {replies} repl(ies)"));
+    out.push_str(&format!("{users} request(s), {replies} repl(ies)"));
     if let Some(d) = duration_minutes(window) {
         out.push_str(&format!(" over {d} min"));
     }
@@ -683,20 +697,14 @@ fn templated_summary(
             .collect();
         out.push_str(&format!(" Tools: {}.", top.join(", ")));
     }
-    if let Some(last) = window
-        .iter()
-        .rev()
-        .find(|t| t.speaker == Some(Speaker::User))
-    {
-        let flat = last.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let cut: String = flat.chars().take(200).collect();
-        let ellipsis = if flat.chars().count() > 200 {
-            "…"
-        } else {
-            ""
-        };
-        out.push_str(&format!(" Last request: \"{cut}{ellipsis}\"."));
+    out.push_str(&format!(" {} session", session.harness));
+    if let Some(title) = &session.title {
+        out.push_str(&format!(" \"{title}\""));
     }
+    if let Some(cwd) = &session.cwd {
+        out.push_str(&format!(" in {cwd}"));
+    }
+    out.push('.');
     out
 }
 
