@@ -347,7 +347,9 @@ pub fn facts_cmd(store: &Store, cmd: &FactsCommand, json: bool) -> anyhow::Resul
             if json {
                 output::json(&facts)?;
             } else if facts.is_empty() {
-                println!("no facts yet; add one with `elnor facts add \"…\"` (Tier 3 of the brief)");
+                println!(
+                    "no facts yet; add one with `elnor facts add \"…\"` (Tier 3 of the brief)"
+                );
             } else {
                 for f in facts {
                     println!("#{:<3} {:>3} tok  {}", f.fact_id, f.tokens, f.text);
@@ -381,7 +383,10 @@ fn print_fact(f: &elnor_engine::living::LivingFact, json: bool) -> anyhow::Resul
     if json {
         output::json(f)?;
     } else {
-        println!("#{} (position {}, {} tokens): {}", f.fact_id, f.position, f.tokens, f.text);
+        println!(
+            "#{} (position {}, {} tokens): {}",
+            f.fact_id, f.position, f.tokens, f.text
+        );
     }
     Ok(())
 }

@@ -124,9 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Contexts(cmd) => crate::graph_cmd::contexts(&store, cmd, args.json),
         Command::Model(cmd) => crate::model_cmd::run(&store, cmd, args.json),
         Command::Brief(a) => crate::brief_cmd::brief_cmd(&store, a, args.json),
-        Command::Constellation(cmd) => {
-            crate::brief_cmd::constellation_cmd(&store, cmd, args.json)
-        }
+        Command::Constellation(cmd) => crate::brief_cmd::constellation_cmd(&store, cmd, args.json),
         Command::Rollup => crate::brief_cmd::rollup_cmd(&store, args.json),
         Command::Facts(cmd) => crate::brief_cmd::facts_cmd(&store, cmd, args.json),
         Command::Traces(cmd) => crate::brief_cmd::traces_cmd(&store, cmd, args.json),

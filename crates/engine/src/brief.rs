@@ -506,7 +506,11 @@ fn choose_context(store: &Store, req: &BriefRequest) -> Result<Option<ContextCho
         previous: previous.as_ref(),
     })?;
     let how = match resolution {
-        Resolution::Rule { rule_id, kind, pattern } => {
+        Resolution::Rule {
+            rule_id,
+            kind,
+            pattern,
+        } => {
             format!("link rule #{rule_id} ({} {pattern})", kind.as_str())
         }
         Resolution::Previous => "where an earlier capture of this session went".to_owned(),
@@ -570,12 +574,12 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
     }
     // (kind, rank, shown limit, what the limit is called) per group, in card order.
     let push = |d: &mut Draft,
-                    mut item: TraceItem,
-                    line: Line,
-                    rank: u8,
-                    index: usize,
-                    shown: usize,
-                    decay_at: Option<DateTime<Utc>>| {
+                mut item: TraceItem,
+                line: Line,
+                rank: u8,
+                index: usize,
+                shown: usize,
+                decay_at: Option<DateTime<Utc>>| {
         item.work_context_id = Some(wc.clone());
         if let Some(at) = decay_at.filter(|at| *at <= now) {
             set(
@@ -619,7 +623,15 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
         item.session_id = Some(s.source_session_id.to_string());
         item.turn_seq = s.turn_seq;
         let index = if s.decay_at <= now { 0 } else { shown_index };
-        push(&mut d, item, line, 1, index, SHOWN_SESSIONS, Some(s.decay_at));
+        push(
+            &mut d,
+            item,
+            line,
+            1,
+            index,
+            SHOWN_SESSIONS,
+            Some(s.decay_at),
+        );
     }
     let mut live = 0;
     for q in &view.open_questions {
@@ -627,7 +639,15 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
         item.source_id = Some(q.entry_id.to_string());
         item.session_id = Some(q.source_session_id.to_string());
         item.turn_seq = q.turn_seq;
-        push(&mut d, item, q.line.clone(), 3, live, SHOWN_QUESTIONS, Some(q.decay_at));
+        push(
+            &mut d,
+            item,
+            q.line.clone(),
+            3,
+            live,
+            SHOWN_QUESTIONS,
+            Some(q.decay_at),
+        );
         if q.decay_at > now {
             live += 1;
         }
@@ -638,7 +658,15 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
         item.source_id = Some(k.entry_id.to_string());
         item.session_id = Some(k.source_session_id.to_string());
         item.turn_seq = k.turn_seq;
-        push(&mut d, item, k.line.clone(), 2, live, SHOWN_DECISIONS, Some(k.decay_at));
+        push(
+            &mut d,
+            item,
+            k.line.clone(),
+            2,
+            live,
+            SHOWN_DECISIONS,
+            Some(k.decay_at),
+        );
         if k.decay_at > now {
             live += 1;
         }
@@ -888,7 +916,11 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
             &format!("trimming step 2: Tier 1 trimmed to fit the budget of {budget} tokens"),
         );
         if had && !t1.has_content() {
-            for c in t1.cands.iter_mut().filter(|c| c.item.reason == Reason::TrimStep2) {
+            for c in t1
+                .cands
+                .iter_mut()
+                .filter(|c| c.item.reason == Reason::TrimStep2)
+            {
                 c.item.reason = Reason::TrimStep3;
                 c.item.detail = format!(
                     "trimming step 3: a budget of {budget} tokens cannot hold Tier 1 beside Tier 3; \
@@ -910,7 +942,10 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
         .and_then(|m| activity::classify(m).activity);
     let (activity_type, activity_source) = match from_message {
         Some(a) => (Some(a), "message"),
-        None => match view.as_ref().and_then(|v| phase_activity(v.active_work_phase)) {
+        None => match view
+            .as_ref()
+            .and_then(|v| phase_activity(v.active_work_phase))
+        {
             Some(a) => (Some(a), "inherited"),
             None => (None, "none"),
         },

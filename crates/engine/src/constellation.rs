@@ -293,7 +293,9 @@ pub fn view(store: &Store, wc: &WorkContextId, now: DateTime<Utc>) -> Result<Vie
                 });
             }
             // An unreadable or older view is derived data: rebuild it rather than fail.
-            _ => tracing::warn!(path = %path.display(), "unreadable constellation view; rebuilding"),
+            _ => {
+                tracing::warn!(path = %path.display(), "unreadable constellation view; rebuilding")
+            }
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(Error::io(&path, e)),
@@ -314,7 +316,8 @@ pub fn rebuild(store: &Store, wc: &WorkContextId, now: DateTime<Utc>) -> Result<
     let path = view_path(store, wc);
     let dir = path.parent().unwrap_or(store.root());
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut bytes = serde_json::to_vec_pretty(&c).map_err(|e| Error::InvalidEntry(e.to_string()))?;
+    let mut bytes =
+        serde_json::to_vec_pretty(&c).map_err(|e| Error::InvalidEntry(e.to_string()))?;
     bytes.push(b'\n');
     atomic_write(&path, &bytes)?;
     Ok(c)
@@ -420,15 +423,16 @@ fn build(
     let (as_of, reference) = day_start(now);
     let read = store.log(wc).read()?;
     let graph = store.graph();
-    let (name, local_only) = graph.with_conn_result(|c| {
-        c.query_row(
-            "SELECT name, local_only FROM work_contexts WHERE work_context_id = ?1",
-            [wc.as_str()],
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)),
-        )
-        .optional()
-    })?
-    .unwrap_or_else(|| (wc.as_str().to_owned(), false));
+    let (name, local_only) = graph
+        .with_conn_result(|c| {
+            c.query_row(
+                "SELECT name, local_only FROM work_contexts WHERE work_context_id = ?1",
+                [wc.as_str()],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)),
+            )
+            .optional()
+        })?
+        .unwrap_or_else(|| (wc.as_str().to_owned(), false));
     let delivered: BTreeMap<String, DateTime<Utc>> = graph.with_conn_result(|c| {
         let mut stmt = c.prepare(
             "SELECT entry_id, delivered_at FROM update_deliveries WHERE work_context_id = ?1",
@@ -454,7 +458,7 @@ fn build(
     // several entries at one instant) keep log order.
     let mut entries: Vec<&ContinuityEntry> = read.entries.iter().collect();
     entries.reverse();
-    entries.sort_by(|a, b| b.captured_at.cmp(&a.captured_at));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.captured_at));
 
     // Step 1: non-expired entries. Undelivered updates do not decay: their TTL runs from
     // delivery (CSA §3.3), and a context nobody opened for weeks is exactly where they matter.
@@ -471,7 +475,10 @@ fn build(
                     excluder.push(
                         e,
                         Exclusion::Delivered,
-                        format!("delivered by a brief on {}", at.format("%Y-%m-%d %H:%M UTC")),
+                        format!(
+                            "delivered by a brief on {}",
+                            at.format("%Y-%m-%d %H:%M UTC")
+                        ),
                     );
                 }
                 continue;

@@ -168,7 +168,10 @@ pub fn generate(store: &Store, now: DateTime<Utc>) -> Result<Rollup> {
             match &e.content {
                 EntryContent::SessionSummaryRef(s) => {
                     sessions.insert(e.source_session_id.as_str().to_owned());
-                    if latest_summary.as_ref().is_none_or(|(t, _)| e.captured_at >= *t) {
+                    if latest_summary
+                        .as_ref()
+                        .is_none_or(|(t, _)| e.captured_at >= *t)
+                    {
                         latest_summary = Some((e.captured_at, s.doc73_session_summary_id.clone()));
                     }
                 }
@@ -180,15 +183,16 @@ pub fn generate(store: &Store, now: DateTime<Utc>) -> Result<Rollup> {
                 _ => {}
             }
         }
-        let (name, local_only) = graph.with_conn_result(|c| {
-            c.query_row(
-                "SELECT name, local_only FROM work_contexts WHERE work_context_id = ?1",
-                [wc.as_str()],
-                |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)),
-            )
-            .optional()
-        })?
-        .unwrap_or_else(|| (wc.as_str().to_owned(), false));
+        let (name, local_only) = graph
+            .with_conn_result(|c| {
+                c.query_row(
+                    "SELECT name, local_only FROM work_contexts WHERE work_context_id = ?1",
+                    [wc.as_str()],
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)),
+                )
+                .optional()
+            })?
+            .unwrap_or_else(|| (wc.as_str().to_owned(), false));
         let summary = match &latest_summary {
             Some((_, id)) => graph.with_conn_result(|c| {
                 c.query_row(

@@ -63,9 +63,12 @@ pub fn condense(text: &str, max_chars: usize) -> String {
     if flat.chars().count() <= max_chars {
         return flat;
     }
-    let cut: String = flat.chars().take(max_chars.saturating_sub(1)).collect();
-    // Prefer ending at a space within the last fifth, so words are not split mid-way.
+    let n = max_chars.saturating_sub(1);
+    let cut: String = flat.chars().take(n).collect();
+    // Prefer ending at a word boundary within the last fifth, so words are not split mid-way.
+    let at_boundary = flat.chars().nth(n) == Some(' ');
     let keep = match cut.rfind(' ') {
+        _ if at_boundary => cut.as_str(),
         Some(i) if i >= cut.len() * 4 / 5 => &cut[..i],
         _ => cut.as_str(),
     };

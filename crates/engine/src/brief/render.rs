@@ -16,7 +16,7 @@ const TEMPORAL: &str = "Today is {current_date}. Your training data has a cutoff
 reflect recent events or the latest available information. When uncertain\n\
 whether your knowledge is current, use the web_search tool to verify\n\
 before answering. Search rather than guess.\n\n";
-const TEMPORAL_TOKENS: u32 = 51;
+const TEMPORAL_TOKENS: u32 = 54;
 
 /// The memory-use contract of concept model §15, cut down to the three card tags.
 const PREAMBLE: &str = "[ELNOR MEMORY CONTEXT — USE RULES]\n\
@@ -25,7 +25,7 @@ Use each card according to its tag.\n\
 - recent_activity: the person's other recent work; do not assume it bears on this request.\n\
 - living_memory: the person's stable facts and preferences; follow them.\n\
 [/ELNOR MEMORY CONTEXT]\n\n";
-const PREAMBLE_TOKENS: u32 = 83;
+const PREAMBLE_TOKENS: u32 = 88;
 
 /// Card wrapper lines per tier, and their counts (open line + `</card>` line).
 fn card_open(tier: u8) -> &'static str {
@@ -40,7 +40,6 @@ const CARD_CLOSE: &str = "</card>";
 pub(super) fn card_wrapper_tokens(tier: u8) -> u32 {
     match tier {
         1 => 14,
-        2 => 14,
         _ => 15,
     }
 }
@@ -50,7 +49,7 @@ pub(super) fn tier2_title(window_days: u32, excluding_current: bool) -> Line {
     if excluding_current {
         Line::counted(
             format!("Past {window_days} days (excluding the current work context):"),
-            13,
+            11,
         )
     } else {
         Line::counted(format!("Past {window_days} days:"), 5)
@@ -63,7 +62,10 @@ pub(super) fn envelope_tokens(has_cards: bool) -> u32 {
 }
 
 fn temporal(brief: &Brief) -> String {
-    TEMPORAL.replace("{current_date}", &brief.today.format("%Y-%m-%d").to_string())
+    TEMPORAL.replace(
+        "{current_date}",
+        &brief.today.format("%Y-%m-%d").to_string(),
+    )
 }
 
 /// The brief as text: temporal block, preamble, cards.

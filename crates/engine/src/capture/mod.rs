@@ -697,12 +697,12 @@ fn templated_summary(
             .collect();
         out.push_str(&format!(" Tools: {}.", top.join(", ")));
     }
-    out.push_str(&format!(" {} session", session.harness));
+    out.push_str(&format!(" Harness: {}", session.harness));
     if let Some(title) = &session.title {
-        out.push_str(&format!(" \"{title}\""));
+        out.push_str(&format!(", session \"{title}\""));
     }
     if let Some(cwd) = &session.cwd {
-        out.push_str(&format!(" in {cwd}"));
+        out.push_str(&format!(", in {cwd}"));
     }
     out.push('.');
     out

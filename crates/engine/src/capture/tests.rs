@@ -88,19 +88,19 @@ fn deterministic_capture_of_every_fixture_session() {
     expect![[r#"
         019c8a59-e9dd-71f0-9ae3-4079fe9726a9 -> wc_unlinked by unlinked | activity - | mode deterministic
           new entities: []
-          summary: codex session in /redacted/path/59b923df4d: 0 request(s), 4 repl(ies) over 3 min. Tools: apply_patch ×4, exec_command ×4.
+          summary: 0 request(s), 4 repl(ies) over 3 min. Tools: apply_patch ×4, exec_command ×4. Harness: codex, in /redacted/path/59b923df4d.
           session_summary_ref [deterministic] session summary ss_38b7c067496a_336 (0 turns)
         019c8a70-dda7-7f33-98ea-f30553347322 -> wc_unlinked by unlinked | activity - | mode deterministic
           new entities: []
-          summary: codex session in /redacted/path/da0ba47443: 0 request(s), 1 repl(ies) over 0 min. Tools: exec_command ×1.
+          summary: 0 request(s), 1 repl(ies) over 0 min. Tools: exec_command ×1. Harness: codex, in /redacted/path/da0ba47443.
           session_summary_ref [deterministic] session summary ss_19557c4cb219_354 (0 turns)
         019c8bfe-ec25-79e0-97d7-bda6a9c575ff -> wc_unlinked by unlinked | activity - | mode deterministic
           new entities: []
-          summary: codex session in /redacted/path/ea96e59ed9: 0 request(s), 6 repl(ies) over 1 min. Tools: mcp__cloud-associates__execute_workflow ×3, [REDACTED_NAME len=43 sha=c186413b] ×1, mcp__cloud-associates__search_workflows ×1.
+          summary: 0 request(s), 6 repl(ies) over 1 min. Tools: mcp__cloud-associates__execute_workflow ×3, [REDACTED_NAME len=43 sha=c186413b] ×1, mcp__cloud-associates__search_workflows ×1. Harness: codex, in /redacted/path/ea96e59ed9.
           session_summary_ref [deterministic] session summary ss_68d5ad8e53d1_416 (0 turns)
         019e1695-0522-7c83-8b39-0dd379793f80 -> wc_unlinked by unlinked | activity drafting | mode deterministic
           new entities: []
-          summary: codex session in /Users/Sample_User/naya: 3 request(s), 2 repl(ies) over 59 min. Tools: exec_command ×13. Last request: "use app tools to go to Analytics and Project management tabs in codemie plaform onepned in google chrome to understand capaiblities. I can also paste scrrenshots with data that can be provided. there …".
+          summary: Ended on "use app tools to go to Analytics and Project management tabs in codemie plaform onepned in google chrome to understand capaiblities. I can also paste scrrenshots with data that can be provided. there …" after 3 request(s), 2 repl(ies) over 59 min. Tools: exec_command ×13. Harness: codex, in /Users/Sample_User/naya.
           session_summary_ref [deterministic] session summary ss_a151f035034e_454 (3 turns)
           work_phase_change [deterministic] phase → drafting
           open_question [deterministic] Write down what Codemie can claim now versus what is still in progress, especially: available/deployable today, Bedrock/AWS-native integrations, and Agent Core integration as WIP targeted for Q3/Q4.
@@ -111,16 +111,16 @@ fn deterministic_capture_of_every_fixture_session() {
           key_decision [deterministic] Keep the SDLC demo around 10 minutes; simplify the usual 10-15 minute Jira-to-implementation flow by cutting nonessential steps.
         55604662-cf2a-4331-851a-ec234028f8ca -> wc_unlinked by unlinked | activity operational | mode deterministic
           new entities: []
-          summary: claude_code session in /home/marco/projects/spotter: 1 request(s), 5 repl(ies) over 0 min. Tools: Bash ×1, Glob ×1. Last request: "mix phx.server doesnt seem to start".
+          summary: Ended on "mix phx.server doesnt seem to start" after 1 request(s), 5 repl(ies) over 0 min. Tools: Bash ×1, Glob ×1. Harness: claude_code, in /home/marco/projects/spotter.
           session_summary_ref [deterministic] session summary ss_18660842565f_243 (1 turns)
           open_question [deterministic] mix phx.server doesnt seem to start
         8555a0a4-0b79-459d-939c-e17cdbbf4fe2 -> wc_unlinked by unlinked | activity - | mode deterministic
           new entities: []
-          summary: openclaw session in C:\Users\downl\Desktop\clawdbot-main3\clawdbot-main: 2 request(s), 3 repl(ies) over 48 min. Tools: read ×5. Last request: "はくあ".
+          summary: Ended on "はくあ" after 2 request(s), 3 repl(ies) over 48 min. Tools: read ×5. Harness: openclaw, in C:\Users\downl\Desktop\clawdbot-main3\clawdbot-main.
           session_summary_ref [deterministic] session summary ss_c37bf745712f_18 (2 turns)
         ae4a77f8-aedd-4bc1-888f-c94edc91af04 -> wc_unlinked by unlinked | activity drafting | mode deterministic
           new entities: []
-          summary: claude_code session "lexical-painting-whisper" in /home/USER/projects/spotter-worktrees/spotter-4te: 1 request(s), 16 repl(ies) over 19 min. Tools: Bash ×8. Last request: "continue implementation".
+          summary: Ended on "continue implementation" after 1 request(s), 16 repl(ies) over 19 min. Tools: Bash ×8. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
           session_summary_ref [deterministic] session summary ss_0609c4114e0a_230 (1 turns)
           open_question [deterministic] The pre-commit hook is still being enforced even with --no-verify.
           open_question [deterministic] The blocker was a Dialyzer false positive on `get_current_trace_id()`.
@@ -129,11 +129,11 @@ fn deterministic_capture_of_every_fixture_session() {
           key_decision [deterministic] Given the time spent on this and that this is clearly a tooling false positive (the code is correct, all tests pass), let me document the work and close the task.
         ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5 -> wc_unlinked by unlinked | activity - | mode deterministic
           new entities: []
-          summary: claude_code session "lexical-painting-whisper" in /home/USER/projects/spotter-worktrees/spotter-4te: 1 request(s), 15 repl(ies) over 0 min. Tools: WebFetch ×6, WebSearch ×6. Last request: "Search hex.pm for the latest versions of these Elixir packages and return the recommended version constraints for mix.exs: 1. opentelemetry_api 2. opentelemetry 3. opentelemetry_exporter 4. openteleme…".
+          summary: Ended on "Search hex.pm for the latest versions of these Elixir packages and return the recommended version constraints for mix.exs: 1. opentelemetry_api 2. opentelemetry 3. opentelemetry_exporter 4. openteleme…" after 1 request(s), 15 repl(ies) over 0 min. Tools: WebFetch ×6, WebSearch ×6. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
           session_summary_ref [deterministic] session summary ss_98a32d9f3d27_147 (1 turns)
         ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-acompact-946d2b -> wc_auto_06fc01c86bff by auto | activity drafting | mode deterministic
           new entities: ["ent_lib_spotter_web_controllers_otel_trace_h"]
-          summary: claude_code session "lexical-painting-whisper" in /home/USER/projects/spotter-worktrees/spotter-4te: 1 request(s), 1 repl(ies) over 1 min. Entities: lib/spotter_web/controllers/otel_trace_helpers.ex. Last request: "Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and your previous actions. This summary should be thorough in capturing tec…".
+          summary: Ended on "Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and your previous actions. This summary should be thorough in capturing tec…" after 1 request(s), 1 repl(ies) over 1 min. Entities: lib/spotter_web/controllers/otel_trace_helpers.ex. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
           session_summary_ref [deterministic] session summary ss_d814039f601d_149 (1 turns)
           work_phase_change [deterministic] phase → drafting
           open_question [deterministic] spotter-4te.6**: Add OTEL regression tests, edge-case coverage, and runbook docs (blocked by spotter-4te.2 and spotter-4te.3)
@@ -148,13 +148,13 @@ fn deterministic_capture_of_every_fixture_session() {
           key_decision [deterministic] Solved**: Cyclomatic complexity via extraction
         d6e0bada-1959-4eec-a9d2-0bfade768d8f -> wc_unlinked by unlinked | activity research | mode deterministic
           new entities: []
-          summary: claude_code session "dazzling-imagining-barto" in /home/marco/projects/spotter: 2 request(s), 9 repl(ies) over 1 min. Tools: Bash ×2, Glob ×1, Read ×1, WebFetch ×1, WebSearch ×1. Last request: "scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch xterm.js tmux interactions".
+          summary: Ended on "scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch xterm.js tmux interactions" after 2 request(s), 9 repl(ies) over 1 min. Tools: Bash ×2, Glob ×1, Read ×1, WebFetch ×1, WebSearch ×1. Harness: claude_code, session "dazzling-imagining-barto", in /home/marco/projects/spotter.
           session_summary_ref [deterministic] session summary ss_a313cd0e0d44_284 (2 turns)
           work_phase_change [deterministic] phase → research
           open_question [deterministic] scrolling back in xterm.js still does not work (maybe because outer web catches it)?
         ffae836b-9420-4060-ac13-7745215f90ff -> wc_auto_17beaf88a5c9 by auto | activity research | mode deterministic
           new entities: ["ent_wp1", "ent_wp14", "ent_wp15"]
-          summary: openclaw session in /Users/badlogic/workspaces/pi-mono: 4 request(s), 42 repl(ies) over 7 min. Entities: WP14, WP1, WP15. Tools: bash ×17, read ×13, edit ×9, write ×1. Last request: "also remember the @packages/coding-agent/docs/refactor.md file btw. could read it now to refresh you rmind".
+          summary: Ended on "also remember the @packages/coding-agent/docs/refactor.md file btw. could read it now to refresh you rmind" after 4 request(s), 42 repl(ies) over 7 min. Entities: WP14, WP1, WP15. Tools: bash ×17, read ×13, edit ×9, write ×1. Harness: openclaw, in /Users/badlogic/workspaces/pi-mono.
           session_summary_ref [deterministic] session summary ss_6faaad2ea44e_107 (4 turns)
           work_phase_change [deterministic] phase → research
           open_question [deterministic] I need to add back `join` from path and `expandSlashCommand`.
