@@ -690,3 +690,145 @@ fn a_missing_keyring_is_a_clear_error_and_nothing_is_written() {
         );
     }
 }
+
+/// Issue 5: `elnor brief` as a SessionStart hook. The hook form is the documented JSON with
+/// nothing else on stdout; a `--dry-run` preview delivers nothing, a real run marks the update it
+/// showed delivered, and the next brief says why the update is gone.
+#[test]
+fn issue_5_brief_hook_output_delivery_and_traces() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    for args in [
+        &[
+            "log",
+            "append",
+            "henderson",
+            "open_question",
+            "Check the data timeline with Christensen",
+            "--session",
+            "demo-1",
+        ][..],
+        &[
+            "log",
+            "append",
+            "henderson",
+            "cross_conversation_update",
+            "DOC72 changed in another conversation",
+            "--session",
+            "other-1",
+        ][..],
+        &["facts", "add", "Prefers direct answers."][..],
+    ] {
+        let out = elnor(store, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    let preview = stdout_json(&elnor(
+        store,
+        &["brief", "--context", "henderson", "--dry-run", "--json"],
+    ));
+    assert_eq!(preview["delivery"], "preview");
+    assert_eq!(preview["delivered_updates"], serde_json::json!([]));
+    let tier1 = &preview["tiers"][0];
+    assert_eq!(tier1["tag"], "resume");
+    assert!(
+        tier1["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "update" && i["source_id"].as_str().is_some()),
+        "{tier1}"
+    );
+    assert!(preview["total_tokens"].as_u64().unwrap() <= 420);
+    assert_eq!(
+        preview["output_tokens"].as_u64().unwrap(),
+        preview["total_tokens"].as_u64().unwrap() + preview["envelope_tokens"].as_u64().unwrap()
+    );
+
+    // The hook reads its input from stdin, as Claude Code and Codex pass it.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_elnor"))
+        .arg("--store")
+        .arg(store)
+        .args([
+            "brief",
+            "--context",
+            "henderson",
+            "--format",
+            "claude-code",
+            "--hook-stdin",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"session_id":"new-1","cwd":"/tmp","hook_event_name":"SessionStart","source":"startup","transcript_path":"/tmp/t.jsonl"}"#)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let hook = stdout_json(&out);
+    let keys: Vec<&String> = hook.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["hookSpecificOutput"]);
+    let specific = hook["hookSpecificOutput"].as_object().unwrap();
+    let mut inner: Vec<&String> = specific.keys().collect();
+    inner.sort();
+    assert_eq!(inner, ["additionalContext", "hookEventName"]);
+    assert_eq!(specific["hookEventName"], "SessionStart");
+    let context = specific["additionalContext"].as_str().unwrap();
+    assert!(context.starts_with("Today is "), "{context}");
+    assert!(
+        context.contains("<card type=\"continuity\" tag=\"resume\">"),
+        "{context}"
+    );
+    assert!(
+        context.contains("DOC72 changed in another conversation"),
+        "{context}"
+    );
+    assert!(
+        context.contains("<card type=\"living_memory\" tag=\"living_memory\">"),
+        "{context}"
+    );
+
+    // Delivered: the next brief leaves the update out and the trace says why.
+    let after = stdout_json(&elnor(
+        store,
+        &[
+            "brief",
+            "--context",
+            "henderson",
+            "--dry-run",
+            "--explain",
+            "--json",
+        ],
+    ));
+    assert_eq!(
+        after["stale"], false,
+        "the hook rebuilt the view after its output"
+    );
+    assert!(!after["text"].as_str().unwrap().contains("DOC72 changed"));
+    let why = after["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["kind"] == "update")
+        .expect("the delivered update is in the trace");
+    assert_eq!(
+        (&why["decision"], &why["reason"]),
+        (&"excluded".into(), &"delivered".into())
+    );
+
+    let list = stdout_json(&elnor(store, &["traces", "list", "--json"]));
+    assert_eq!(list.as_array().unwrap().len(), 3);
+    assert_eq!(list[1]["delivery"], "delivered");
+    let id = list[0]["assembly_id"].as_i64().unwrap().to_string();
+    let shown = stdout_json(&elnor(store, &["traces", "show", &id, "--json"]));
+    assert!(shown["items"].as_array().unwrap().len() >= 4);
+
+    // A budget outside 1..=420 is invalid input.
+    let bad = elnor(store, &["brief", "--budget", "500"]);
+    assert_eq!(bad.status.code(), Some(4), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("from 1 to 420"), "{}", stderr(&bad));
+}
