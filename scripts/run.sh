@@ -19,7 +19,7 @@ elnor="$target_dir/debug/elnor"
 
 store="${ELNOR_MEMORY:-$PWD/target/demo-store}"
 # The marker names the seed's version, so a demo store from an older checkout is seeded again.
-if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v2" ]; then
+if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v3" ]; then
   rm -rf "$store"
   echo "Seeding a demo store at $store"
   "$elnor" --store "$store" init >/dev/null
@@ -46,7 +46,11 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v2" ]; then
     "$elnor" --store "$store" watch --once --root "openclaw=$fixtures/openclaw" \
       --root "claude_code=$fixtures/claude-code" --root "codex=$fixtures/codex" >/dev/null
   fi
-  touch "$store/.demo-seed-v2"
+  # Tier 3 of every brief: the person's own stable facts and preferences.
+  "$elnor" --store "$store" facts add "Backend engineer; works on Spotter (Elixir) and the ELNOR spec." >/dev/null
+  "$elnor" --store "$store" facts add "Prefers direct answers and paste-ready code over descriptions." >/dev/null
+  "$elnor" --store "$store" rollup >/dev/null
+  touch "$store/.demo-seed-v3"
 fi
 
 if has_display; then
@@ -71,7 +75,13 @@ echo
 echo "\$ elnor --store $store contexts show wc_spotter_otel --entries 8"
 "$elnor" --store "$store" contexts show wc_spotter_otel --entries 8 || true
 echo
+echo "\$ elnor --store $store brief --cwd /home/USER/projects/spotter-worktrees/spotter-4te --dry-run"
+"$elnor" --store "$store" brief --cwd /home/USER/projects/spotter-worktrees/spotter-4te --dry-run
+echo
+echo "\$ elnor --store $store traces list --limit 3"
+"$elnor" --store "$store" traces list --limit 3
+echo
 echo "\$ elnor --store $store config get"
 "$elnor" --store "$store" config get
 echo
-echo "Try: $elnor --store $store config set mode deterministic"
+echo "Try: $elnor --store $store brief --context henderson-v-acme --dry-run --explain"
