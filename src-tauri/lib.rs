@@ -43,6 +43,15 @@ pub fn run() {
             commands::continuity::set_api_key,
             commands::continuity::clear_api_key,
             commands::continuity::test_model_connection,
+            commands::brief::brief_preview,
+            commands::brief::constellation_get,
+            commands::brief::assemblies_list,
+            commands::brief::assembly_get,
+            commands::brief::living_facts_list,
+            commands::brief::living_facts_add,
+            commands::brief::living_facts_edit,
+            commands::brief::living_facts_remove,
+            commands::brief::rollup_refresh,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {

@@ -600,3 +600,228 @@ async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
             .all(|e| e.capture_mode == CaptureMode::Deterministic)
     );
 }
+
+/// The text of `css` inside `row`, waiting for it like [`text_of`] does for the page.
+async fn text_in(row: &fantoccini::elements::Element, css: &str) -> String {
+    row.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css} missing in the row: {e}"))
+        .text()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn brief_preview_is_explained_in_the_inspector() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let source = fixtures().join("claude-code");
+    assert!(source.is_dir(), "fixtures missing at {}", source.display());
+    let fact = "I prefer concise answers with code first.";
+
+    // Seeded through the engine the way `scripts/run.sh` seeds its demo store: deterministic
+    // mode, a work context whose folder rule covers the fixture sessions, the fixtures ingested
+    // and captured by the continuity agent, and one living-memory fact.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    store.set_config("mode", "deterministic").unwrap();
+    store
+        .graph()
+        .create_work_context(
+            &elnor_engine::contexts::NewWorkContext {
+                name: "Spotter OTEL".into(),
+                rules: vec![(
+                    elnor_engine::contexts::LinkRuleKind::Cwd,
+                    "/home/USER/projects/spotter-worktrees".into(),
+                )],
+                ..Default::default()
+            },
+            Utc::now(),
+        )
+        .unwrap();
+    let roots = [elnor_engine::ingest::SourceRoot {
+        harness: elnor_engine::transcripts::Harness::ClaudeCode,
+        root: source.canonicalize().unwrap(),
+    }];
+    store.ingest(&roots, &mut |_| {}).unwrap();
+    let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
+        .run_once(
+            &store,
+            &elnor_engine::secrets::MemorySecrets::default(),
+            Utc::now(),
+        )
+        .unwrap();
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    let facts = store.graph().add_living_fact(fact, Utc::now()).unwrap();
+    let root = store.root().to_owned();
+    drop(store);
+
+    let (driver, client) = launch(&app, &root, dir.path()).await;
+    let result = async {
+        // Home: preview the brief for the context, then follow "Why?" to its assembly.
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#brief-context option[value='wc_spotter_otel']"))
+            .await?;
+        client
+            .find(Locator::Css("#brief-context"))
+            .await?
+            .select_by_value("wc_spotter_otel")
+            .await?;
+        let chosen = wait_text(&client, "#brief-context-choice", |t| {
+            t.contains("Spotter OTEL")
+        })
+        .await;
+        assert!(chosen.contains("named by the caller"), "{chosen}");
+        let text = text_of(&client, "#brief-text").await;
+        assert!(text.contains("<card type=\"continuity\" tag=\"resume\">"), "{text}");
+        assert!(text.contains(fact), "{text}");
+        let total = text_of(&client, "#brief-total").await;
+        assert!(total.ends_with("/ 420"), "{total}");
+        let tier3 = text_of(&client, "#brief-tiers tr[data-tier='3'] .tier-tokens").await;
+        // The card counts its `<card>` wrapper as well as the fact's line.
+        let (used, cap) = tier3.split_once(" / ").expect("used / cap");
+        assert!(used.parse::<u32>().unwrap() > facts.tokens, "{tier3}");
+        assert_eq!(cap, "100");
+        screenshot(&client, "home-brief").await;
+        let why = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#brief-why"))
+            .await?;
+        let assembly = why.attr("data-assembly-id").await?.expect("an assembly id");
+        why.click().await?;
+
+        // Inspector: the assembly is listed and open, and every decision says why.
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "#inspector-assemblies li[data-assembly-id='{assembly}']"
+            )))
+            .await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "#inspector-detail[data-assembly-id='{assembly}']"
+            )))
+            .await?;
+        let included = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(
+                "#inspector-items tr[data-decision='included'][data-reason='within_budget'][data-tier='3']",
+            ))
+            .await?;
+        assert_eq!(text_in(&included, ".trace-text").await, fact);
+        assert_eq!(text_in(&included, ".trace-reason").await, "within_budget");
+        let detail = text_in(&included, ".trace-detail").await;
+        assert_eq!(detail, "fits the Tier 3 card and the total budget");
+        let excluded = client
+            .find(Locator::Css(
+                "#inspector-items tr[data-decision='excluded'][data-reason='card_limit']",
+            ))
+            .await?;
+        assert_eq!(text_in(&excluded, ".trace-reason").await, "card_limit");
+        let detail = text_in(&excluded, ".trace-detail").await;
+        assert!(detail.starts_with("the card shows at most"), "{detail}");
+        screenshot(&client, "inspector").await;
+
+        // The excluded question's source link opens its session's transcript.
+        let link = excluded.find(Locator::Css(".session-link")).await?;
+        let session = link.attr("data-session-id").await?.expect("a session id");
+        link.click().await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                ".session-row.active[data-session-id='{session}']"
+            )))
+            .await?;
+        let turns = wait_text(&client, "#viewer-total", |t| !t.is_empty()).await;
+        assert!(turns.ends_with(" turns"), "{turns}");
+
+        // The work context shows its constellation and the Tier 1 card of a fresh session.
+        click(&client, "#nav-contexts").await?;
+        click(&client, "[data-work-context-id='wc_spotter_otel']").await?;
+        let phase = text_of(&client, "#constellation-phase").await;
+        assert!(!phase.is_empty());
+        let questions = text_of(&client, "#constellation-questions").await;
+        assert!(
+            questions.contains("heuristic · reduced confidence"),
+            "{questions}"
+        );
+        let tokens = text_of(&client, "#constellation-tier1-tokens").await;
+        assert!(tokens.ends_with("of 120 tokens"), "{tokens}");
+        let card = text_of(&client, "#constellation-tier1 pre").await;
+        assert!(card.starts_with("Spotter OTEL"), "{card}");
+        client
+            .execute(
+                "document.querySelector('#wc-constellation').scrollIntoView()",
+                vec![],
+            )
+            .await?;
+        screenshot(&client, "constellation").await;
+
+        // Settings: living memory lists the fact with its count; add, move up and remove one.
+        click(&client, "#nav-settings").await?;
+        let count = text_of(
+            &client,
+            &format!("#facts-list li[data-fact-id='{}'] .fact-tokens", facts.fact_id),
+        )
+        .await;
+        assert_eq!(count, format!("{} tokens", facts.tokens));
+        client
+            .find(Locator::Css("#fact-new"))
+            .await?
+            .send_keys("My main tool is Elixir.")
+            .await?;
+        click(&client, "#fact-add").await?;
+        let wait_facts = async |n: usize| {
+            let started = Instant::now();
+            loop {
+                let items = client.find_all(Locator::Css("#facts-list li.fact")).await?;
+                if items.len() == n || started.elapsed() > WAIT {
+                    return Ok::<_, fantoccini::error::CmdError>(items);
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        };
+        let items = wait_facts(2).await?;
+        assert_eq!(items.len(), 2);
+        let added = items[1].attr("data-fact-id").await?.expect("a fact id");
+        items[1].find(Locator::Css(".fact-up")).await?.click().await?;
+        click(
+            &client,
+            &format!("#facts-list li.fact:first-child[data-fact-id='{added}'] .fact-remove"),
+        )
+        .await?;
+        let items = wait_facts(1).await?;
+        assert_eq!(items.len(), 1);
+        assert_eq!(
+            items[0].attr("data-fact-id").await?,
+            Some(facts.fact_id.to_string())
+        );
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "inspector-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+
+    // Previews never mark anything delivered: every recorded assembly is a preview.
+    let store = Store::open(&root).unwrap();
+    let assemblies = store.graph().assemblies(None, 100).unwrap();
+    assert!(!assemblies.is_empty());
+    assert!(assemblies.iter().all(|a| a.delivery == "preview"));
+}

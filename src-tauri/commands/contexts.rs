@@ -51,14 +51,14 @@ fn entity_row(e: Entity) -> EntityRow {
 }
 
 /// The stored (snake_case) name of a serde enum value, such as a work phase.
-fn wire_name<T: serde::Serialize>(value: T) -> String {
+pub(crate) fn wire_name<T: serde::Serialize>(value: T) -> String {
     serde_json::to_value(value)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default()
 }
 
-fn phase_name(phase: WorkPhase) -> String {
+pub(crate) fn phase_name(phase: WorkPhase) -> String {
     wire_name(phase).replace('_', " ")
 }
 
@@ -157,7 +157,7 @@ fn deliver(store: &Store) {
 }
 
 /// Text fields left empty in a form mean "no value".
-fn non_empty(text: Option<String>) -> Option<String> {
+pub(crate) fn non_empty(text: Option<String>) -> Option<String> {
     text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
 }
 

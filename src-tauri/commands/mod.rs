@@ -1,6 +1,7 @@
 //! The commands the UI may invoke, one file per area. Each is allowed by name in
 //! `src-tauri/permissions/app.toml` and granted in `src-tauri/capabilities/main.json`.
 
+pub mod brief;
 pub mod contexts;
 pub mod continuity;
 pub mod ingest;

@@ -2,10 +2,12 @@
 //! `elnor-types`, so the UI and the shell cannot disagree about the wire.
 
 use elnor_types::{
-    AddLinkRuleRequest, AddSourceRequest, ApiKeyStatus, CommandError, ConfigFields, ConnectionTest,
-    ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
-    EditEntityRequest, EditWorkContextRequest, EntityListRequest, EntityRow, ErrorKind,
-    IngestStatus, MergeRequest, RemoveLinkRuleRequest, SessionListRequest, SessionRow,
+    AddFactRequest, AddLinkRuleRequest, AddSourceRequest, ApiKeyStatus, AssemblyDetail,
+    AssemblyListRequest, AssemblyRef, AssemblyRow, BriefPreview, BriefPreviewRequest, CommandError,
+    ConfigFields, ConnectionTest, ConstellationView, ContinuityMode, ContinuitySettings,
+    CreateEntityRequest, CreateWorkContextRequest, EditEntityRequest, EditFactRequest,
+    EditWorkContextRequest, EntityListRequest, EntityRow, ErrorKind, FactRef, IngestStatus,
+    LivingFacts, MergeRequest, RemoveLinkRuleRequest, RollupView, SessionListRequest, SessionRow,
     SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
     SourceRow, StoreStatus, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef,
     WorkContextRow, commands,
@@ -223,6 +225,54 @@ pub async fn clear_api_key() -> Result<ApiKeyStatus, CommandError> {
 
 pub async fn test_model_connection() -> Result<ConnectionTest, CommandError> {
     call(commands::TEST_MODEL_CONNECTION, &NoArgs {}).await
+}
+
+/// Assembles a preview brief; the shell never marks anything delivered for it.
+pub async fn brief_preview(request: BriefPreviewRequest) -> Result<BriefPreview, CommandError> {
+    call(commands::BRIEF_PREVIEW, &Request { request }).await
+}
+
+pub async fn constellation_get(work_context_id: String) -> Result<ConstellationView, CommandError> {
+    let request = WorkContextRef { work_context_id };
+    call(commands::CONSTELLATION_GET, &Request { request }).await
+}
+
+pub async fn assemblies_list(
+    work_context_id: Option<String>,
+    limit: Option<u32>,
+) -> Result<Vec<AssemblyRow>, CommandError> {
+    let request = AssemblyListRequest {
+        work_context_id,
+        limit,
+    };
+    call(commands::ASSEMBLIES_LIST, &Request { request }).await
+}
+
+pub async fn assembly_get(assembly_id: i64) -> Result<AssemblyDetail, CommandError> {
+    let request = AssemblyRef { assembly_id };
+    call(commands::ASSEMBLY_GET, &Request { request }).await
+}
+
+pub async fn living_facts_list() -> Result<LivingFacts, CommandError> {
+    call(commands::LIVING_FACTS_LIST, &NoArgs {}).await
+}
+
+pub async fn living_facts_add(text: String) -> Result<LivingFacts, CommandError> {
+    let request = AddFactRequest { text };
+    call(commands::LIVING_FACTS_ADD, &Request { request }).await
+}
+
+pub async fn living_facts_edit(request: EditFactRequest) -> Result<LivingFacts, CommandError> {
+    call(commands::LIVING_FACTS_EDIT, &Request { request }).await
+}
+
+pub async fn living_facts_remove(fact_id: i64) -> Result<LivingFacts, CommandError> {
+    let request = FactRef { fact_id };
+    call(commands::LIVING_FACTS_REMOVE, &Request { request }).await
+}
+
+pub async fn rollup_refresh() -> Result<RollupView, CommandError> {
+    call(commands::ROLLUP_REFRESH, &NoArgs {}).await
 }
 
 /// Resolves after `ms` milliseconds (for polling progress).

@@ -62,6 +62,24 @@ pub mod commands {
     pub const CLEAR_API_KEY: &str = "clear_api_key";
     /// `() -> ConnectionTest`
     pub const TEST_MODEL_CONNECTION: &str = "test_model_connection";
+    /// `BriefPreviewRequest -> BriefPreview` (always a preview: nothing is marked delivered)
+    pub const BRIEF_PREVIEW: &str = "brief_preview";
+    /// `WorkContextRef -> ConstellationView`
+    pub const CONSTELLATION_GET: &str = "constellation_get";
+    /// `AssemblyListRequest -> Vec<AssemblyRow>`
+    pub const ASSEMBLIES_LIST: &str = "assemblies_list";
+    /// `AssemblyRef -> AssemblyDetail`
+    pub const ASSEMBLY_GET: &str = "assembly_get";
+    /// `() -> LivingFacts`
+    pub const LIVING_FACTS_LIST: &str = "living_facts_list";
+    /// `AddFactRequest -> LivingFacts`
+    pub const LIVING_FACTS_ADD: &str = "living_facts_add";
+    /// `EditFactRequest -> LivingFacts`
+    pub const LIVING_FACTS_EDIT: &str = "living_facts_edit";
+    /// `FactRef -> LivingFacts`
+    pub const LIVING_FACTS_REMOVE: &str = "living_facts_remove";
+    /// `() -> RollupView` (regenerates Tier 2's rollup now)
+    pub const ROLLUP_REFRESH: &str = "rollup_refresh";
 }
 
 /// The continuity mode (CSA §5.1), as the UI shows it.
@@ -470,6 +488,293 @@ pub struct ConnectionTest {
     pub message: String,
 }
 
+/// Request of [`commands::BRIEF_PREVIEW`]: what a fresh session would tell the engine about
+/// itself. Every field is optional; an explicit work context wins over the rest.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BriefPreviewRequest {
+    pub work_context_id: Option<String>,
+    pub cwd: Option<String>,
+    pub session_id: Option<String>,
+    /// The surface's token budget for the cards; `None` means the engine's maximum.
+    pub budget: Option<u32>,
+}
+
+/// One rendered line of a card, with its BPE count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BriefLine {
+    pub text: String,
+    pub tokens: u32,
+}
+
+/// One candidate a brief assembly considered, and what it decided about it and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceItemRow {
+    /// 1, 2 or 3.
+    pub tier: u8,
+    /// `constellation`, `summary`, `entry`, `update`, `node`, `segment`, `fact` or `directive`.
+    pub kind: String,
+    /// The entry, summary, node, fact or work context id it came from.
+    pub source_id: Option<String>,
+    pub session_id: Option<String>,
+    /// The last transcript turn the capture behind it saw.
+    pub turn_seq: Option<i64>,
+    pub work_context_id: Option<String>,
+    pub text: String,
+    pub tokens: u32,
+    /// `included`, `dropped` (by a budget step) or `excluded` (by a rule).
+    pub decision: String,
+    /// The reason code, such as `within_budget`, `card_limit` or `current_context`.
+    pub reason: String,
+    /// The reason in words, with the numbers that decided it.
+    pub detail: String,
+}
+
+/// One card of a brief.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BriefCard {
+    pub tier: u8,
+    /// `continuity`, `recent_activity` or `living_memory`.
+    pub card_type: String,
+    pub tag: String,
+    pub tokens: u32,
+    pub lines: Vec<BriefLine>,
+    /// The trace items shown on this card, in card order.
+    pub items: Vec<TraceItemRow>,
+}
+
+/// The work context a brief is for, and how it was chosen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextChoiceRow {
+    pub work_context_id: String,
+    pub name: String,
+    /// How it was chosen, in words.
+    pub how: String,
+}
+
+/// The brief a fresh session would get now, as previewed (nothing was marked delivered).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BriefPreview {
+    /// The stored trace's id, for the Inspector.
+    pub assembly_id: i64,
+    /// The whole brief as the agent would read it.
+    pub text: String,
+    pub cards: Vec<BriefCard>,
+    /// Tokens of the cards, at most `budget`.
+    pub total_tokens: u32,
+    /// Tokens of the temporal block and the preamble around the cards.
+    pub envelope_tokens: u32,
+    pub budget: u32,
+    /// The engine's ceiling for any budget.
+    pub max_budget: u32,
+    /// Each tier's own cap, Tier 1 first.
+    pub tier_caps: [u32; 3],
+    pub work_context: Option<ContextChoiceRow>,
+    /// The constellation view used was out of date; it is being rebuilt.
+    pub stale: bool,
+    pub warnings: Vec<String>,
+}
+
+/// One session in a constellation's session history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionHistoryRow {
+    pub entry_id: String,
+    pub source_session_id: String,
+    /// RFC 3339.
+    pub captured_at: String,
+    /// RFC 3339: the session's last turn when known, else the capture time.
+    pub last_activity_at: String,
+    pub turn_seq: Option<i64>,
+    pub summary: String,
+    /// The card line for the session.
+    pub line: String,
+    pub tokens: u32,
+}
+
+/// One open question, key decision or cross-conversation update of a constellation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstellationItemRow {
+    pub entry_id: String,
+    /// The question, decision or update.
+    pub text: String,
+    /// The question's context or the decision's rationale.
+    pub detail: Option<String>,
+    /// Found by the heuristic detectors rather than the model.
+    pub reduced_confidence: bool,
+    pub source_session_id: String,
+    /// RFC 3339.
+    pub captured_at: String,
+    pub turn_seq: Option<i64>,
+    pub tokens: u32,
+}
+
+/// A goal or obligation linked to the work context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstellationNodeRow {
+    pub node_id: String,
+    /// `goal` or `obligation`.
+    pub kind: String,
+    pub text: String,
+    pub due_at: Option<String>,
+}
+
+/// A log entry the view left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExcludedRow {
+    pub entry_id: String,
+    /// The entry type.
+    pub kind: String,
+    pub text: String,
+    /// `decayed`, `resolved`, `superseded`, `delivered`, `over_cap` or `outside_window`.
+    pub reason: String,
+    pub detail: String,
+}
+
+/// A work context's constellation view (where the work stands) and the Tier 1 card a fresh
+/// session in it would get now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstellationView {
+    pub work_context_id: String,
+    pub work_context_name: String,
+    pub local_only: bool,
+    /// The UTC day the view was built for.
+    pub as_of: String,
+    /// The view no longer matches the log; it was served as is and is being rebuilt.
+    pub stale: bool,
+    /// The active work phase, in words.
+    pub active_work_phase: String,
+    pub header: String,
+    pub effective_window: u32,
+    pub sessions_in_last_30_days: u32,
+    pub session_history: Vec<SessionHistoryRow>,
+    pub open_questions: Vec<ConstellationItemRow>,
+    pub key_decisions: Vec<ConstellationItemRow>,
+    pub cross_conversation_updates: Vec<ConstellationItemRow>,
+    pub goals: Vec<ConstellationNodeRow>,
+    pub obligations: Vec<ConstellationNodeRow>,
+    pub entity_count: u32,
+    pub excluded: Vec<ExcludedRow>,
+    pub skipped_lines: u32,
+    /// The Tier 1 card a fresh session in this context would get now, when it would get one.
+    pub tier1: Option<BriefCard>,
+    /// Why there is no Tier 1 card, when there is none.
+    pub tier1_absent_reason: Option<String>,
+    /// The preview assembly behind `tier1`, for the Inspector.
+    pub tier1_assembly_id: i64,
+    /// Tier 1's cap in tokens.
+    pub tier1_cap: u32,
+}
+
+/// Request of [`commands::ASSEMBLIES_LIST`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssemblyListRequest {
+    pub work_context_id: Option<String>,
+    /// At most this many, newest first; `None` means a default page.
+    pub limit: Option<u32>,
+}
+
+/// One brief assembly, as listed in the Inspector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssemblyRow {
+    pub assembly_id: i64,
+    /// RFC 3339.
+    pub created_at: String,
+    /// `delivered` or `preview`.
+    pub delivery: String,
+    pub format: String,
+    pub work_context_id: Option<String>,
+    /// How the work context was chosen, in words.
+    pub resolution: String,
+    pub session_id: Option<String>,
+    pub budget: u32,
+    pub total_tokens: u32,
+    /// Tokens of each tier's card, Tier 1 first.
+    pub tier_tokens: [u32; 3],
+    pub envelope_tokens: u32,
+    pub stale: bool,
+    pub included: u32,
+    pub dropped: u32,
+    pub excluded: u32,
+}
+
+/// Names one brief assembly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssemblyRef {
+    pub assembly_id: i64,
+}
+
+/// One assembly with every candidate it considered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssemblyDetail {
+    pub summary: AssemblyRow,
+    pub warnings: Vec<String>,
+    /// The request as JSON text.
+    pub request: String,
+    /// The brief's text as delivered or previewed.
+    pub output: String,
+    /// In the order the assembly considered them.
+    pub items: Vec<TraceItemRow>,
+}
+
+/// One of the person's facts or preferences (Tier 3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LivingFactRow {
+    pub fact_id: i64,
+    pub text: String,
+    /// 1-based order in Tier 3.
+    pub position: i64,
+    pub tokens: u32,
+    /// RFC 3339.
+    pub updated_at: String,
+}
+
+/// Every fact, in Tier 3 order, and the tier's budget.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LivingFacts {
+    pub facts: Vec<LivingFactRow>,
+    /// Tier 3's cap in tokens.
+    pub tier3_cap: u32,
+}
+
+/// Request of [`commands::LIVING_FACTS_ADD`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddFactRequest {
+    pub text: String,
+}
+
+/// Request of [`commands::LIVING_FACTS_EDIT`]; `None` leaves a field alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditFactRequest {
+    pub fact_id: i64,
+    pub text: Option<String>,
+    /// The new place, 1 = first; the others shift.
+    pub position: Option<i64>,
+}
+
+/// Names one fact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FactRef {
+    pub fact_id: i64,
+}
+
+/// One work context's segment of the Tier 2 rollup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RollupSegmentRow {
+    pub work_context_id: String,
+    /// RFC 3339.
+    pub last_activity: String,
+    pub local_only: bool,
+    pub text: String,
+    pub tokens: u32,
+}
+
+/// The Tier 2 rollup of recent activity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RollupView {
+    pub as_of: String,
+    pub window_days: u32,
+    pub segments: Vec<RollupSegmentRow>,
+}
+
 /// The class of a failed command, so the UI can choose how to show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -523,5 +828,18 @@ mod tests {
             let json = serde_json::to_string(&mode).unwrap();
             assert_eq!(json, format!("\"{}\"", mode.as_str()));
         }
+        // An empty preview request leaves every choice to the engine.
+        let preview = serde_json::to_string(&BriefPreviewRequest::default()).unwrap();
+        assert_eq!(
+            preview,
+            r#"{"work_context_id":null,"cwd":null,"session_id":null,"budget":null}"#
+        );
+        let edit = serde_json::to_string(&EditFactRequest {
+            fact_id: 3,
+            text: None,
+            position: Some(1),
+        })
+        .unwrap();
+        assert_eq!(edit, r#"{"fact_id":3,"text":null,"position":1}"#);
     }
 }

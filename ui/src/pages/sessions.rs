@@ -10,6 +10,7 @@ use leptos::task::spawn_local;
 
 use super::error_list;
 use crate::api;
+use crate::app::use_nav;
 
 /// Height of one row in the transcript viewer; rows are fixed-height so only the visible ones
 /// need to exist in the DOM.
@@ -24,10 +25,15 @@ pub fn SessionsPage() -> impl IntoView {
     // Bumped after each finished ingest so the lists reload.
     let generation = RwSignal::new(0u32);
     let selected = RwSignal::new(None::<SessionRow>);
+    // A link elsewhere (the Inspector, a work context) may name a session to open; it is taken
+    // once, so coming back to Sessions later starts from the whole list.
+    let nav = use_nav();
+    let target = nav.session.get_untracked();
+    nav.session.set(None);
     view! {
         <h2>"Sessions"</h2>
         <IngestCard generation />
-        <SessionBrowser generation selected />
+        <SessionBrowser generation selected target />
     }
 }
 
@@ -214,10 +220,16 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
 fn SessionBrowser(
     generation: RwSignal<u32>,
     selected: RwSignal<Option<SessionRow>>,
+    /// A session to open as soon as the list has it.
+    target: Option<String>,
 ) -> impl IntoView {
     let harness = RwSignal::new(String::new());
     let agent = RwSignal::new(String::new());
-    let text = RwSignal::new(String::new());
+    // The target's id goes into the text filter, which matches ids, so the list shows it even
+    // when it is older than the newest hundred.
+    let text = RwSignal::new(target.clone().unwrap_or_default());
+    let pending = RwSignal::new(target);
+    let missing = RwSignal::new(None::<String>);
     let hours = RwSignal::new(None::<u32>);
     let sessions = LocalResource::new(move || {
         generation.track();
@@ -230,7 +242,23 @@ fn SessionBrowser(
         };
         api::list_sessions(request)
     });
+    Effect::new(move |_| {
+        let Some(Ok(rows)) = sessions.get() else {
+            return;
+        };
+        if let Some(id) = pending.get_untracked() {
+            match rows.into_iter().find(|r| r.session_id == id) {
+                Some(row) => selected.set(Some(row)),
+                None => missing.set(Some(format!(
+                    "Session {id} is not among the ingested sessions: its entries may have been \
+                     written by hand, or its transcript is no longer in a source."
+                ))),
+            }
+            pending.set(None);
+        }
+    });
     view! {
+        {move || missing.get().map(|m| view! { <p class="hint" id="session-missing">{m}</p> })}
         <div class="filters">
             <select id="filter-harness" on:change=move |ev| harness.set(event_target_value(&ev))>
                 <option value="">"All harnesses"</option>
@@ -257,6 +285,7 @@ fn SessionBrowser(
                 id="filter-text"
                 type="search"
                 placeholder="Title, folder or id"
+                prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
             />
         </div>

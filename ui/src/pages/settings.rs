@@ -5,10 +5,13 @@
 //!
 //! The API key is typed here and handed to the shell, which stores it in the OS keyring. It is
 //! never read back: the page only learns whether a key is stored.
+//!
+//! Living memory is the person's own facts and preferences, Tier 3 of every brief: listed in the
+//! order the brief considers them, each with its token count, to add, edit, move and remove.
 
 use elnor_types::{
     CONTINUITY_EXPLANATION, CommandError, ConfigFieldRow, ContinuityMode, ContinuitySettings,
-    Settings,
+    EditFactRequest, LivingFactRow, LivingFacts, Settings,
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -38,7 +41,158 @@ pub fn SettingsPage() -> impl IntoView {
                 })}
             </ErrorBoundary>
         </Transition>
+        <LivingMemoryCard />
         <IngestCard generation />
+    }
+}
+
+/// Tier 3: the person's facts and preferences, in the order the brief takes them.
+#[component]
+fn LivingMemoryCard() -> impl IntoView {
+    // Bumped after every change, so the list shows the engine's order and counts.
+    let generation = RwSignal::new(0u32);
+    let facts = LocalResource::new(move || {
+        generation.track();
+        api::living_facts_list()
+    });
+    let error = RwSignal::new(None::<String>);
+    let new_fact = RwSignal::new(String::new());
+    let done = move |result: Result<LivingFacts, CommandError>| match result {
+        Ok(_) => generation.update(|g| *g += 1),
+        Err(e) => error.set(Some(e.message)),
+    };
+    let add = move |_| {
+        let text = new_fact.get_untracked();
+        error.set(None);
+        spawn_local(async move {
+            let result = api::living_facts_add(text).await;
+            if result.is_ok() {
+                new_fact.set(String::new());
+            }
+            done(result);
+        });
+    };
+    view! {
+        <div class="card" id="living-memory">
+            <h3>"Living memory"</h3>
+            <p class="hint">
+                "Your stable facts and preferences. Every brief ends with them (Tier 3), in this "
+                "order; Tier 3 has 100 tokens, so facts that do not fit after the ones above them "
+                "are left out. The Inspector shows which."
+            </p>
+            <Transition fallback=|| view! { <p class="hint">"Reading living memory…"</p> }>
+                <ErrorBoundary fallback=error_list>
+                    {move || Suspend::new(async move {
+                        facts.await.map(|f| fact_list(f, error, done))
+                    })}
+                </ErrorBoundary>
+            </Transition>
+            <div class="inline-form">
+                <input
+                    id="fact-new"
+                    type="text"
+                    placeholder="e.g. I prefer British spelling."
+                    prop:value=move || new_fact.get()
+                    on:input=move |ev| new_fact.set(event_target_value(&ev))
+                />
+                <button class="small" id="fact-add" on:click=add>
+                    "Add fact"
+                </button>
+            </div>
+            {move || error.get().map(|e| view! { <div class="error" id="facts-error" role="alert">{e}</div> })}
+        </div>
+    }
+}
+
+fn fact_list(
+    facts: LivingFacts,
+    error: RwSignal<Option<String>>,
+    done: impl Fn(Result<LivingFacts, CommandError>) + Copy + 'static,
+) -> AnyView {
+    if facts.facts.is_empty() {
+        return view! {
+            <p class="hint" id="facts-empty">
+                "No facts yet: Tier 3 is empty. Add what every agent should know about you, such as "
+                "how you like answers or which tools you use."
+            </p>
+        }
+        .into_any();
+    }
+    let used: u32 = facts.facts.iter().map(|f| f.tokens).sum();
+    let cap = facts.tier3_cap;
+    let last = facts.facts.len() as i64;
+    view! {
+        <p class="meta" id="facts-total">
+            {format!("{used} tokens in all; Tier 3 has {cap}.")}
+            {(used > cap).then_some(" The last facts do not fit and are left out of briefs.")}
+        </p>
+        <ol class="facts-list" id="facts-list">
+            {facts
+                .facts
+                .into_iter()
+                .map(|f| fact_item(f, last, error, done))
+                .collect_view()}
+        </ol>
+    }
+    .into_any()
+}
+
+fn fact_item(
+    f: LivingFactRow,
+    last: i64,
+    error: RwSignal<Option<String>>,
+    done: impl Fn(Result<LivingFacts, CommandError>) + Copy + 'static,
+) -> impl IntoView {
+    let id = f.fact_id;
+    let text = RwSignal::new(f.text.clone());
+    let edit = move |text: Option<String>, position: Option<i64>| {
+        error.set(None);
+        spawn_local(async move {
+            let request = EditFactRequest {
+                fact_id: id,
+                text,
+                position,
+            };
+            done(api::living_facts_edit(request).await);
+        });
+    };
+    let remove = move |_| {
+        error.set(None);
+        spawn_local(async move { done(api::living_facts_remove(id).await) });
+    };
+    let position = f.position;
+    view! {
+        <li class="fact" data-fact-id=id>
+            <input
+                class="fact-text"
+                type="text"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+            />
+            <span class="meta fact-tokens">{format!("{} tokens", f.tokens)}</span>
+            <button class="small fact-save" on:click=move |_| edit(Some(text.get_untracked()), None)>
+                "Save"
+            </button>
+            <button
+                class="small fact-up"
+                title="Move up: earlier facts are kept first when Tier 3 is full"
+                prop:disabled={position <= 1}
+                on:click=move |_| edit(None, Some(position - 1))
+            >
+                "↑"
+            </button>
+            <button
+                class="small fact-down"
+                title="Move down"
+                prop:disabled={position >= last}
+                on:click=move |_| edit(None, Some(position + 1))
+            >
+                "↓"
+            </button>
+            <button class="small fact-remove" on:click=remove>
+                "Remove"
+            </button>
+        </li>
     }
 }
 

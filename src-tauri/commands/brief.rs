@@ -1,0 +1,447 @@
+//! The brief and what stands behind it: `brief_preview` (what a fresh session would get now),
+//! `constellation_get` (a work context's view with its Tier 1 card), `assemblies_list` and
+//! `assembly_get` (the Inspector's traces), `living_facts_list` / `_add` / `_edit` / `_remove`
+//! (Tier 3) and `rollup_refresh` (Tier 2).
+//!
+//! Every brief assembled here is a preview: the app only looks at briefs, it never hands one to an
+//! agent, so nothing it shows is marked delivered. Assembly may find a constellation view stale;
+//! the engine serves it marked and leaves the rebuild to its caller, which here happens on another
+//! blocking task once the reply is ready, so the person never waits for a rebuild.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Local, Utc};
+use elnor_engine::brief::{
+    self, BriefRequest, Card, Decision, Delivery, MAX_BUDGET, TIER1_CAP, TIER2_CAP, TIER3_CAP,
+    TraceItem,
+};
+use elnor_engine::constellation::{self, NodeItem};
+use elnor_engine::living::LivingFact;
+use elnor_engine::traces::{AssemblySummary, TraceRow};
+use elnor_engine::{Store, WorkContextId, rollup};
+use elnor_types::{
+    AddFactRequest, AssemblyDetail, AssemblyListRequest, AssemblyRef, AssemblyRow, BriefCard,
+    BriefLine, BriefPreview, BriefPreviewRequest, CommandError, ConstellationItemRow,
+    ConstellationNodeRow, ConstellationView, ContextChoiceRow, EditFactRequest, ExcludedRow,
+    FactRef, LivingFactRow, LivingFacts, RollupSegmentRow, RollupView, SessionHistoryRow,
+    TraceItemRow, WorkContextRef,
+};
+use tauri::State;
+
+use super::contexts::{non_empty, phase_name};
+use crate::state::{AppState, blocking, to_command_error};
+
+/// Assemblies listed when the UI does not say how many.
+const DEFAULT_ASSEMBLY_LIMIT: u32 = 50;
+
+fn err(e: elnor_engine::Error) -> CommandError {
+    to_command_error(&e)
+}
+
+fn trace_item(t: &TraceItem) -> TraceItemRow {
+    TraceItemRow {
+        tier: t.tier,
+        kind: t.kind.to_owned(),
+        source_id: t.source_id.clone(),
+        session_id: t.session_id.clone(),
+        turn_seq: t.turn_seq,
+        work_context_id: t.work_context_id.clone(),
+        text: t.text.clone(),
+        tokens: t.tokens,
+        decision: t.decision.as_str().to_owned(),
+        reason: t.reason.as_str().to_owned(),
+        detail: t.detail.clone(),
+    }
+}
+
+fn trace_row(t: TraceRow) -> TraceItemRow {
+    TraceItemRow {
+        tier: t.tier,
+        kind: t.kind,
+        source_id: t.source_id,
+        session_id: t.session_id,
+        turn_seq: t.turn_seq,
+        work_context_id: t.work_context_id,
+        text: t.text,
+        tokens: t.tokens,
+        decision: t.decision,
+        reason: t.reason,
+        detail: t.detail,
+    }
+}
+
+fn card(c: &Card) -> BriefCard {
+    BriefCard {
+        tier: c.tier,
+        card_type: c.card_type.to_owned(),
+        tag: c.tag.to_owned(),
+        tokens: c.tokens,
+        lines: c
+            .lines
+            .iter()
+            .map(|l| BriefLine {
+                text: l.text.clone(),
+                tokens: l.tokens,
+            })
+            .collect(),
+        items: c.items.iter().map(trace_item).collect(),
+    }
+}
+
+fn assembly_row(s: AssemblySummary) -> AssemblyRow {
+    AssemblyRow {
+        assembly_id: s.assembly_id,
+        created_at: s.created_at,
+        delivery: s.delivery,
+        format: s.format,
+        work_context_id: s.work_context_id,
+        resolution: s.resolution,
+        session_id: s.session_id,
+        budget: s.budget,
+        total_tokens: s.total_tokens,
+        tier_tokens: s.tier_tokens,
+        envelope_tokens: s.envelope_tokens,
+        stale: s.stale,
+        included: s.included,
+        dropped: s.dropped,
+        excluded: s.excluded,
+    }
+}
+
+fn fact_row(f: LivingFact) -> LivingFactRow {
+    LivingFactRow {
+        fact_id: f.fact_id,
+        text: f.text,
+        position: f.position,
+        tokens: f.tokens,
+        updated_at: f.updated_at,
+    }
+}
+
+fn node_row(n: &NodeItem) -> ConstellationNodeRow {
+    ConstellationNodeRow {
+        node_id: n.node_id.clone(),
+        kind: n.kind.clone(),
+        text: n.text.clone(),
+        due_at: n.due_at.clone(),
+    }
+}
+
+/// Validates a work context id from the UI, so a hostile one can never become a file path.
+fn work_context_id(id: &str) -> Result<WorkContextId, CommandError> {
+    WorkContextId::new(id).map_err(err)
+}
+
+/// A preview request; the person's local date feeds the brief's temporal block.
+fn preview_request(now: DateTime<Utc>) -> BriefRequest {
+    BriefRequest::new(now, Local::now().date_naive(), Delivery::Preview)
+}
+
+/// Rebuilds stale constellation views on a blocking task of their own, after the reply is made:
+/// the request that found them stale should not wait for the rebuild (CSA §4.3).
+fn refresh_later(store: Arc<Store>, stale: Vec<WorkContextId>, now: DateTime<Utc>) {
+    if stale.is_empty() {
+        return;
+    }
+    tauri::async_runtime::spawn_blocking(move || constellation::refresh(&store, &stale, now));
+}
+
+#[tauri::command]
+pub async fn brief_preview(
+    state: State<'_, AppState>,
+    request: BriefPreviewRequest,
+) -> Result<BriefPreview, CommandError> {
+    let store = state.store()?;
+    let wc = non_empty(request.work_context_id)
+        .map(|id| work_context_id(&id))
+        .transpose()?;
+    let now = Utc::now();
+    let worker = store.clone();
+    let (preview, stale) = blocking(move || {
+        let mut req = preview_request(now);
+        req.work_context_id = wc;
+        req.cwd = non_empty(request.cwd);
+        req.session_id = non_empty(request.session_id);
+        req.budget = request.budget.unwrap_or(MAX_BUDGET);
+        let b = brief::assemble(&worker, &req).map_err(err)?;
+        let preview = BriefPreview {
+            assembly_id: b.assembly_id,
+            text: brief::text(&b),
+            cards: b.cards.iter().map(card).collect(),
+            total_tokens: b.total_tokens,
+            envelope_tokens: b.envelope_tokens,
+            budget: b.budget,
+            max_budget: MAX_BUDGET,
+            tier_caps: [TIER1_CAP, TIER2_CAP, TIER3_CAP],
+            work_context: b.work_context.as_ref().map(|c| ContextChoiceRow {
+                work_context_id: c.work_context_id.to_string(),
+                name: c.name.clone(),
+                how: c.how.clone(),
+            }),
+            stale: b.stale,
+            warnings: b.warnings,
+        };
+        Ok((preview, b.needs_rebuild))
+    })
+    .await?;
+    refresh_later(store, stale, now);
+    Ok(preview)
+}
+
+#[tauri::command]
+pub async fn constellation_get(
+    state: State<'_, AppState>,
+    request: WorkContextRef,
+) -> Result<ConstellationView, CommandError> {
+    let store = state.store()?;
+    let wc = work_context_id(&request.work_context_id)?;
+    let now = Utc::now();
+    let worker = store.clone();
+    let (view, stale) = blocking(move || {
+        let read = constellation::view(&worker, &wc, now).map_err(err)?;
+        // The Tier 1 card comes from a real preview assembly for this context, so what is shown
+        // here is exactly what a fresh session in it would get, trimming included.
+        let mut req = preview_request(now);
+        req.work_context_id = Some(wc.clone());
+        let b = brief::assemble(&worker, &req).map_err(err)?;
+        let tier1 = b.card(1).map(card);
+        let tier1_absent_reason = match &tier1 {
+            Some(_) => None,
+            None => Some(
+                b.trace
+                    .iter()
+                    .find(|t| t.tier == 1 && t.decision != Decision::Included)
+                    .map(|t| t.detail.clone())
+                    .unwrap_or_else(|| "nothing to resume in this work context yet".to_owned()),
+            ),
+        };
+        let c = read.constellation;
+        let view = ConstellationView {
+            work_context_id: c.work_context_id.to_string(),
+            work_context_name: c.work_context_name.clone(),
+            local_only: c.local_only,
+            as_of: c.as_of.to_string(),
+            stale: read.stale,
+            active_work_phase: phase_name(c.active_work_phase),
+            header: c.header.text.clone(),
+            effective_window: c.effective_window,
+            sessions_in_last_30_days: c.sessions_in_last_30_days,
+            session_history: c
+                .session_history
+                .iter()
+                .map(|s| SessionHistoryRow {
+                    entry_id: s.entry_id.to_string(),
+                    source_session_id: s.source_session_id.to_string(),
+                    captured_at: s.captured_at.to_rfc3339(),
+                    last_activity_at: s.last_activity_at.to_rfc3339(),
+                    turn_seq: s.turn_seq,
+                    summary: s.summary.clone(),
+                    line: s.line.text.clone(),
+                    tokens: s.line.tokens,
+                })
+                .collect(),
+            open_questions: c
+                .open_questions
+                .iter()
+                .map(|q| ConstellationItemRow {
+                    entry_id: q.entry_id.to_string(),
+                    text: q.question.clone(),
+                    detail: Some(q.context.clone()).filter(|c| !c.is_empty()),
+                    reduced_confidence: q.reduced_confidence,
+                    source_session_id: q.source_session_id.to_string(),
+                    captured_at: q.captured_at.to_rfc3339(),
+                    turn_seq: q.turn_seq,
+                    tokens: q.line.tokens,
+                })
+                .collect(),
+            key_decisions: c
+                .key_decisions
+                .iter()
+                .map(|d| ConstellationItemRow {
+                    entry_id: d.entry_id.to_string(),
+                    text: d.decision.clone(),
+                    detail: d.rationale.clone().filter(|r| !r.is_empty()),
+                    reduced_confidence: d.reduced_confidence,
+                    source_session_id: d.source_session_id.to_string(),
+                    captured_at: d.captured_at.to_rfc3339(),
+                    turn_seq: d.turn_seq,
+                    tokens: d.line.tokens,
+                })
+                .collect(),
+            cross_conversation_updates: c
+                .cross_conversation_updates
+                .iter()
+                .map(|u| ConstellationItemRow {
+                    entry_id: u.entry_id.to_string(),
+                    text: u.summary.clone(),
+                    detail: None,
+                    reduced_confidence: false,
+                    source_session_id: u.source_session_id.to_string(),
+                    captured_at: u.captured_at.to_rfc3339(),
+                    turn_seq: None,
+                    tokens: u.line.tokens,
+                })
+                .collect(),
+            goals: c.goals.iter().map(node_row).collect(),
+            obligations: c.obligations.iter().map(node_row).collect(),
+            entity_count: c.entities.len() as u32,
+            excluded: c
+                .excluded
+                .iter()
+                .map(|x| ExcludedRow {
+                    entry_id: x.entry_id.to_string(),
+                    kind: x.kind.clone(),
+                    text: x.text.clone(),
+                    reason: x.reason.as_str().to_owned(),
+                    detail: x.detail.clone(),
+                })
+                .collect(),
+            skipped_lines: c.skipped_lines,
+            tier1,
+            tier1_absent_reason,
+            tier1_assembly_id: b.assembly_id,
+            tier1_cap: TIER1_CAP,
+        };
+        Ok((view, b.needs_rebuild))
+    })
+    .await?;
+    refresh_later(store, stale, now);
+    Ok(view)
+}
+
+#[tauri::command]
+pub async fn assemblies_list(
+    state: State<'_, AppState>,
+    request: AssemblyListRequest,
+) -> Result<Vec<AssemblyRow>, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let wc = non_empty(request.work_context_id);
+        store
+            .graph()
+            .assemblies(
+                wc.as_deref(),
+                request.limit.unwrap_or(DEFAULT_ASSEMBLY_LIMIT),
+            )
+            .map(|list| list.into_iter().map(assembly_row).collect())
+            .map_err(err)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn assembly_get(
+    state: State<'_, AppState>,
+    request: AssemblyRef,
+) -> Result<AssemblyDetail, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let d = store.graph().assembly(request.assembly_id).map_err(err)?;
+        Ok(AssemblyDetail {
+            summary: assembly_row(d.summary),
+            warnings: d.warnings,
+            request: d.request,
+            output: d.output,
+            items: d.items.into_iter().map(trace_row).collect(),
+        })
+    })
+    .await
+}
+
+/// Every fact in Tier 3 order: each change replies with the whole list, so the UI shows the
+/// engine's order and counts rather than guessing them.
+fn facts(store: &Store) -> Result<LivingFacts, CommandError> {
+    Ok(LivingFacts {
+        facts: store
+            .graph()
+            .living_facts()
+            .map_err(err)?
+            .into_iter()
+            .map(fact_row)
+            .collect(),
+        tier3_cap: TIER3_CAP,
+    })
+}
+
+#[tauri::command]
+pub async fn living_facts_list(state: State<'_, AppState>) -> Result<LivingFacts, CommandError> {
+    let store = state.store()?;
+    blocking(move || facts(&store)).await
+}
+
+#[tauri::command]
+pub async fn living_facts_add(
+    state: State<'_, AppState>,
+    request: AddFactRequest,
+) -> Result<LivingFacts, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        store
+            .graph()
+            .add_living_fact(&request.text, Utc::now())
+            .map_err(err)?;
+        facts(&store)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn living_facts_edit(
+    state: State<'_, AppState>,
+    request: EditFactRequest,
+) -> Result<LivingFacts, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        store
+            .graph()
+            .edit_living_fact(
+                request.fact_id,
+                request.text.as_deref(),
+                request.position,
+                Utc::now(),
+            )
+            .map_err(err)?;
+        facts(&store)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn living_facts_remove(
+    state: State<'_, AppState>,
+    request: FactRef,
+) -> Result<LivingFacts, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        store
+            .graph()
+            .remove_living_fact(request.fact_id)
+            .map_err(err)?;
+        facts(&store)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn rollup_refresh(state: State<'_, AppState>) -> Result<RollupView, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let r = rollup::generate(&store, Utc::now()).map_err(err)?;
+        Ok(RollupView {
+            as_of: r.as_of.to_string(),
+            window_days: r.window_days,
+            segments: r
+                .segments
+                .into_iter()
+                .map(|s| RollupSegmentRow {
+                    work_context_id: s.work_context_id.to_string(),
+                    last_activity: s.last_activity.to_rfc3339(),
+                    local_only: s.local_only,
+                    text: s.line.text,
+                    tokens: s.line.tokens,
+                })
+                .collect(),
+        })
+    })
+    .await
+}
