@@ -312,8 +312,13 @@ pub fn rebuild(store: &Store, wc: &WorkContextId, now: DateTime<Utc>) -> Result<
     // that is (correctly) seen as stale next time rather than one that hides the change.
     let fingerprint = fingerprint(store, wc, now)?;
     let config = store.config()?;
-    let c = build(store, wc, &config, now, fingerprint)?;
     let path = view_path(store, wc);
+    let counter = fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Constellation>(&b).ok())
+        .map(|old| Counter::from_view(&old))
+        .unwrap_or_default();
+    let c = build(store, wc, &config, now, fingerprint, counter)?;
     let dir = path.parent().unwrap_or(store.root());
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut bytes =
@@ -358,6 +363,53 @@ pub fn remove_view(store: &Store, wc: &WorkContextId) -> Result<()> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(&path, e)),
+    }
+}
+
+/// Counts card lines, remembering the counts of the view being replaced: a rebuild after a
+/// delivery or a decay changes which items are in the view, not their text, so it needs no
+/// tokenizer at all (loading it costs ~45 ms, and such rebuilds run in the brief's own process).
+/// A remembered count is the count the tokenizer gave for the same text, so the bytes written
+/// are the same as a rebuild from nothing.
+#[derive(Default)]
+struct Counter {
+    known: std::collections::HashMap<String, u32>,
+}
+
+impl Counter {
+    fn from_view(c: &Constellation) -> Counter {
+        let mut known = std::collections::HashMap::new();
+        let mut add = |l: &Line| {
+            known.insert(l.text.clone(), l.tokens);
+        };
+        add(&c.header);
+        for s in &c.session_history {
+            add(&s.line_latest);
+            add(&s.line);
+        }
+        c.open_questions.iter().for_each(|q| add(&q.line));
+        c.key_decisions.iter().for_each(|d| add(&d.line));
+        c.cross_conversation_updates
+            .iter()
+            .for_each(|u| add(&u.line));
+        for n in c.goals.iter().chain(&c.obligations) {
+            if let Some(l) = &n.line {
+                add(l);
+            }
+        }
+        Counter { known }
+    }
+
+    fn line(&mut self, text: String) -> Line {
+        let text = crate::tokens::one_line(&text);
+        match self.known.get(&text) {
+            Some(tokens) => Line::counted(text, *tokens),
+            None => {
+                let line = Line::new(&text);
+                self.known.insert(line.text.clone(), line.tokens);
+                line
+            }
+        }
     }
 }
 
@@ -419,6 +471,7 @@ fn build(
     config: &ContinuityConfig,
     now: DateTime<Utc>,
     fingerprint: String,
+    mut counter: Counter,
 ) -> Result<Constellation> {
     let (as_of, reference) = day_start(now);
     let read = store.log(wc).read()?;
@@ -568,8 +621,8 @@ fn build(
             turn_seq: turn_seq_of(Some(&s.doc73_session_summary_id)),
             decay_at: e.decay_at,
             summary,
-            line_latest: Line::new(format!("Last session ({day}): {shown}")),
-            line: Line::new(format!("Earlier session ({day}): {shown}")),
+            line_latest: counter.line(format!("Last session ({day}): {shown}")),
+            line: counter.line(format!("Earlier session ({day}): {shown}")),
         });
     }
 
@@ -614,7 +667,7 @@ fn build(
                         reduced_confidence: reduced,
                         turn_seq,
                         decay_at: e.decay_at,
-                        line: Line::new(format!(
+                        line: counter.line(format!(
                             "Open: {}{}",
                             condense(&q.question, ITEM_CHARS),
                             heuristic_mark(reduced)
@@ -646,7 +699,7 @@ fn build(
                         reduced_confidence: reduced,
                         turn_seq,
                         decay_at: e.decay_at,
-                        line: Line::new(format!(
+                        line: counter.line(format!(
                             "Decision: {}{}",
                             condense(&d.decision, ITEM_CHARS),
                             heuristic_mark(reduced)
@@ -669,7 +722,7 @@ fn build(
                     source_session_id: u.source_session_id.clone(),
                     captured_at: e.captured_at,
                     delivered: false,
-                    line: Line::new(format!(
+                    line: counter.line(format!(
                         "Since last session: {}",
                         condense(&u.summary, ITEM_CHARS)
                     )),
@@ -687,13 +740,14 @@ fn build(
         Some((p, id)) => (p, Some(id)),
         None => (WorkPhase::Unknown, None),
     };
-    let header = Line::new(match phase_words(active_work_phase) {
+    let header = counter.line(match phase_words(active_work_phase) {
         Some(words) => format!("{} — {words}.", condense(&name, 80)),
         None => format!("{}.", condense(&name, 80)),
     });
 
     // Step 7: the graph baseline.
-    let (entities, goals, obligations) = graph.with_conn_result(|c| baseline_in(c, wc))?;
+    let (entities, goals, obligations) =
+        graph.with_conn_result(|c| baseline_in(c, wc, &mut counter))?;
 
     Ok(Constellation {
         schema_version: VIEW_SCHEMA_VERSION,
@@ -722,7 +776,11 @@ fn build(
 type Baseline = (Vec<NodeItem>, Vec<NodeItem>, Vec<NodeItem>);
 
 /// Linked entities, the context's active goals, and active obligations on its entities.
-fn baseline_in(c: &Connection, wc: &WorkContextId) -> rusqlite::Result<Baseline> {
+fn baseline_in(
+    c: &Connection,
+    wc: &WorkContextId,
+    counter: &mut Counter,
+) -> rusqlite::Result<Baseline> {
     let mut stmt = c.prepare(
         "SELECT e.entity_id, e.canonical_name, e.deadline FROM work_context_entities w
          JOIN entities e ON e.entity_id = w.entity_id
@@ -749,7 +807,7 @@ fn baseline_in(c: &Connection, wc: &WorkContextId) -> rusqlite::Result<Baseline>
             Ok(NodeItem {
                 node_id: r.get(0)?,
                 kind: "goal".to_owned(),
-                line: Some(Line::new(format!("Goal: {}", condense(&text, ITEM_CHARS)))),
+                line: Some(counter.line(format!("Goal: {}", condense(&text, ITEM_CHARS)))),
                 text,
                 due_at: None,
             })
@@ -778,7 +836,7 @@ fn baseline_in(c: &Connection, wc: &WorkContextId) -> rusqlite::Result<Baseline>
                 kind: "obligation".to_owned(),
                 text,
                 due_at: due,
-                line: Some(Line::new(line)),
+                line: Some(counter.line(line)),
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
