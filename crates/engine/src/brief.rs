@@ -450,15 +450,8 @@ fn choose_context(store: &Store, req: &BriefRequest) -> Result<Option<ContextCho
     let graph = store.graph();
     let name_of = |wc: &WorkContextId| -> Result<String> {
         Ok(graph
-            .with_conn_result(|c| {
-                c.query_row(
-                    "SELECT name FROM work_contexts WHERE work_context_id = ?1",
-                    [wc.as_str()],
-                    |r| r.get::<_, String>(0),
-                )
-                .optional()
-            })?
-            .unwrap_or_else(|| wc.as_str().to_owned()))
+            .with_conn_result(|c| crate::contexts::name_and_local_only_in(c, wc))?
+            .0)
     };
     if let Some(wc) = &req.work_context_id {
         let known = store.log(wc).path().exists()

@@ -476,16 +476,8 @@ fn build(
     let (as_of, reference) = day_start(now);
     let read = store.log(wc).read()?;
     let graph = store.graph();
-    let (name, local_only) = graph
-        .with_conn_result(|c| {
-            c.query_row(
-                "SELECT name, local_only FROM work_contexts WHERE work_context_id = ?1",
-                [wc.as_str()],
-                |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)),
-            )
-            .optional()
-        })?
-        .unwrap_or_else(|| (wc.as_str().to_owned(), false));
+    let (name, local_only) =
+        graph.with_conn_result(|c| crate::contexts::name_and_local_only_in(c, wc))?;
     let delivered: BTreeMap<String, DateTime<Utc>> = graph.with_conn_result(|c| {
         let mut stmt = c.prepare(
             "SELECT entry_id, delivered_at FROM update_deliveries WHERE work_context_id = ?1",

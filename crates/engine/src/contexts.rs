@@ -474,6 +474,22 @@ pub(crate) fn is_local_only_in(conn: &Connection, id: &WorkContextId) -> rusqlit
         .unwrap_or(false))
 }
 
+/// A work context's display name and local-only flag. A context known only by its log (made by
+/// `elnor log append`, with no graph row) is shown by its id and is not local-only.
+pub(crate) fn name_and_local_only_in(
+    conn: &Connection,
+    id: &WorkContextId,
+) -> rusqlite::Result<(String, bool)> {
+    Ok(conn
+        .query_row(
+            "SELECT name, local_only FROM work_contexts WHERE work_context_id = ?1",
+            [id.as_str()],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)),
+        )
+        .optional()?
+        .unwrap_or_else(|| (id.as_str().to_owned(), false)))
+}
+
 fn not_found(id: &str) -> Error {
     Error::NotFound {
         what: "work context",

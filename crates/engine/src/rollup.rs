@@ -183,16 +183,8 @@ pub fn generate(store: &Store, now: DateTime<Utc>) -> Result<Rollup> {
                 _ => {}
             }
         }
-        let (name, local_only) = graph
-            .with_conn_result(|c| {
-                c.query_row(
-                    "SELECT name, local_only FROM work_contexts WHERE work_context_id = ?1",
-                    [wc.as_str()],
-                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)),
-                )
-                .optional()
-            })?
-            .unwrap_or_else(|| (wc.as_str().to_owned(), false));
+        let (name, local_only) =
+            graph.with_conn_result(|c| crate::contexts::name_and_local_only_in(c, &wc))?;
         let summary = match &latest_summary {
             Some((_, id)) => graph.with_conn_result(|c| {
                 c.query_row(
