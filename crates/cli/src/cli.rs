@@ -74,6 +74,11 @@ pub enum Command {
     /// Brief assembly traces: why each candidate is in a brief or not.
     #[command(subcommand)]
     Traces(crate::brief_cmd::TracesCommand),
+    /// The promotion review queue: approve, reject or defer proposed durable knowledge.
+    #[command(subcommand)]
+    Review(crate::review_cmd::ReviewCommand),
+    /// Run the nightly job now: sweep, promotion rules, views, rollup.
+    Nightly,
 }
 
 #[derive(Debug, Subcommand)]
@@ -128,6 +133,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Rollup => crate::brief_cmd::rollup_cmd(&store, args.json),
         Command::Facts(cmd) => crate::brief_cmd::facts_cmd(&store, cmd, args.json),
         Command::Traces(cmd) => crate::brief_cmd::traces_cmd(&store, cmd, args.json),
+        Command::Review(cmd) => crate::review_cmd::review(&store, cmd, args.json),
+        Command::Nightly => crate::review_cmd::nightly(&store, args.json),
     }
 }
 

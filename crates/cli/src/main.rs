@@ -12,6 +12,7 @@ mod ingest_cmd;
 mod log_cmd;
 mod model_cmd;
 mod output;
+mod review_cmd;
 mod sessions_cmd;
 
 use std::process::ExitCode;

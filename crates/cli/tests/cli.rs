@@ -832,3 +832,103 @@ fn issue_5_brief_hook_output_delivery_and_traces() {
     assert_eq!(bad.status.code(), Some(4), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("from 1 to 420"), "{}", stderr(&bad));
 }
+
+/// Issue 6 (engine slice): the nightly job proposes an obligation for a question unresolved for
+/// 14 days and linked to an entity with a deadline; approving it in the person's words writes the
+/// node, and the queue is empty after.
+#[test]
+fn issue_6_nightly_proposes_and_review_approves_with_an_edit() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    assert!(
+        elnor(store, &["config", "set", "mode", "deterministic"])
+            .status
+            .success()
+    );
+    let entity = stdout_json(&elnor(
+        store,
+        &[
+            "entities",
+            "add",
+            "Christensen report",
+            "--kind",
+            "document",
+            "--deadline",
+            "2030-12-15",
+            "--json",
+        ],
+    ));
+    let captured = (chrono::Utc::now() - chrono::Duration::days(20)).to_rfc3339();
+    let entry = serde_json::json!({
+        "entry_id": "ce_question_1",
+        "entry_type": "open_question",
+        "source_session_id": "s1",
+        "captured_at": captured,
+        "capture_mode": "llm_enriched",
+        "content": {"question": "When does Christensen deliver the data?"},
+        "decay_at": "2099-01-01T00:00:00Z",
+        "linked_entity_ids": [entity["entity_id"]],
+        "work_context_id": "henderson",
+        "schema_version": 2
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_elnor"))
+        .arg("--store")
+        .arg(store)
+        .args(["log", "append", "henderson", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(entry.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let report = stdout_json(&elnor(store, &["nightly", "--json"]));
+    assert_eq!(
+        report["promotions"]["proposed"].as_array().unwrap().len(),
+        1,
+        "{report}"
+    );
+    let again = stdout_json(&elnor(store, &["nightly", "--json"]));
+    assert_eq!(
+        again["promotions"]["proposed"],
+        serde_json::json!([]),
+        "idempotent"
+    );
+
+    let queue = stdout_json(&elnor(store, &["review", "list", "--json"]));
+    let id = queue[0]["proposal_id"].as_i64().unwrap().to_string();
+    assert_eq!(queue[0]["node_kind"], "obligation");
+    assert!(
+        queue[0]["evidence"]["because"]
+            .as_str()
+            .unwrap()
+            .contains("due 2030-12-15")
+    );
+    let approved = stdout_json(&elnor(
+        store,
+        &[
+            "review",
+            "approve",
+            &id,
+            "--text",
+            "Chase Christensen for the data",
+            "--json",
+        ],
+    ));
+    assert_eq!(approved[0]["status"], "approved");
+    assert!(approved[0]["node_id"].as_str().unwrap().starts_with("ob_"));
+    assert_eq!(
+        stdout_json(&elnor(store, &["review", "list", "--json"])),
+        serde_json::json!([])
+    );
+    let twice = elnor(store, &["review", "approve", &id]);
+    assert_eq!(twice.status.code(), Some(4), "{}", stderr(&twice));
+}

@@ -97,6 +97,13 @@ pub struct ContinuityConfig {
     pub rollup_window_days: u32,
     /// Brief assembly traces kept for the inspector; older ones are deleted as new ones arrive.
     pub trace_retention_assemblies: u32,
+    /// Promotion rules (CSA §3.3): days an open question linked to a deadline stays unresolved
+    /// before an obligation is proposed, and sessions a decision is stated in before a memory
+    /// directive is proposed.
+    pub promotion_question_days: u32,
+    pub promotion_decision_sessions: u32,
+    /// Local hour at which the desktop app runs the nightly job.
+    pub nightly_hour: u32,
     pub schema_version: u64,
 }
 
@@ -158,6 +165,9 @@ impl Default for ContinuityConfig {
             research_gate_multiplier_pct: 60,
             rollup_window_days: 14,
             trace_retention_assemblies: 1000,
+            promotion_question_days: 14,
+            promotion_decision_sessions: 3,
+            nightly_hour: 3,
             schema_version: CONFIG_SCHEMA_VERSION,
         }
     }
@@ -343,6 +353,21 @@ pub const FIELDS: &[ConfigField] = &[
             max: 100_000,
         },
         help: "brief assembly traces kept for the inspector (oldest deleted first)",
+    },
+    ConfigField {
+        key: "promotion_question_days",
+        rule: FieldRule::Int { min: 1, max: 365 },
+        help: "days an open question linked to a deadline stays unresolved before an obligation is proposed",
+    },
+    ConfigField {
+        key: "promotion_decision_sessions",
+        rule: FieldRule::Int { min: 2, max: 50 },
+        help: "sessions a key decision must be stated in before a memory directive is proposed",
+    },
+    ConfigField {
+        key: "nightly_hour",
+        rule: FieldRule::Int { min: 0, max: 23 },
+        help: "local hour at which the desktop app runs the nightly job",
     },
     ConfigField {
         key: "schema_version",

@@ -767,7 +767,8 @@ fn build(
 
 type Baseline = (Vec<NodeItem>, Vec<NodeItem>, Vec<NodeItem>);
 
-/// Linked entities, the context's active goals, and active obligations on its entities.
+/// Linked entities, the context's active goals, and active obligations: on its entities, or
+/// promoted from its own entries.
 fn baseline_in(
     c: &Connection,
     wc: &WorkContextId,
@@ -807,8 +808,10 @@ fn baseline_in(
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let mut stmt = c.prepare(
         "SELECT o.obligation_id, o.text, o.due_at FROM obligations o
-         JOIN work_context_entities w ON w.entity_id = o.entity_id
-         WHERE w.work_context_id = ?1 AND o.lifecycle_state = 'active'
+         WHERE o.lifecycle_state = 'active' AND (
+             o.entity_id IN (SELECT entity_id FROM work_context_entities WHERE work_context_id = ?1)
+             OR o.obligation_id IN (SELECT node_id FROM promotion_proposals
+                                    WHERE work_context_id = ?1 AND status = 'approved'))
          ORDER BY o.due_at IS NULL, o.due_at, o.obligation_id LIMIT ?2",
     )?;
     let obligations = stmt

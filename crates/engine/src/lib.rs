@@ -21,6 +21,8 @@ pub mod ids;
 pub mod ingest;
 pub mod living;
 pub mod model;
+pub mod nightly;
+pub mod promotion;
 pub mod redact;
 pub mod resolve;
 pub mod rollup;

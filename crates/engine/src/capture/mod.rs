@@ -33,7 +33,7 @@ use crate::continuity::{
 };
 use crate::entities::{self, ChangeSource, NewEntity, sql_err, ts};
 use crate::error::Result;
-use crate::ids::{AgentId, EntityId, SessionId, WorkContextId};
+use crate::ids::{AgentId, EntityId, EntryId, SessionId, WorkContextId};
 use crate::resolve::{self, EntityMatcher};
 use crate::secrets::SecretStore;
 use crate::sessions;
@@ -336,6 +336,24 @@ pub fn capture(
             _ => None,
         })
         .collect();
+    // A decision a later session states again is a reference to the first record of it, which
+    // the promotion rule "referenced in 3+ sessions" counts (CSA §3.3).
+    let mut known_decisions: BTreeMap<String, (EntryId, SessionId)> = BTreeMap::new();
+    for e in &existing {
+        if let EntryContent::KeyDecision(d) = &e.content {
+            known_decisions
+                .entry(d.decision.to_lowercase())
+                .or_insert_with(|| (e.entry_id.clone(), e.source_session_id.clone()));
+        }
+    }
+    let mut references: BTreeSet<EntryId> = BTreeSet::new();
+    let mut note_reference = |text: &str| {
+        if let Some((id, by)) = known_decisions.get(&text.to_lowercase())
+            && by != &session_id
+        {
+            references.insert(id.clone());
+        }
+    };
     let summary_known = existing
         .iter()
         .any(|e| e.linked_doc73_session_summary_id.as_deref() == Some(sid.as_str()));
@@ -429,6 +447,7 @@ pub fn capture(
                 }
             }
             for d in &reply.key_decisions {
+                note_reference(&d.decision);
                 if seen.insert(d.decision.to_lowercase()) {
                     entries.push(make(
                         EntryContent::KeyDecision(KeyDecisionContent {
@@ -458,6 +477,7 @@ pub fn capture(
                 }
             }
             for d in decisions {
+                note_reference(&d.text);
                 if seen.insert(d.text.to_lowercase()) {
                     entries.push(make(
                         EntryContent::KeyDecision(KeyDecisionContent {
@@ -509,6 +529,14 @@ pub fn capture(
                     session.session_id,
                     ts(req.now)
                 ],
+            )
+            .map_err(&err)?;
+        }
+        for id in &references {
+            tx.execute(
+                "INSERT OR IGNORE INTO entry_references (entry_id, work_context_id, session_id, seen_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![id.as_str(), wc.as_str(), session.session_id, ts(req.now)],
             )
             .map_err(&err)?;
         }

@@ -1,0 +1,170 @@
+//! `elnor review …` (the promotion review queue: nothing durable enters the graph without the
+//! person's decision) and `elnor nightly` (the nightly job, for headless use).
+
+use std::process::ExitCode;
+
+use chrono::Utc;
+use clap::Subcommand;
+use elnor_engine::Store;
+use elnor_engine::promotion::{self, Proposal};
+use elnor_engine::secrets::OsKeyring;
+
+use crate::output;
+
+#[derive(Debug, Subcommand)]
+pub enum ReviewCommand {
+    /// The queue: pending proposals, then deferred ones (`--all` adds decided ones).
+    List {
+        #[arg(long)]
+        all: bool,
+    },
+    /// One proposal with its evidence.
+    Show { id: i64 },
+    /// Approve proposals (with --text, one proposal in your own words); writes the graph.
+    Approve {
+        #[arg(required = true)]
+        ids: Vec<i64>,
+        #[arg(long)]
+        text: Option<String>,
+    },
+    /// Reject proposals; they come back only with new evidence.
+    Reject {
+        #[arg(required = true)]
+        ids: Vec<i64>,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Put proposals aside; they stay in the queue after the pending ones.
+    Defer {
+        #[arg(required = true)]
+        ids: Vec<i64>,
+    },
+    /// Evaluate the promotion rules now (the nightly job does this too).
+    Evaluate,
+}
+
+pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<ExitCode> {
+    let graph = store.graph();
+    let now = Utc::now();
+    let decided = match cmd {
+        ReviewCommand::List { all } => {
+            let list = graph.proposals(*all)?;
+            if json {
+                output::json(&list)?;
+            } else if list.is_empty() {
+                println!(
+                    "nothing to review; the nightly job (`elnor nightly`) proposes obligations and \
+                     directives from the continuity logs"
+                );
+            } else {
+                for p in &list {
+                    print_line(p);
+                }
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        ReviewCommand::Show { id } => {
+            let p = graph.proposal(*id)?;
+            if json {
+                output::json(&p)?;
+            } else {
+                print_line(&p);
+                println!("  because: {}", p.evidence.because);
+                println!(
+                    "  entry {} in {} (captured {})",
+                    p.entry_id,
+                    p.work_context_id,
+                    p.evidence.captured_at.format("%Y-%m-%d")
+                );
+                println!("  sessions: {}", p.evidence.sessions.join(", "));
+                if let Some(r) = p.renews {
+                    println!("  renews rejected proposal #{r}: the evidence has changed since");
+                }
+                if let Some(n) = &p.decision_note {
+                    println!("  note: {n}");
+                }
+                if let Some(n) = &p.node_id {
+                    println!("  node: {n}");
+                }
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        ReviewCommand::Approve { ids, text } => {
+            if text.is_some() && ids.len() > 1 {
+                anyhow::bail!("--text rewords one proposal; approve the others separately");
+            }
+            ids.iter()
+                .map(|id| graph.approve_proposal(*id, text.as_deref(), now))
+                .collect::<Result<Vec<_>, _>>()?
+        }
+        ReviewCommand::Reject { ids, reason } => ids
+            .iter()
+            .map(|id| graph.reject_proposal(*id, reason.as_deref(), now))
+            .collect::<Result<Vec<_>, _>>()?,
+        ReviewCommand::Defer { ids } => ids
+            .iter()
+            .map(|id| graph.defer_proposal(*id, now))
+            .collect::<Result<Vec<_>, _>>()?,
+        ReviewCommand::Evaluate => {
+            let e = promotion::evaluate(store, now)?;
+            if json {
+                output::json(&e)?;
+            } else {
+                println!(
+                    "{} new proposal(s) ({} renewed after new evidence); {} already known",
+                    e.proposed.len(),
+                    e.renewed.len(),
+                    e.already_known
+                );
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    if json {
+        output::json(&decided)?;
+    } else {
+        for p in &decided {
+            print_line(p);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_line(p: &Proposal) {
+    println!(
+        "#{:<4} {:<9} {:<16} {}{}",
+        p.proposal_id,
+        p.status,
+        p.node_kind,
+        p.text,
+        p.node_id
+            .as_ref()
+            .map(|n| format!("  → {n}"))
+            .unwrap_or_default()
+    );
+}
+
+pub fn nightly(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
+    let report = elnor_engine::nightly::run(store, &OsKeyring::new(), Utc::now())?;
+    if json {
+        output::json(&report)?;
+    } else {
+        println!(
+            "nightly job: {} session(s) captured, {} failed; {} proposal(s) ({} renewed); {} view(s) \
+             rebuilt; rollup with {} segment(s)",
+            report.captured,
+            report.capture_failures.len(),
+            report.promotions.proposed.len(),
+            report.promotions.renewed.len(),
+            report.views_rebuilt,
+            report.rollup_segments
+        );
+        for (session, why) in &report.capture_failures {
+            println!("  capture of {session} failed: {why}");
+        }
+        if !report.promotions.proposed.is_empty() {
+            println!("review them with `elnor review list`");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
