@@ -16,6 +16,24 @@ fn elnor(store: &Path, args: &[&str]) -> Output {
         .expect("run elnor")
 }
 
+/// Runs `elnor` with `input` on its stdin (hook input, `log append --stdin`).
+fn elnor_stdin(store: &Path, args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_elnor"))
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .env_remove("ELNOR_MEMORY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run elnor");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().expect("wait for elnor")
+}
+
 fn stdout_json(out: &Output) -> Value {
     assert!(
         out.status.success(),
@@ -696,7 +714,6 @@ fn a_missing_keyring_is_a_clear_error_and_nothing_is_written() {
 /// showed delivered, and the next brief says why the update is gone.
 #[test]
 fn issue_5_brief_hook_output_delivery_and_traces() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path();
     for args in [
@@ -746,29 +763,11 @@ fn issue_5_brief_hook_output_delivery_and_traces() {
     );
 
     // The hook reads its input from stdin, as Claude Code and Codex pass it.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_elnor"))
-        .arg("--store")
-        .arg(store)
-        .args([
-            "brief",
-            "--context",
-            "henderson",
-            "--format",
-            "claude-code",
-            "--hook-stdin",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"session_id":"new-1","cwd":"/tmp","hook_event_name":"SessionStart","source":"startup","transcript_path":"/tmp/t.jsonl"}"#)
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = elnor_stdin(
+        store,
+        &["brief", "--context", "henderson", "--format", "claude-code", "--hook-stdin"],
+        br#"{"session_id":"new-1","cwd":"/tmp","hook_event_name":"SessionStart","source":"startup","transcript_path":"/tmp/t.jsonl"}"#,
+    );
     let hook = stdout_json(&out);
     let keys: Vec<&String> = hook.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["hookSpecificOutput"]);
@@ -838,7 +837,6 @@ fn issue_5_brief_hook_output_delivery_and_traces() {
 /// node, and the queue is empty after.
 #[test]
 fn issue_6_nightly_proposes_and_review_approves_with_an_edit() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path();
     assert!(
@@ -872,22 +870,11 @@ fn issue_6_nightly_proposes_and_review_approves_with_an_edit() {
         "work_context_id": "henderson",
         "schema_version": 2
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_elnor"))
-        .arg("--store")
-        .arg(store)
-        .args(["log", "append", "henderson", "--stdin"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(entry.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = elnor_stdin(
+        store,
+        &["log", "append", "henderson", "--stdin"],
+        entry.to_string().as_bytes(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
 
     let report = stdout_json(&elnor(store, &["nightly", "--json"]));

@@ -105,6 +105,12 @@ pub(crate) fn ts(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
+/// Reads back a time written by [`ts`]; anything else (a hand edit) reads as absent.
+pub(crate) fn parse_ts(text: Option<String>) -> Option<DateTime<Utc>> {
+    text.and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
+        .map(|t| t.with_timezone(&Utc))
+}
+
 fn clean_name(what: &'static str, raw: &str) -> Result<String> {
     let name = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     let reason = if name.is_empty() {

@@ -69,9 +69,7 @@ pub fn last_run(store: &Store) -> Result<Option<DateTime<Utc>>> {
         )
         .optional()
     })?;
-    Ok(at
-        .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
-        .map(|t| t.with_timezone(&Utc)))
+    Ok(crate::entities::parse_ts(at))
 }
 
 #[cfg(test)]

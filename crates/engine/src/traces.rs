@@ -280,8 +280,6 @@ impl Graph {
             )
             .optional()
         })?;
-        Ok(at
-            .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
-            .map(|t| t.with_timezone(&Utc)))
+        Ok(crate::entities::parse_ts(at))
     }
 }
