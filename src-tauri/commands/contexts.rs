@@ -4,11 +4,13 @@
 //! `merge_entities`. Each calls one engine function and
 //! converts its types; manual edits then deliver pending entity events, as the engine asks.
 
-use chrono::Utc;
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
 use elnor_engine::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
 use elnor_engine::continuity::{EntryContent, WorkPhase};
 use elnor_engine::entities::{Entity, EntityEdit, NewEntity};
-use elnor_engine::{CaptureMode, ContinuityEntry, Store, WorkContextId};
+use elnor_engine::{ContinuityEntry, Store, WorkContextId};
 use elnor_types::{
     AddLinkRuleRequest, CommandError, ContinuityEntryRow, CreateEntityRequest,
     CreateWorkContextRequest, EditEntityRequest, EditWorkContextRequest, EntityListRequest,
@@ -62,7 +64,10 @@ pub(crate) fn phase_name(phase: WorkPhase) -> String {
     wire_name(phase).replace('_', " ")
 }
 
-fn entry_row(e: &ContinuityEntry) -> ContinuityEntryRow {
+fn entry_row(
+    e: &ContinuityEntry,
+    delivered: &BTreeMap<String, DateTime<Utc>>,
+) -> ContinuityEntryRow {
     let (detail, resolved) = match &e.content {
         EntryContent::OpenQuestion(q) => (
             Some(q.context.clone()).filter(|c| !c.is_empty()),
@@ -93,11 +98,7 @@ fn entry_row(e: &ContinuityEntry) -> ContinuityEntryRow {
     };
     // Questions and decisions captured without the model come from the heuristic detectors,
     // whose precision is measured but imperfect, so the person must be able to tell them apart.
-    let reduced_confidence = e.capture_mode == CaptureMode::Deterministic
-        && matches!(
-            e.content,
-            EntryContent::OpenQuestion(_) | EntryContent::KeyDecision(_)
-        );
+    let reduced_confidence = e.is_reduced_confidence();
     ContinuityEntryRow {
         entry_id: e.entry_id.to_string(),
         entry_type: e.entry_type().as_str().to_owned(),
@@ -108,7 +109,8 @@ fn entry_row(e: &ContinuityEntry) -> ContinuityEntryRow {
         resolved,
         captured_at: e.captured_at.to_rfc3339(),
         source_session_id: e.source_session_id.to_string(),
-        delivered: e.delivered,
+        // Delivery is recorded in the graph, the log being append-only.
+        delivered: e.delivered || delivered.contains_key(e.entry_id.as_str()),
     }
 }
 
@@ -122,6 +124,10 @@ fn detail(store: &Store, id: &str) -> Result<WorkContextDetail, CommandError> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(err)?;
     let read = store.log(&wc.work_context_id).read().map_err(err)?;
+    let delivered = store
+        .graph()
+        .update_deliveries(wc.work_context_id.as_str())
+        .map_err(err)?;
     let mut entries: Vec<&ContinuityEntry> = read.entries.iter().collect();
     // Newest first; entries captured together keep their log order (the sort is stable).
     entries.sort_by_key(|e| std::cmp::Reverse(e.captured_at));
@@ -133,7 +139,10 @@ fn detail(store: &Store, id: &str) -> Result<WorkContextDetail, CommandError> {
         context: row(wc),
         entities,
         current_phase,
-        entries: entries.into_iter().map(entry_row).collect(),
+        entries: entries
+            .into_iter()
+            .map(|e| entry_row(e, &delivered))
+            .collect(),
         skipped_lines: read.skipped.len() as u64,
     })
 }

@@ -478,22 +478,7 @@ fn build(
     let graph = store.graph();
     let (name, local_only) =
         graph.with_conn_result(|c| crate::contexts::name_and_local_only_in(c, wc))?;
-    let delivered: BTreeMap<String, DateTime<Utc>> = graph.with_conn_result(|c| {
-        let mut stmt = c.prepare(
-            "SELECT entry_id, delivered_at FROM update_deliveries WHERE work_context_id = ?1",
-        )?;
-        let rows = stmt.query_map([wc.as_str()], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })?;
-        let mut out = BTreeMap::new();
-        for row in rows {
-            let (id, at) = row?;
-            if let Ok(at) = DateTime::parse_from_rfc3339(&at) {
-                out.insert(id, at.with_timezone(&Utc));
-            }
-        }
-        Ok(out)
-    })?;
+    let delivered = graph.update_deliveries(wc.as_str())?;
 
     let mut excluder = Excluder {
         items: Vec::new(),

@@ -7,6 +7,8 @@
 //! and the brief is on every agent's start path. Deliveries are written in the same transaction,
 //! so an update is never marked delivered by an assembly whose trace does not exist.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
@@ -165,6 +167,26 @@ pub(crate) fn record(
     result.map_err(|e| graph.sql(e))
 }
 
+pub(crate) fn deliveries_in(
+    c: &rusqlite::Connection,
+    work_context_id: &str,
+) -> rusqlite::Result<BTreeMap<String, DateTime<Utc>>> {
+    let mut stmt = c.prepare_cached(
+        "SELECT entry_id, delivered_at FROM update_deliveries WHERE work_context_id = ?1",
+    )?;
+    let rows = stmt.query_map([work_context_id], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut out = BTreeMap::new();
+    for row in rows {
+        let (id, at) = row?;
+        if let Some(at) = crate::entities::parse_ts(Some(at)) {
+            out.insert(id, at);
+        }
+    }
+    Ok(out)
+}
+
 const SUMMARY_COLUMNS: &str = "a.assembly_id, a.created_at, a.delivery, a.format,
     a.work_context_id, a.resolution, a.session_id, a.budget, a.total_tokens, a.tier1_tokens,
     a.tier2_tokens, a.tier3_tokens, a.envelope_tokens, a.stale,
@@ -268,6 +290,16 @@ impl Graph {
             what: "brief assembly",
             id: assembly_id.to_string(),
         })
+    }
+
+    /// The delivered cross-conversation updates of a work context, with when each was
+    /// delivered. The log is append-only, so this (not an entry's own `delivered` field) says
+    /// whether an update has reached a session.
+    pub fn update_deliveries(
+        &self,
+        work_context_id: &str,
+    ) -> Result<BTreeMap<String, DateTime<Utc>>> {
+        self.with_conn_result(|c| deliveries_in(c, work_context_id))
     }
 
     /// When an update was delivered, if it was.

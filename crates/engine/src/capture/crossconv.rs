@@ -74,16 +74,11 @@ impl Waiting {
         if !self.0.contains_key(wc) {
             let mut set = BTreeSet::new();
             // Delivery is recorded in the graph, the log being append-only.
-            let delivered: BTreeSet<String> = store.graph().with_conn_result(|c| {
-                let mut stmt = c.prepare_cached(
-                    "SELECT entry_id FROM update_deliveries WHERE work_context_id = ?1",
-                )?;
-                stmt.query_map([wc.as_str()], |r| r.get(0))?.collect()
-            })?;
+            let delivered = store.graph().update_deliveries(wc.as_str())?;
             for e in store.log(wc).read()?.entries {
                 if let EntryContent::CrossConversationUpdate(u) = e.content
                     && !e.delivered
-                    && !delivered.contains(e.entry_id.as_str())
+                    && !delivered.contains_key(e.entry_id.as_str())
                 {
                     for entity in u.affected_entity_ids {
                         set.insert((u.source_session_id.clone(), entity));
