@@ -454,9 +454,7 @@ fn choose_context(store: &Store, req: &BriefRequest) -> Result<Option<ContextCho
             .0)
     };
     if let Some(wc) = &req.work_context_id {
-        let known = store.log(wc).path().exists()
-            || graph.work_context_ids()?.iter().any(|id| id == wc.as_str());
-        if !known {
+        if !context_exists(store, wc)? {
             return Err(Error::NotFound {
                 what: "work context",
                 id: wc.to_string(),
@@ -509,9 +507,7 @@ fn choose_context(store: &Store, req: &BriefRequest) -> Result<Option<ContextCho
         Resolution::Previous => "where an earlier capture of this session went".to_owned(),
         Resolution::Auto { .. } => {
             // An auto context is only a choice when captures have made it.
-            let exists = store.log(&wc).path().exists()
-                || graph.work_context_ids()?.iter().any(|id| id == wc.as_str());
-            if !exists {
+            if !context_exists(store, &wc)? {
                 return Ok(None);
             }
             "the entities named match its auto context".to_owned()
@@ -523,6 +519,24 @@ fn choose_context(store: &Store, req: &BriefRequest) -> Result<Option<ContextCho
         work_context_id: wc,
         how,
     }))
+}
+
+/// Whether a work context exists: it has a graph row or a continuity log (contexts made by
+/// `elnor log append` have only the log). One indexed lookup, not a scan of every context, since
+/// this runs on every agent start.
+fn context_exists(store: &Store, wc: &WorkContextId) -> Result<bool> {
+    if store.log(wc).path().exists() {
+        return Ok(true);
+    }
+    store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT 1 FROM work_contexts WHERE work_context_id = ?1",
+            [wc.as_str()],
+            |_| Ok(()),
+        )
+        .optional()
+        .map(|found| found.is_some())
+    })
 }
 
 fn phase_activity(phase: WorkPhase) -> Option<ActivityType> {

@@ -615,18 +615,7 @@ fn constellation_group(
                             view! {
                                 <li class="entry" data-entry-id=i.entry_id.clone()>
                                     <span class="headline">{i.text.clone()}</span>
-                                    {i
-                                        .reduced_confidence
-                                        .then(|| {
-                                            view! {
-                                                <span
-                                                    class="badge heuristic"
-                                                    title="Found by the heuristic detectors, not by the model: check it before relying on it."
-                                                >
-                                                    "heuristic · reduced confidence"
-                                                </span>
-                                            }
-                                        })}
+                                    {i.reduced_confidence.then(heuristic_badge)}
                                     {i.detail.clone().map(|d| view! { <p class="detail">{d}</p> })}
                                     <span class="meta">
                                         {format!("{} · ", short_time(&i.captured_at))}
@@ -659,6 +648,18 @@ fn entry_group(title: &'static str, id: &'static str, entries: Vec<ContinuityEnt
     .into_any()
 }
 
+/// The mark of a question or decision found by the heuristic detectors, not by the model.
+fn heuristic_badge() -> impl IntoView {
+    view! {
+        <span
+            class="badge heuristic"
+            title="Found by the heuristic detectors, not by the model: check it before relying on it."
+        >
+            "heuristic · reduced confidence"
+        </span>
+    }
+}
+
 fn entry_item(e: ContinuityEntryRow) -> impl IntoView {
     let when = e
         .captured_at
@@ -673,18 +674,7 @@ fn entry_item(e: ContinuityEntryRow) -> impl IntoView {
     view! {
         <li class="entry" class:resolved=e.resolved data-entry-id=e.entry_id.clone()>
             <span class="headline">{e.headline.clone()}</span>
-            {e
-                .reduced_confidence
-                .then(|| {
-                    view! {
-                        <span
-                            class="badge heuristic"
-                            title="Found by the heuristic detectors, not by the model: check it before relying on it."
-                        >
-                            "heuristic · reduced confidence"
-                        </span>
-                    }
-                })}
+            {e.reduced_confidence.then(heuristic_badge)}
             {e.resolved.then(|| view! { <span class="badge resolved">"resolved"</span> })}
             {e.detail.clone().map(|d| view! { <p class="detail">{d}</p> })}
             <span class="meta">

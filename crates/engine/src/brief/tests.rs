@@ -753,7 +753,12 @@ fn a_delivery_marks_updates_delivered_and_a_preview_does_not() {
     assert_eq!(b.delivered_updates.len(), 1);
     let wc = b.work_context.as_ref().unwrap().work_context_id.as_str();
     assert_eq!(
-        store.graph().update_deliveries(wc).unwrap().keys().collect::<Vec<_>>(),
+        store
+            .graph()
+            .update_deliveries(wc)
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
         vec![&b.delivered_updates[0]]
     );
     assert!(
