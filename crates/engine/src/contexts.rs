@@ -748,6 +748,7 @@ impl Store {
             "UPDATE session_captures SET work_context_id = ?1 WHERE work_context_id = ?2",
             "UPDATE goals SET work_context_id = ?1 WHERE work_context_id = ?2",
             "UPDATE update_deliveries SET work_context_id = ?1 WHERE work_context_id = ?2",
+            // Every statement here is bound to both ids; this one needs only the absorbed one.
             "DELETE FROM constellation_generations WHERE work_context_id = ?2 AND ?1 IS NOT NULL",
             "DELETE FROM work_contexts WHERE work_context_id = ?2",
         ] {
