@@ -3,10 +3,10 @@
 //! entries leave them) and regenerate the rollup. Idempotent: a second run on the same day and
 //! data captures nothing, proposes nothing and writes the same views.
 //!
-//! `elnor nightly` runs it headless; the desktop app's scheduler (a later step of issue 6) runs it
-//! at `nightly_hour`. The time of the last run is kept in `agent_state`.
+//! `elnor nightly` runs it headless; the desktop app's scheduler runs it at `nightly_hour` (local
+//! time) and catches up after sleep by [`is_due`]. The time of the last run is kept in `agent_state`.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
@@ -59,6 +59,39 @@ pub fn run(store: &Store, secrets: &dyn SecretStore, now: DateTime<Utc>) -> Resu
     })
 }
 
+/// The scheduled instant the job is due for at `now`: today's `hour` (in `offset`, the
+/// person's local time) when that has passed, else yesterday's. The job is due when it last ran
+/// before that instant, which is also how a scheduler catches up after the machine slept through
+/// the hour: the first check after waking finds the missed instant.
+pub fn scheduled_before(now: DateTime<Utc>, hour: u32, offset: FixedOffset) -> DateTime<Utc> {
+    let local = now.with_timezone(&offset);
+    let at = |day: chrono::NaiveDate| {
+        let naive = day.and_hms_opt(hour.min(23), 0, 0).unwrap_or_default();
+        // A fixed offset has no gaps or folds, so the mapping is always single.
+        naive
+            .and_local_timezone(offset)
+            .single()
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or(now)
+    };
+    let today = at(local.date_naive());
+    if today <= now {
+        today
+    } else {
+        at(local.date_naive().pred_opt().unwrap_or(local.date_naive()))
+    }
+}
+
+/// Whether the job is due at `now`, given when it last ran.
+pub fn is_due(
+    last: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+    hour: u32,
+    offset: FixedOffset,
+) -> bool {
+    last.is_none_or(|last| last < scheduled_before(now, hour, offset))
+}
+
 /// When the nightly job last ran, if ever.
 pub fn last_run(store: &Store) -> Result<Option<DateTime<Utc>>> {
     let at: Option<String> = store.graph().with_conn_result(|c| {
@@ -78,6 +111,26 @@ mod tests {
 
     use super::*;
     use crate::secrets::MemorySecrets;
+
+    /// The scheduler's rule: due once per local day after the hour, caught up after a sleep
+    /// that spanned it, never twice for the same instant.
+    #[test]
+    fn due_once_a_day_and_after_a_missed_hour() {
+        let plus2 = FixedOffset::east_opt(2 * 3600).unwrap();
+        let utc = |d, h, m| Utc.with_ymd_and_hms(2026, 11, d, h, m, 0).unwrap();
+        // 03:00 at +02:00 is 01:00 UTC.
+        assert_eq!(scheduled_before(utc(22, 0, 59), 3, plus2), utc(21, 1, 0));
+        assert_eq!(scheduled_before(utc(22, 1, 0), 3, plus2), utc(22, 1, 0));
+        // Never ran: due at once.
+        assert!(is_due(None, utc(22, 0, 0), 3, plus2));
+        // Ran yesterday at the hour: not due before today's hour, due from it on.
+        assert!(!is_due(Some(utc(21, 1, 0)), utc(22, 0, 59), 3, plus2));
+        assert!(is_due(Some(utc(21, 1, 0)), utc(22, 1, 0), 3, plus2));
+        // Ran at today's hour: not due again the same day.
+        assert!(!is_due(Some(utc(22, 1, 0)), utc(22, 23, 0), 3, plus2));
+        // Asleep from yesterday evening until noon: the first check after waking runs it.
+        assert!(is_due(Some(utc(21, 1, 5)), utc(22, 10, 0), 3, plus2));
+    }
 
     /// Over the fixture corpus: the first run captures every dirty session and writes views and
     /// the rollup; the second run the same day captures and proposes nothing and leaves the
