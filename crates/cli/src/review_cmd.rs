@@ -94,7 +94,7 @@ pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<
                 anyhow::bail!("--text rewords one proposal; approve the others separately");
             }
             ids.iter()
-                .map(|id| graph.approve_proposal(*id, text.as_deref(), now))
+                .map(|id| elnor_engine::promotion::approve(store, *id, text.as_deref(), now))
                 .collect::<Result<Vec<_>, _>>()?
         }
         ReviewCommand::Reject { ids, reason } => ids

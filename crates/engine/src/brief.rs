@@ -29,6 +29,7 @@ use crate::continuity::WorkPhase;
 use crate::entities;
 use crate::error::{Error, Result};
 use crate::ids::{EntityId, WorkContextId};
+use crate::nodes::Warrant;
 use crate::rollup;
 use crate::store::Store;
 use crate::tokens::Line;
@@ -187,6 +188,10 @@ pub enum Reason {
     Policy,
     /// The rollup is older than 7 days (CSA §6.2 rule 3).
     RollupStale,
+    /// A durable node whose use warrant forbids injection (`search_only`, `do_not_inject`).
+    Warrant,
+    /// A durable node the person retired or superseded.
+    Retired,
 }
 
 impl Reason {
@@ -211,6 +216,8 @@ impl Reason {
             Reason::CurrentContext => "current_context",
             Reason::Policy => "policy",
             Reason::RollupStale => "rollup_stale",
+            Reason::Warrant => "warrant",
+            Reason::Retired => "retired",
         }
     }
 
@@ -678,11 +685,46 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
             live += 1;
         }
     }
-    for (i, n) in view.goals.iter().chain(&view.obligations).enumerate() {
+    let mut shown_nodes = 0;
+    for n in view.goals.iter().chain(&view.obligations) {
+        if let Some((retired, detail)) = &n.excluded {
+            // An obligation its warrant or lifecycle keeps out: a candidate the inspector can
+            // explain, never a line.
+            let mut item = trace_item(1, "node", &Line::counted(n.text.clone(), 0));
+            item.source_id = Some(n.node_id.clone());
+            item.work_context_id = Some(wc.clone());
+            let reason = if *retired {
+                Reason::Retired
+            } else {
+                Reason::Warrant
+            };
+            set(&mut item, Decision::Excluded, reason, detail);
+            d.cands.push(Cand {
+                item,
+                line: None,
+                rank: 0,
+                fixed: false,
+            });
+            continue;
+        }
         let Some(line) = &n.line else { continue };
         let mut item = trace_item(1, "node", line);
         item.source_id = Some(n.node_id.clone());
-        push(&mut d, item, line.clone(), 0, i, SHOWN_NODES, None);
+        if let Some((warrant, why)) = &n.warrant
+            && warrant != Warrant::Assert.as_str()
+        {
+            item.detail = format!("{}; shown at warrant {warrant}: {why}", item.detail);
+        }
+        push(
+            &mut d,
+            item,
+            line.clone(),
+            0,
+            shown_nodes,
+            SHOWN_NODES,
+            None,
+        );
+        shown_nodes += 1;
     }
     for (i, u) in view.cross_conversation_updates.iter().enumerate() {
         let mut item = trace_item(1, "update", &u.line);
@@ -817,12 +859,33 @@ fn tier2(store: &Store, req: &BriefRequest, current: Option<&WorkContextId>) -> 
     Ok(d)
 }
 
-/// Tier 3 candidates: the person's facts, then approved directives.
-fn tier3(store: &Store) -> Result<Draft> {
+/// Tier 3 candidates: the person's facts, then approved directives at their warrant; a
+/// directive its warrant or lifecycle keeps out is a candidate excluded with the reason.
+fn tier3(store: &Store, now: DateTime<Utc>) -> Result<Draft> {
     let mut d = Draft::new(3);
-    for item in store.graph().living_memory()? {
+    for item in store.graph().living_memory(now)? {
         let mut t = trace_item(3, item.kind, &item.line);
         t.source_id = Some(item.source_id);
+        if let Some(x) = &item.excluded {
+            let reason = if x.retired {
+                Reason::Retired
+            } else {
+                Reason::Warrant
+            };
+            set(&mut t, Decision::Excluded, reason, &x.detail);
+            d.cands.push(Cand {
+                item: t,
+                line: None,
+                rank: 0,
+                fixed: false,
+            });
+            continue;
+        }
+        if let Some((warrant, why)) = &item.warrant
+            && *warrant != Warrant::Assert
+        {
+            t.detail = format!("{}; shown at warrant {warrant}: {why}", t.detail);
+        }
         d.cands.push(Cand {
             item: t,
             line: Some(item.line),
@@ -884,7 +947,7 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
     let current = choice.as_ref().map(|c| &c.work_context_id);
     let t1_fires = t1.has_content();
     let mut t2 = tier2(store, req, current.filter(|_| t1_fires))?;
-    let mut t3 = tier3(store)?;
+    let mut t3 = tier3(store, req.now)?;
 
     // Tier caps, then the total budget in the trimming order of CSA §6.4.
     let budget = req.budget;

@@ -104,6 +104,9 @@ pub struct ContinuityConfig {
     pub promotion_decision_sessions: u32,
     /// Local hour at which the desktop app runs the nightly job.
     pub nightly_hour: u32,
+    /// Days between steps down the degradation ladder (concept model §4.5) once a durable node's
+    /// sources have decayed and nobody has confirmed it.
+    pub node_decay_step_days: u32,
     pub schema_version: u64,
 }
 
@@ -168,6 +171,7 @@ impl Default for ContinuityConfig {
             promotion_question_days: 14,
             promotion_decision_sessions: 3,
             nightly_hour: 3,
+            node_decay_step_days: 30,
             schema_version: CONFIG_SCHEMA_VERSION,
         }
     }
@@ -368,6 +372,11 @@ pub const FIELDS: &[ConfigField] = &[
         key: "nightly_hour",
         rule: FieldRule::Int { min: 0, max: 23 },
         help: "local hour at which the desktop app runs the nightly job",
+    },
+    ConfigField {
+        key: "node_decay_step_days",
+        rule: FieldRule::Int { min: 1, max: 365 },
+        help: "days between steps down the warrant ladder once a durable node's sources decayed",
     },
     ConfigField {
         key: "schema_version",

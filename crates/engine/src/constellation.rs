@@ -26,11 +26,12 @@ use crate::continuity::{CaptureMode, ContinuityEntry, EntryContent, WorkPhase};
 use crate::error::{Error, Result};
 use crate::fsutil::atomic_write;
 use crate::ids::{EntryId, SessionId, WorkContextId};
+use crate::nodes::{Lifecycle, Warrant};
 use crate::store::Store;
 use crate::tokens::{Line, condense};
 
 /// The view file's own schema version.
-pub const VIEW_SCHEMA_VERSION: u32 = 1;
+pub const VIEW_SCHEMA_VERSION: u32 = 2;
 /// CSA §4.2 step 3: at most this many unresolved open questions.
 pub const MAX_OPEN_QUESTIONS: usize = 10;
 /// CSA §4.2 step 4: at most this many non-superseded key decisions.
@@ -122,6 +123,13 @@ pub struct NodeItem {
     pub due_at: Option<String>,
     /// The card line for goals and obligations; entities are context, not card lines.
     pub line: Option<Line>,
+    /// An obligation's use warrant and why it has it; the line is hedged to match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warrant: Option<(String, String)>,
+    /// Why an obligation is in the view but may not be shown (its warrant, or it was retired or
+    /// superseded lately); `line` is then `None`. `(retired, detail)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<(bool, String)>,
 }
 
 /// Why the builder left a log entry out of the view.
@@ -724,7 +732,7 @@ fn build(
 
     // Step 7: the graph baseline.
     let (entities, goals, obligations) =
-        graph.with_conn_result(|c| baseline_in(c, wc, &mut counter))?;
+        graph.with_conn_result(|c| baseline_in(c, wc, reference, &mut counter))?;
 
     Ok(Constellation {
         schema_version: VIEW_SCHEMA_VERSION,
@@ -757,6 +765,7 @@ type Baseline = (Vec<NodeItem>, Vec<NodeItem>, Vec<NodeItem>);
 fn baseline_in(
     c: &Connection,
     wc: &WorkContextId,
+    now: DateTime<Utc>,
     counter: &mut Counter,
 ) -> rusqlite::Result<Baseline> {
     let mut stmt = c.prepare(
@@ -772,6 +781,8 @@ fn baseline_in(
                 text: r.get(1)?,
                 due_at: r.get(2)?,
                 line: None,
+                warrant: None,
+                excluded: None,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -788,38 +799,82 @@ fn baseline_in(
                 line: Some(counter.line(format!("Goal: {}", condense(&text, ITEM_CHARS)))),
                 text,
                 due_at: None,
+                warrant: None,
+                excluded: None,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    // Live obligations on the context's entities or promoted from its own entries, and those
+    // retired or superseded lately, so the brief can say why they left.
+    let since = crate::entities::ts(now - Duration::days(crate::nodes::EXCLUDED_TRACE_DAYS));
     let mut stmt = c.prepare(
-        "SELECT o.obligation_id, o.text, o.due_at FROM obligations o
-         WHERE o.lifecycle_state = 'active' AND (
-             o.entity_id IN (SELECT entity_id FROM work_context_entities WHERE work_context_id = ?1)
-             OR o.obligation_id IN (SELECT node_id FROM promotion_proposals
-                                    WHERE work_context_id = ?1 AND status = 'approved'))
-         ORDER BY o.due_at IS NULL, o.due_at, o.obligation_id LIMIT ?2",
+        "SELECT o.obligation_id, o.text, o.due_at, o.lifecycle_state, o.use_warrant,
+                o.warrant_reason, o.updated_at
+           FROM obligations o
+          WHERE (o.lifecycle_state IN ('provisional', 'active', 'confirmed', 'contested')
+                 OR o.updated_at >= ?3)
+            AND (o.entity_id IN (SELECT entity_id FROM work_context_entities
+                                  WHERE work_context_id = ?1)
+                 OR o.work_context_id = ?1)
+          ORDER BY o.due_at IS NULL, o.due_at, o.obligation_id LIMIT ?2",
     )?;
-    let obligations = stmt
-        .query_map(params![wc.as_str(), MAX_NODES as i64], |r| {
-            let text: String = r.get(1)?;
-            let due: Option<String> = r.get(2)?;
-            let line = match &due {
-                Some(d) => format!(
-                    "Due {}: {}",
-                    d.get(..10).unwrap_or(d),
-                    condense(&text, ITEM_CHARS)
-                ),
-                None => format!("Obligation: {}", condense(&text, ITEM_CHARS)),
-            };
-            Ok(NodeItem {
-                node_id: r.get(0)?,
-                kind: "obligation".to_owned(),
-                text,
-                due_at: due,
-                line: Some(counter.line(line)),
-            })
+    let rows = stmt
+        .query_map(params![wc.as_str(), MAX_NODES as i64, since], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, String>(6)?,
+            ))
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut obligations = Vec::new();
+    for (node_id, text, due, lifecycle, warrant, reason, updated_at) in rows {
+        let lifecycle: Lifecycle = lifecycle.parse().unwrap_or(Lifecycle::AuditOnly);
+        let warrant: Warrant = warrant
+            .as_deref()
+            .unwrap_or("assert")
+            .parse()
+            .unwrap_or(Warrant::VerifyBeforeUse);
+        let reason = reason.unwrap_or_default();
+        let base = match &due {
+            Some(d) => format!(
+                "Due {}: {}",
+                d.get(..10).unwrap_or(d),
+                condense(&text, ITEM_CHARS)
+            ),
+            None => format!("Obligation: {}", condense(&text, ITEM_CHARS)),
+        };
+        let (line, excluded) = match warrant.render(&base) {
+            Some(l) if lifecycle.is_live() => (Some(counter.line(l)), None),
+            _ if lifecycle.is_live() => (
+                None,
+                Some((false, format!("use warrant {warrant}: {reason}"))),
+            ),
+            _ => (
+                None,
+                Some((
+                    true,
+                    format!(
+                        "{lifecycle} on {}: {reason}",
+                        updated_at.get(..10).unwrap_or(&updated_at)
+                    ),
+                )),
+            ),
+        };
+        obligations.push(NodeItem {
+            node_id,
+            kind: "obligation".to_owned(),
+            text,
+            due_at: due,
+            line,
+            warrant: Some((warrant.as_str().to_owned(), reason)),
+            excluded,
+        });
+    }
     Ok((entities, goals, obligations))
 }
 

@@ -60,6 +60,11 @@ string_id!(
     EntityId,
     "entity id"
 );
+string_id!(
+    /// A durable node's id: an obligation (`ob_…`) or a memory directive (`md_…`).
+    NodeId,
+    "node id"
+);
 
 fn check_plain(value: &str, what: &'static str) -> Result<()> {
     let reason = if value.is_empty() {

@@ -22,6 +22,7 @@ pub mod ingest;
 pub mod living;
 pub mod model;
 pub mod nightly;
+pub mod nodes;
 pub mod promotion;
 pub mod redact;
 pub mod resolve;
@@ -35,6 +36,7 @@ mod test_support;
 pub mod tokens;
 pub mod traces;
 pub mod transcripts;
+pub mod utility;
 
 pub use config::{ConfigField, ContinuityConfig, ContinuityMode, DateAwareness, SynthesisProvider};
 pub use continuity::{
@@ -42,5 +44,5 @@ pub use continuity::{
     TornRepair, WorkPhase,
 };
 pub use error::{Error, ErrorKind, Result};
-pub use ids::{AgentId, EntityId, EntryId, SessionId, WorkContextId};
+pub use ids::{AgentId, EntityId, EntryId, NodeId, SessionId, WorkContextId};
 pub use store::{Status, Store, StoreLocation};

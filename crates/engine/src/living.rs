@@ -5,13 +5,16 @@
 //! Facts are canonical graph rows. Each stores the BPE count of its card line, computed when it is
 //! written, so the brief can budget Tier 3 without loading the tokenizer.
 
-use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::entities::ts;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
+use crate::nodes::{Node, NodeKind, Warrant};
 use crate::tokens::{Line, count_u32, one_line};
 
 /// Longest fact, in characters: Tier 3 has 100 tokens for everything.
@@ -39,6 +42,18 @@ pub struct LivingItem {
     /// `lf_{id}` for facts, the directive id for directives.
     pub source_id: String,
     pub line: Line,
+    /// A directive's use warrant and why it has it.
+    pub warrant: Option<(Warrant, String)>,
+    /// Why the item may not be shown, when it may not.
+    pub excluded: Option<LivingExclusion>,
+}
+
+/// Why a directive is a Tier 3 candidate that may not be shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LivingExclusion {
+    /// Retired or superseded (else: live, at a warrant that forbids injection).
+    pub retired: bool,
+    pub detail: String,
 }
 
 fn validate(text: &str) -> Result<String> {
@@ -184,16 +199,23 @@ impl Graph {
         Ok(())
     }
 
-    /// Tier 3's candidates: the person's facts in order, then approved (active) memory
-    /// directives, oldest first.
-    pub fn living_memory(&self) -> Result<Vec<LivingItem>> {
+    /// Tier 3's candidates: the person's facts in order, then memory directives, oldest first.
+    /// A live directive shows at its use warrant (hedged below `assert`); one whose warrant
+    /// forbids injection, or that was retired or superseded in the last
+    /// [`EXCLUDED_TRACE_DAYS`](crate::nodes::EXCLUDED_TRACE_DAYS), comes with the reason it is
+    /// left out, so the brief's trace can say why it left.
+    pub fn living_memory(&self, now: DateTime<Utc>) -> Result<Vec<LivingItem>> {
         let facts = self.living_facts()?;
-        let directives: Vec<(String, String, Option<u32>)> = self.with_conn_result(|c| {
-            let mut stmt = c.prepare(
-                "SELECT directive_id, text, tokens FROM memory_directives
-                 WHERE lifecycle_state = 'active' ORDER BY created_at, directive_id",
-            )?;
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        let since = crate::entities::ts(now - Duration::days(crate::nodes::EXCLUDED_TRACE_DAYS));
+        let nodes: Vec<Node> = self
+            .nodes(true)?
+            .into_iter()
+            .filter(|n| n.kind == NodeKind::MemoryDirective)
+            .filter(|n| n.lifecycle.is_live() || n.updated_at >= since)
+            .collect();
+        let tokens: HashMap<String, Option<u32>> = self.with_conn_result(|c| {
+            let mut stmt = c.prepare("SELECT directive_id, tokens FROM memory_directives")?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect()
         })?;
         let mut items: Vec<LivingItem> = facts
@@ -202,18 +224,50 @@ impl Graph {
                 kind: "fact",
                 source_id: format!("lf_{}", f.fact_id),
                 line: Line::counted(f.text, f.tokens),
+                warrant: None,
+                excluded: None,
             })
             .collect();
-        items.extend(directives.into_iter().map(|(id, text, tokens)| {
-            let text = one_line(&text);
-            // Directives approved before their count was stored are counted here, once.
-            let tokens = tokens.unwrap_or_else(|| count_u32(&format!("{text}\n")));
-            LivingItem {
+        let mut nodes = nodes;
+        nodes.sort_by(|a, b| (&a.created_at, &a.node_id).cmp(&(&b.created_at, &b.node_id)));
+        for n in nodes {
+            let text = one_line(&n.text);
+            let reason = n.warrant_reason.clone().unwrap_or_default();
+            let (line, excluded) = match n.warrant.render(&text) {
+                Some(rendered) if n.lifecycle.is_live() => {
+                    // Directives whose count predates the stored one are counted here, once.
+                    let tokens = tokens
+                        .get(n.node_id.as_str())
+                        .copied()
+                        .flatten()
+                        .unwrap_or_else(|| count_u32(&format!("{rendered}\n")));
+                    (Line::counted(rendered, tokens), None)
+                }
+                _ => {
+                    let detail = if n.lifecycle.is_live() {
+                        format!("use warrant {}: {reason}", n.warrant)
+                    } else {
+                        format!(
+                            "{} on {}: {reason}",
+                            n.lifecycle,
+                            &n.updated_at[..10.min(n.updated_at.len())]
+                        )
+                    };
+                    let retired = !n.lifecycle.is_live();
+                    (
+                        Line::counted(text, 0),
+                        Some(LivingExclusion { retired, detail }),
+                    )
+                }
+            };
+            items.push(LivingItem {
                 kind: "directive",
-                source_id: id,
-                line: Line::counted(text, tokens),
-            }
-        }));
+                source_id: n.node_id.to_string(),
+                line,
+                warrant: Some((n.warrant, reason)),
+                excluded,
+            });
+        }
         Ok(items)
     }
 }

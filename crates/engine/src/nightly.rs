@@ -1,6 +1,7 @@
-//! The nightly job (CSA §3.3, §4.3, §5.2; EC Core nightly jobs): sweep every dirty session
-//! (`nightly_sweep`), evaluate the promotion rules, rebuild every constellation view (so decayed
-//! entries leave them) and regenerate the rollup. Idempotent: a second run on the same day and
+//! The nightly job (CSA §3.3, §4.3, §5.2, §11.3; EC Core nightly jobs): sweep every dirty session
+//! (`nightly_sweep`), evaluate the promotion rules, walk durable nodes down the degradation ladder,
+//! measure research-capture utility, rebuild every constellation view (so decayed entries leave
+//! them) and regenerate the rollup. Idempotent: a second run on the same day and
 //! data captures nothing, proposes nothing and writes the same views.
 //!
 //! `elnor nightly` runs it headless; the desktop app's scheduler runs it at `nightly_hour` (local
@@ -26,6 +27,9 @@ pub struct NightlyReport {
     pub captured: usize,
     pub capture_failures: Vec<(String, String)>,
     pub promotions: Evaluation,
+    /// Durable nodes the degradation ladder moved.
+    pub nodes: crate::nodes::Sweep,
+    pub research_utility: crate::utility::ResearchUtility,
     pub views_rebuilt: usize,
     pub rollup_segments: usize,
 }
@@ -36,6 +40,8 @@ pub fn run(store: &Store, secrets: &dyn SecretStore, now: DateTime<Utc>) -> Resu
     let mut agent = Agent::new(&config);
     let sweep = agent.sweep(store, secrets, now)?;
     let promotions = promotion::evaluate(store, now)?;
+    let nodes = crate::nodes::sweep(store, now)?;
+    let research_utility = crate::utility::measure(store, now)?;
     let views_rebuilt = crate::constellation::rebuild_all(store, now)?;
     let rollup = crate::rollup::generate(store, now)?;
     store.graph().with_conn_result(|c| {
@@ -54,6 +60,8 @@ pub fn run(store: &Store, secrets: &dyn SecretStore, now: DateTime<Utc>) -> Resu
             .count(),
         capture_failures: sweep.failures,
         promotions,
+        nodes,
+        research_utility,
         views_rebuilt,
         rollup_segments: rollup.segments.len(),
     })
@@ -80,6 +88,20 @@ pub fn scheduled_before(now: DateTime<Utc>, hour: u32, offset: FixedOffset) -> D
     } else {
         at(local.date_naive().pred_opt().unwrap_or(local.date_naive()))
     }
+}
+
+/// The next scheduled instant after `now`: the local `hour` of the next local day on which it
+/// has not yet passed (computed on the local calendar, so a daylight-saving change in between
+/// moves it with the clock when `offset` is re-read then).
+pub fn next_scheduled(now: DateTime<Utc>, hour: u32, offset: FixedOffset) -> DateTime<Utc> {
+    let before = scheduled_before(now, hour, offset);
+    let local = before.with_timezone(&offset).date_naive();
+    local
+        .succ_opt()
+        .and_then(|d| d.and_hms_opt(hour.min(23), 0, 0))
+        .and_then(|t| t.and_local_timezone(offset).single())
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or(before + chrono::Duration::days(1))
 }
 
 /// Whether the job is due at `now`, given when it last ran.
@@ -128,6 +150,8 @@ mod tests {
         assert!(is_due(Some(utc(21, 1, 0)), utc(22, 1, 0), 3, plus2));
         // Ran at today's hour: not due again the same day.
         assert!(!is_due(Some(utc(22, 1, 0)), utc(22, 23, 0), 3, plus2));
+        assert_eq!(next_scheduled(utc(22, 0, 59), 3, plus2), utc(22, 1, 0));
+        assert_eq!(next_scheduled(utc(22, 1, 0), 3, plus2), utc(23, 1, 0));
         // Asleep from yesterday evening until noon: the first check after waking runs it.
         assert!(is_due(Some(utc(21, 1, 5)), utc(22, 10, 0), 3, plus2));
     }

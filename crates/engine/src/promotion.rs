@@ -9,7 +9,8 @@
 //! when its evidence key changes, saying what it renews.
 //!
 //! Only approval writes the graph: the node with lifecycle `active`, staleness `fresh` and warrant
-//! `person_approved`, provenance back to the entry, its sessions and the proposal, the entry's
+//! `assert` (the person's approval is what it rests on; [`crate::nodes`] owns what happens to it
+//! next), provenance back to the entry, its sessions and the proposal, the entry's
 //! promotion record, and a history row. All time is passed in.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,6 +25,9 @@ use crate::entities::ts;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::store::Store;
+
+/// The warrant reason of a node as approved: the person's decision is what it rests on.
+const APPROVED: &str = "approved by the person in the review queue";
 
 /// Which rule made a proposal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,6 +126,17 @@ struct Candidate {
     entry_id: String,
     text: String,
     evidence: Evidence,
+}
+
+/// Approves a proposal (see [`Graph::approve_proposal`]) and rebuilds the views that show the
+/// new node, so the very next brief has it.
+pub fn approve(store: &Store, id: i64, text: Option<&str>, now: DateTime<Utc>) -> Result<Proposal> {
+    let p = store.graph().approve_proposal(id, text, now)?;
+    if let Some(node_id) = &p.node_id {
+        let node = store.graph().node(node_id)?.node;
+        crate::nodes::refresh_views(store, &node, now)?;
+    }
+    Ok(p)
 }
 
 /// Evaluates both rules over every log at `now` and records new proposals.
@@ -372,6 +387,11 @@ impl Graph {
         })
     }
 
+    /// How many proposals wait for a decision (pending, not deferred): the navigation's badge.
+    pub fn pending_proposal_count(&self) -> Result<u64> {
+        self.count("SELECT COUNT(*) FROM promotion_proposals WHERE status = 'pending'")
+    }
+
     /// One proposal.
     pub fn proposal(&self, id: i64) -> Result<Proposal> {
         self.with_conn_result(|c| get_in(c, id))?
@@ -395,37 +415,46 @@ impl Graph {
         let digest = Sha256::digest(p.entry_id.as_bytes());
         let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
         let sql = |e| self.sql(e);
-        let node_id =
-            if p.rule == Rule::UnresolvedQuestion {
-                let node_id = format!("ob_{hex}");
-                tx.execute(
+        let node_id = if p.rule == Rule::UnresolvedQuestion {
+            let node_id = format!("ob_{hex}");
+            tx.execute(
                 "INSERT INTO obligations (obligation_id, entity_id, text, due_at, lifecycle_state,
-                     created_at, updated_at, staleness_state, use_warrant)
-                 VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?5, 'fresh', 'person_approved')",
-                params![node_id, p.evidence.entity_id, final_text, p.evidence.deadline, ts(now)],
+                     created_at, updated_at, staleness_state, use_warrant, warrant_reason,
+                     work_context_id)
+                 VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?5, 'fresh', 'assert', ?6, ?7)",
+                params![
+                    node_id,
+                    p.evidence.entity_id,
+                    final_text,
+                    p.evidence.deadline,
+                    ts(now),
+                    APPROVED,
+                    p.work_context_id
+                ],
             )
             .map_err(sql)?;
-                if let Some(entity) = &p.evidence.entity_id {
-                    crate::constellation::touch_entity_in(&tx, entity).map_err(sql)?;
-                }
-                node_id
-            } else {
-                let node_id = format!("md_{hex}");
-                tx.execute(
-                    "INSERT INTO memory_directives (directive_id, text, scope, lifecycle_state,
-                     use_warrant, created_at, updated_at, tokens, staleness_state)
-                 VALUES (?1, ?2, ?3, 'active', 'person_approved', ?4, ?4, ?5, 'fresh')",
-                    params![
-                        node_id,
-                        final_text,
-                        p.work_context_id,
-                        ts(now),
-                        crate::tokens::Line::new(&final_text).tokens
-                    ],
-                )
-                .map_err(sql)?;
-                node_id
-            };
+            if let Some(entity) = &p.evidence.entity_id {
+                crate::constellation::touch_entity_in(&tx, entity).map_err(sql)?;
+            }
+            node_id
+        } else {
+            let node_id = format!("md_{hex}");
+            tx.execute(
+                "INSERT INTO memory_directives (directive_id, text, scope, lifecycle_state,
+                     use_warrant, created_at, updated_at, tokens, staleness_state, warrant_reason)
+                 VALUES (?1, ?2, ?3, 'active', 'assert', ?4, ?4, ?5, 'fresh', ?6)",
+                params![
+                    node_id,
+                    final_text,
+                    p.work_context_id,
+                    ts(now),
+                    crate::tokens::Line::new(&final_text).tokens,
+                    APPROVED
+                ],
+            )
+            .map_err(sql)?;
+            node_id
+        };
         crate::constellation::touch_in(&tx, &p.work_context_id).map_err(sql)?;
         let mut sources = vec![
             ("continuity_entry", p.entry_id.clone()),

@@ -170,3 +170,100 @@ pub(crate) mod standin {
         let _ = stream.flush();
     }
 }
+
+/// A store with one work context (`henderson`) whose log holds an open question linked to an
+/// entity with a deadline and a key decision, both captured at [`t0`]: the promotion rules'
+/// inputs, shared by the promotion and lifecycle tests.
+pub(crate) mod promotion {
+    use chrono::{DateTime, TimeZone, Utc};
+    use rusqlite::params;
+
+    use crate::Store;
+    use crate::continuity::{
+        CaptureMode, ContinuityEntry, EntryContent, KeyDecisionContent, OpenQuestionContent,
+    };
+    use crate::entities::{NewEntity, ts};
+    use crate::ids::{SessionId, WorkContextId};
+
+    pub(crate) fn t0() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap()
+    }
+
+    pub(crate) struct World {
+        pub _dir: tempfile::TempDir,
+        pub store: Store,
+        pub question: ContinuityEntry,
+        pub decision: ContinuityEntry,
+        pub entity: String,
+    }
+
+    pub(crate) fn world() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let config = store.config().unwrap();
+        let entity = store
+            .graph()
+            .create_entity(
+                &NewEntity {
+                    kind: "document".into(),
+                    canonical_name: "Christensen report".into(),
+                    aliases: Vec::new(),
+                    deadline: Some("2026-12-15".into()),
+                },
+                t0(),
+            )
+            .unwrap()
+            .entity_id;
+        let wc = WorkContextId::new("henderson").unwrap();
+        let entry = |session: &str, content| {
+            let mut e = ContinuityEntry::new(
+                wc.clone(),
+                SessionId::new(session).unwrap(),
+                t0(),
+                CaptureMode::LlmEnriched,
+                content,
+                &config,
+            );
+            e.linked_entity_ids = vec![entity.clone()];
+            store.log(&wc).append(&e).unwrap();
+            e
+        };
+        let question = entry(
+            "s1",
+            EntryContent::OpenQuestion(OpenQuestionContent {
+                question: "When does Christensen deliver the event study data?".into(),
+                context: String::new(),
+                resolved: false,
+                resolved_at: None,
+                resolution_summary: None,
+            }),
+        );
+        let decision = entry(
+            "s1",
+            EntryContent::KeyDecision(KeyDecisionContent {
+                decision: "Lead with price impact, not corrective disclosure.".into(),
+                rationale: None,
+                superseded_by: None,
+            }),
+        );
+        World {
+            _dir: dir,
+            store,
+            question,
+            decision,
+            entity: entity.to_string(),
+        }
+    }
+
+    pub(crate) fn reference(w: &World, session: &str, at: DateTime<Utc>) {
+        w.store
+            .graph()
+            .with_conn(|c| {
+                c.execute(
+                    "INSERT INTO entry_references VALUES (?1, 'henderson', ?2, ?3)",
+                    params![w.decision.entry_id.as_str(), session, ts(at)],
+                )
+            })
+            .unwrap();
+    }
+}

@@ -319,6 +319,19 @@ const GROUPS: &[(&str, &[&str])] = &[
         &["significance_threshold_pct", "research_gate_multiplier_pct"],
     ),
     (
+        "Brief and traces",
+        &["rollup_window_days", "trace_retention_assemblies"],
+    ),
+    (
+        "Promotion and nightly job",
+        &[
+            "promotion_question_days",
+            "promotion_decision_sessions",
+            "node_decay_step_days",
+            "nightly_hour",
+        ],
+    ),
+    (
         "Model temporal profile",
         &[
             "model_knowledge_cutoff",

@@ -28,7 +28,7 @@ use crate::agent::Trigger;
 use crate::config::ContinuityMode;
 use crate::contexts::{self, Resolution, SessionFacts};
 use crate::continuity::{
-    CaptureMode, ContinuityEntry, EntryContent, KeyDecisionContent, OpenQuestionContent,
+    CaptureMode, ContinuityEntry, EntryContent, EntryType, KeyDecisionContent, OpenQuestionContent,
     SessionSummaryRefContent, WorkPhase, WorkPhaseChangeContent,
 };
 use crate::entities::{self, ChangeSource, NewEntity, sql_err, ts};
@@ -567,6 +567,29 @@ pub fn capture(
             params![session.session_id, wc.as_str(), last_seq, ts(req.now)],
         )
         .map_err(&err)?;
+        // Knowledge the lowered research gate let in is tracked, so the nightly job can tell
+        // whether it was of use later (CSA §11.3 step 7).
+        if activity == Some(ActivityType::Research) {
+            for e in &entries {
+                if matches!(
+                    e.entry_type(),
+                    EntryType::OpenQuestion | EntryType::KeyDecision
+                ) {
+                    tx.execute(
+                        "INSERT OR IGNORE INTO research_captures
+                             (entry_id, work_context_id, session_id, captured_at)
+                         VALUES (?1, ?2, ?3, ?4)",
+                        params![
+                            e.entry_id.as_str(),
+                            wc.as_str(),
+                            session.session_id,
+                            ts(e.captured_at)
+                        ],
+                    )
+                    .map_err(&err)?;
+                }
+            }
+        }
         tx.execute(
             "UPDATE transcript_sessions SET work_context_id = ?2 WHERE session_id = ?1",
             params![session.session_id, wc.as_str()],

@@ -1,91 +1,7 @@
-use chrono::TimeZone;
-
 use super::*;
-use crate::continuity::{CaptureMode, ContinuityEntry, KeyDecisionContent, OpenQuestionContent};
-use crate::entities::{EntityEdit, NewEntity};
-use crate::ids::{SessionId, WorkContextId};
-
-fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap()
-}
-
-struct World {
-    _dir: tempfile::TempDir,
-    store: Store,
-    question: ContinuityEntry,
-    decision: ContinuityEntry,
-    entity: String,
-}
-
-fn world() -> World {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
-    let config = store.config().unwrap();
-    let entity = store
-        .graph()
-        .create_entity(
-            &NewEntity {
-                kind: "document".into(),
-                canonical_name: "Christensen report".into(),
-                aliases: Vec::new(),
-                deadline: Some("2026-12-15".into()),
-            },
-            t0(),
-        )
-        .unwrap()
-        .entity_id;
-    let wc = WorkContextId::new("henderson").unwrap();
-    let entry = |session: &str, content| {
-        let mut e = ContinuityEntry::new(
-            wc.clone(),
-            SessionId::new(session).unwrap(),
-            t0(),
-            CaptureMode::LlmEnriched,
-            content,
-            &config,
-        );
-        e.linked_entity_ids = vec![entity.clone()];
-        store.log(&wc).append(&e).unwrap();
-        e
-    };
-    let question = entry(
-        "s1",
-        EntryContent::OpenQuestion(OpenQuestionContent {
-            question: "When does Christensen deliver the event study data?".into(),
-            context: String::new(),
-            resolved: false,
-            resolved_at: None,
-            resolution_summary: None,
-        }),
-    );
-    let decision = entry(
-        "s1",
-        EntryContent::KeyDecision(KeyDecisionContent {
-            decision: "Lead with price impact, not corrective disclosure.".into(),
-            rationale: None,
-            superseded_by: None,
-        }),
-    );
-    World {
-        _dir: dir,
-        store,
-        question,
-        decision,
-        entity: entity.to_string(),
-    }
-}
-
-fn reference(w: &World, session: &str, at: DateTime<Utc>) {
-    w.store
-        .graph()
-        .with_conn(|c| {
-            c.execute(
-                "INSERT INTO entry_references VALUES (?1, 'henderson', ?2, ?3)",
-                params![w.decision.entry_id.as_str(), session, ts(at)],
-            )
-        })
-        .unwrap();
-}
+use crate::entities::EntityEdit;
+use crate::ids::WorkContextId;
+use crate::test_support::promotion::{reference, t0, world};
 
 #[test]
 fn the_question_rule_fires_at_fourteen_days_and_not_before() {
@@ -170,7 +86,7 @@ fn the_decision_rule_fires_at_three_sessions_and_approval_writes_the_node() {
         .unwrap();
     assert_eq!(
         (text.as_str(), state.as_str(), warrant.as_str()),
-        ("Lead with price impact.", "active", "person_approved")
+        ("Lead with price impact.", "active", "assert")
     );
     let provenance: Vec<(String, String)> = g
         .with_conn(|c| {
