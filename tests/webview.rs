@@ -896,25 +896,28 @@ fn write_session(root: &Path, session: &str, cwd: &str, at: DateTime<Utc>, said:
     .unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
-async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
-    let app = app_binary();
-    assert!(
-        app.exists(),
-        "{} missing: build the app first",
-        app.display()
-    );
-    let decision = "We decided to lead with price impact, not corrective disclosure.";
-    let question = "We are still waiting on the Christensen report for the event study data.";
-    let edited = "Lead with price impact; corrective disclosure only as a fallback.";
-    let reason = "Christensen already confirmed the delivery date";
+/// The decision and the open question the review tests' sessions state.
+const DECISION: &str = "We decided to lead with price impact, not corrective disclosure.";
+const QUESTION: &str = "We are still waiting on the Christensen report for the event study data.";
 
-    // Three sessions in the Henderson folder, three weeks ago: the first records the decision and
-    // the open question, the other two state the decision again. Captured by the continuity
-    // agent (deterministic mode) with its clock a day after them, they give the two promotion
-    // rules what they need at today's evaluation: a decision in 3 sessions, and a question
-    // unresolved for 20 days linked to an entity with a deadline.
+/// A store with two pending proposals, one per promotion rule.
+struct ReviewWorld {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+    /// `referenced_decision` → a memory directive.
+    directive: elnor_engine::promotion::Proposal,
+    /// `unresolved_question` → an obligation.
+    obligation: elnor_engine::promotion::Proposal,
+    /// The Christensen report's deadline, `YYYY-MM-DD`.
+    deadline: String,
+}
+
+/// Three sessions in the Henderson folder, three weeks ago: the first records the decision and
+/// the open question, the other two state the decision again. Captured by the continuity agent
+/// (deterministic mode) with its clock a day after them, they give the two promotion rules what
+/// they need at today's evaluation: a decision in 3 sessions, and a question unresolved for 20
+/// days linked to an entity with a deadline. Only public engine API, as the app itself would.
+fn review_world() -> ReviewWorld {
     let now = Utc::now();
     let then = now - chrono::Duration::days(21);
     let dir = tempfile::tempdir().unwrap();
@@ -925,7 +928,7 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
         "hend-1",
         cwd,
         then,
-        &format!("{decision} {question}"),
+        &format!("{DECISION} {QUESTION}"),
     );
     for (i, s) in ["hend-2", "hend-3"].into_iter().enumerate() {
         let at = then + chrono::Duration::hours(3 * (i as i64 + 1));
@@ -934,7 +937,7 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
             s,
             cwd,
             at,
-            &format!("Quick recap. {decision}"),
+            &format!("Quick recap. {DECISION}"),
         );
     }
     let store = Store::open(dir.path().join("store")).unwrap();
@@ -992,11 +995,37 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
     assert_eq!(evaluation.proposed.len(), 2, "{proposals:#?}");
     assert_eq!(
         (directive.text.as_str(), directive.evidence.sessions.len()),
-        (decision, 3)
+        (DECISION, 3)
     );
-    assert_eq!(obligation.text, question);
+    assert_eq!(obligation.text, QUESTION);
     let root = store.root().to_owned();
-    drop(store);
+    ReviewWorld {
+        dir,
+        root,
+        directive,
+        obligation,
+        deadline,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let edited = "Lead with price impact; corrective disclosure only as a fallback.";
+    let reason = "Christensen already confirmed the delivery date";
+    let ReviewWorld {
+        dir,
+        root,
+        directive,
+        obligation,
+        deadline,
+    } = review_world();
 
     let (driver, client) = launch(&app, &root, dir.path()).await;
     let result = async {
@@ -1040,7 +1069,7 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
         );
         let entry = text_of(&client, "#review-entry").await;
         assert!(
-            entry.contains(decision) && entry.contains("heuristic"),
+            entry.contains(DECISION) && entry.contains("heuristic"),
             "{entry}"
         );
         screenshot(&client, "review-queue").await;
@@ -1054,7 +1083,7 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
             .at_most(WAIT)
             .for_element(Locator::Css("#review-edit-text"))
             .await?;
-        assert_eq!(edit.prop("value").await?.as_deref(), Some(decision));
+        assert_eq!(edit.prop("value").await?.as_deref(), Some(DECISION));
         edit.clear().await?;
         edit.send_keys(edited).await?;
         click(&client, "#review-approve-edited").await?;
@@ -1123,8 +1152,8 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
         click(&client, "#nav-home").await?;
         let brief = wait_text(&client, "#brief-text", |t| t.contains(edited)).await;
         assert!(brief.contains(edited), "{brief}");
-        assert!(!brief.contains(decision), "{brief}");
-        assert!(!brief.contains(question), "{brief}");
+        assert!(!brief.contains(DECISION), "{brief}");
+        assert!(!brief.contains(QUESTION), "{brief}");
         let tier3 = text_of(&client, "#brief-tiers tr[data-tier='3'] .tier-tokens").await;
         assert!(!tier3.starts_with("0 /"), "{tier3}");
         screenshot(&client, "review-brief").await;
@@ -1192,4 +1221,114 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
         .query_row("SELECT count(*) FROM obligations", [], |r| r.get(0))
         .unwrap();
     assert_eq!(obligations, 0);
+}
+
+/// Polls until the review list shows `n` rows, returning them.
+async fn review_rows(
+    client: &Client,
+    n: usize,
+) -> Result<Vec<fantoccini::elements::Element>, fantoccini::error::CmdError> {
+    let started = Instant::now();
+    loop {
+        let rows = client
+            .find_all(Locator::Css("#review-list li.proposal-row"))
+            .await?;
+        if rows.len() == n || started.elapsed() > WAIT {
+            return Ok(rows);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn review_batches_by_key_and_runs_the_nightly_job() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let reason = "Both belong to the settled Henderson matter";
+    let world = review_world();
+    let ids = [world.directive.proposal_id, world.obligation.proposal_id];
+
+    let (driver, client) = launch(&app, &world.root, world.dir.path()).await;
+    let result = async {
+        click(&client, "#nav-review").await?;
+        assert_eq!(review_rows(&client, 2).await?.len(), 2);
+
+        // "Run nightly now": the job runs, finds both proposals already known, and says when.
+        click(&client, "#nightly-run").await?;
+        let note = wait_text(&client, "#nightly-note", |t| t.starts_with("Nightly job")).await;
+        assert!(note.contains("0 new proposal(s)"), "{note}");
+        let last = wait_text(&client, "#nightly-last-run", |t| t != "never on this store").await;
+        assert!(last.starts_with("20"), "{last}");
+
+        // Keys: tick the selected proposal, move down, tick that one, defer both.
+        let body = client.find(Locator::Css("body")).await?;
+        body.send_keys("x").await?;
+        body.send_keys("j").await?;
+        body.send_keys("x").await?;
+        let ticked = wait_text(&client, "#review-checked-count", |t| t == "2 ticked").await;
+        assert_eq!(ticked, "2 ticked");
+        body.send_keys("d").await?;
+        let note = wait_text(&client, "#review-note", |t| t.starts_with("Deferred")).await;
+        assert_eq!(note, "Deferred 2 proposals.");
+        assert_eq!(
+            wait_text(&client, "#nav-review-count", |t| t == "0").await,
+            "0"
+        );
+        // Deferred proposals stay in the queue.
+        let started = Instant::now();
+        loop {
+            let deferred = client
+                .find_all(Locator::Css(
+                    "#review-list li.proposal-row[data-status='deferred']",
+                ))
+                .await?;
+            if deferred.len() == 2 {
+                break;
+            }
+            assert!(
+                started.elapsed() < WAIT,
+                "the two proposals never showed as deferred"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+
+        // Tick all, reject the batch with one reason.
+        click(&client, "#review-select-all").await?;
+        wait_text(&client, "#review-checked-count", |t| t == "2 ticked").await;
+        click(&client, "#batch-reject").await?;
+        let form = text_of(&client, "#review-reject-form label").await;
+        assert_eq!(form, "Reject 2 proposals");
+        client
+            .find(Locator::Css("#review-reject-reason"))
+            .await?
+            .send_keys(&format!("{reason}\u{E007}"))
+            .await?;
+        let note = wait_text(&client, "#review-note", |t| t.starts_with("Rejected")).await;
+        assert_eq!(note, "Rejected 2 proposals.");
+        text_of(&client, "#review-empty").await;
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "review-batch-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+
+    let store = Store::open(&world.root).unwrap();
+    for id in ids {
+        let p = store.graph().proposal(id).unwrap();
+        assert_eq!(
+            (p.status.as_str(), p.decision_note.as_deref()),
+            ("rejected", Some(reason)),
+            "#{id}"
+        );
+    }
+    assert!(elnor_engine::nightly::last_run(&store).unwrap().is_some());
 }
