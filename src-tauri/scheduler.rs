@@ -147,6 +147,8 @@ pub fn count(n: usize) -> u32 {
 #[derive(Debug)]
 pub enum Check {
     NotDue,
+    /// A run (started from the Review page) is under way; it records its own time.
+    Busy,
     Ran(NightlyReportRow),
     Failed(String),
 }
@@ -160,6 +162,9 @@ pub fn check(
     now: DateTime<Utc>,
     offset: FixedOffset,
 ) -> Check {
+    if lock(state).running {
+        return Check::Busy;
+    }
     let due = store.config().and_then(|config| {
         let last = nightly::last_run(store)?;
         Ok(nightly::is_due(last, now, config.nightly_hour, offset))
@@ -194,6 +199,7 @@ pub fn start(store: Arc<Store>, state: NightlyHandle, agent: Arc<Mutex<Option<Ag
                 }));
                 match checked {
                     Ok(Check::NotDue) => tracing::trace!("nightly job not due"),
+                    Ok(Check::Busy) => tracing::debug!("nightly job already running"),
                     Ok(Check::Ran(r)) => tracing::info!(
                         captured = r.captured,
                         capture_failures = r.capture_failures.len(),
@@ -277,6 +283,16 @@ mod tests {
         .unwrap_err();
         assert!(refused.message.contains("already running"), "{refused}");
         assert!(state.lock().unwrap().running);
+        // The scheduler's check leaves it to the run under way.
+        let checked = check(
+            &store,
+            &MemorySecrets::default(),
+            &state,
+            &agent,
+            utc(22, 12, 0),
+            FixedOffset::east_opt(0).unwrap(),
+        );
+        assert!(matches!(checked, Check::Busy), "{checked:?}");
         assert_eq!(nightly::last_run(&store).unwrap(), None);
     }
 
