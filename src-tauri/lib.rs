@@ -3,9 +3,14 @@
 //!
 //! The store is chosen like the CLI's: `--store DIR`, else `ELNOR_MEMORY`, else the platform data
 //! dir. A store that fails to open does not stop the window from opening: every command then
-//! returns the engine's error, which the UI shows.
+//! returns the engine's error, which the UI shows. With a store, the nightly scheduler
+//! (`scheduler.rs`) runs beside the window for the app's lifetime.
+//!
+//! Diagnostics go to stderr through `tracing`; `ELNOR_LOG` (an env-filter spec, as for the CLI)
+//! chooses how much.
 
 mod commands;
+mod scheduler;
 mod state;
 
 use std::path::PathBuf;
@@ -13,7 +18,11 @@ use std::path::PathBuf;
 /// Starts the app. Blocks until the last window closes.
 pub fn run() {
     let store_flag = store_flag(std::env::args().skip(1));
+    init_tracing();
     let state = state::AppState::open(store_flag);
+    if let Ok(store) = state.store() {
+        scheduler::start(store, state.nightly_handle(), state.agent_handle());
+    }
     let result = tauri::Builder::default()
         .manage(state)
         .invoke_handler(tauri::generate_handler![
@@ -52,12 +61,33 @@ pub fn run() {
             commands::brief::living_facts_edit,
             commands::brief::living_facts_remove,
             commands::brief::rollup_refresh,
+            commands::review::review_list,
+            commands::review::review_show,
+            commands::review::review_approve,
+            commands::review::review_reject,
+            commands::review::review_defer,
+            commands::review::review_evaluate,
+            commands::review::review_pending_count,
+            commands::review::nightly_status,
+            commands::review::nightly_run,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {
         eprintln!("elnor-desktop: {error}");
         std::process::exit(1);
     }
+}
+
+/// Warnings by default, plus the app's own notes (such as each nightly run); `ELNOR_LOG` overrides.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ELNOR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,elnor_desktop=info"));
+    // `try_init`: a second subscriber (as in a test harness) is not worth failing the app for.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
 }
 
 /// Finds `--store DIR` or `--store=DIR` among the arguments.

@@ -1,5 +1,6 @@
 //! The shell's managed state: the open store (or why it could not be opened), the progress of the
-//! running ingest, and the continuity agent that captures sessions after each ingest.
+//! running ingest, the continuity agent that captures sessions after each ingest, and what the
+//! app knows of the nightly job (whether it is running, its last report or error).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -7,6 +8,8 @@ use std::sync::{Arc, Mutex};
 use elnor_engine::agent::Agent;
 use elnor_engine::{Store, StoreLocation};
 use elnor_types::{CommandError, ErrorKind, IngestStatus};
+
+use crate::scheduler::NightlyHandle;
 
 /// Shared by every command.
 pub struct AppState {
@@ -16,6 +19,7 @@ pub struct AppState {
     /// last turn it saw) carries over from one ingest to the next. Created on first use, from the
     /// config of that moment.
     agent: Arc<Mutex<Option<Agent>>>,
+    nightly: NightlyHandle,
 }
 
 impl AppState {
@@ -31,6 +35,7 @@ impl AppState {
             store,
             ingest: Arc::default(),
             agent: Arc::default(),
+            nightly: Arc::default(),
         }
     }
 
@@ -42,6 +47,11 @@ impl AppState {
     /// The continuity agent shared by every ingest.
     pub fn agent_handle(&self) -> Arc<Mutex<Option<Agent>>> {
         self.agent.clone()
+    }
+
+    /// The nightly job's state, shared with the scheduler thread.
+    pub fn nightly_handle(&self) -> NightlyHandle {
+        self.nightly.clone()
     }
 
     pub fn ingest_status(&self) -> IngestStatus {

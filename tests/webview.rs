@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use elnor_engine::continuity::OpenQuestionContent;
 use elnor_engine::{CaptureMode, ContinuityEntry, EntryContent, SessionId, Store, WorkContextId};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -824,4 +824,511 @@ async fn brief_preview_is_explained_in_the_inspector() {
     let assemblies = store.graph().assemblies(None, 100).unwrap();
     assert!(!assemblies.is_empty());
     assert!(assemblies.iter().all(|a| a.delivery == "preview"));
+}
+
+/// One Claude Code transcript line: the envelope the adapter reads, around `message`.
+fn claude_line(
+    session: &str,
+    cwd: &str,
+    n: u32,
+    at: DateTime<Utc>,
+    kind: &str,
+    message: serde_json::Value,
+) -> String {
+    serde_json::json!({
+        "parentUuid": (n > 0).then(|| format!("{session}-{}", n - 1)),
+        "isSidechain": false,
+        "userType": "external",
+        "cwd": cwd,
+        "sessionId": session,
+        "version": "2.1.39",
+        "type": kind,
+        "message": message,
+        "uuid": format!("{session}-{n}"),
+        "timestamp": at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    })
+    .to_string()
+}
+
+/// Writes a short Claude Code session: the person's message and the agent's reply, which reads
+/// a file.
+fn write_session(root: &Path, session: &str, cwd: &str, at: DateTime<Utc>, said: &str) {
+    let dir = root.join(cwd.replace('/', "-"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines = [
+        claude_line(
+            session,
+            cwd,
+            0,
+            at,
+            "user",
+            serde_json::json!({"role": "user", "content": said}),
+        ),
+        claude_line(
+            session,
+            cwd,
+            1,
+            at + chrono::Duration::minutes(2),
+            "assistant",
+            serde_json::json!({
+                "model": "claude-opus-4-6",
+                "id": format!("msg_{session}"),
+                "type": "message",
+                "role": "assistant",
+                // A tool call makes the session "dirty" for the continuity agent (CSA §5.2).
+                "content": [
+                    {"type": "text", "text": "Understood, noted."},
+                    {
+                        "type": "tool_use",
+                        "id": format!("toolu_{session}"),
+                        "name": "Read",
+                        "input": {"file_path": format!("{cwd}/strategy.md")},
+                    },
+                ],
+                "stop_reason": "tool_use",
+            }),
+        ),
+    ];
+    std::fs::write(
+        dir.join(format!("{session}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+}
+
+/// The decision and the open question the review tests' sessions state.
+const DECISION: &str = "We decided to lead with price impact, not corrective disclosure.";
+const QUESTION: &str = "We are still waiting on the Christensen report for the event study data.";
+
+/// A store with two pending proposals, one per promotion rule.
+struct ReviewWorld {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+    /// `referenced_decision` → a memory directive.
+    directive: elnor_engine::promotion::Proposal,
+    /// `unresolved_question` → an obligation.
+    obligation: elnor_engine::promotion::Proposal,
+    /// The Christensen report's deadline, `YYYY-MM-DD`.
+    deadline: String,
+}
+
+/// Three sessions in the Henderson folder, three weeks ago: the first records the decision and
+/// the open question, the other two state the decision again. Captured by the continuity agent
+/// (deterministic mode) with its clock a day after them, they give the two promotion rules what
+/// they need at today's evaluation: a decision in 3 sessions, and a question unresolved for 20
+/// days linked to an entity with a deadline. Only public engine API, as the app itself would.
+fn review_world() -> ReviewWorld {
+    let now = Utc::now();
+    let then = now - chrono::Duration::days(21);
+    let dir = tempfile::tempdir().unwrap();
+    let transcripts = dir.path().join("transcripts");
+    let cwd = "/home/USER/projects/henderson";
+    write_session(
+        &transcripts,
+        "hend-1",
+        cwd,
+        then,
+        &format!("{DECISION} {QUESTION}"),
+    );
+    for (i, s) in ["hend-2", "hend-3"].into_iter().enumerate() {
+        let at = then + chrono::Duration::hours(3 * (i as i64 + 1));
+        write_session(
+            &transcripts,
+            s,
+            cwd,
+            at,
+            &format!("Quick recap. {DECISION}"),
+        );
+    }
+    let store = Store::open(dir.path().join("store")).unwrap();
+    store.set_config("mode", "deterministic").unwrap();
+    let deadline = (now + chrono::Duration::days(30))
+        .format("%Y-%m-%d")
+        .to_string();
+    store
+        .graph()
+        .create_entity(
+            &elnor_engine::entities::NewEntity {
+                kind: "document".into(),
+                canonical_name: "Christensen report".into(),
+                aliases: Vec::new(),
+                deadline: Some(deadline.clone()),
+            },
+            then,
+        )
+        .unwrap();
+    store
+        .graph()
+        .create_work_context(
+            &elnor_engine::contexts::NewWorkContext {
+                name: "Henderson".into(),
+                rules: vec![(elnor_engine::contexts::LinkRuleKind::Cwd, cwd.into())],
+                ..Default::default()
+            },
+            then,
+        )
+        .unwrap();
+    let roots = [elnor_engine::ingest::SourceRoot {
+        harness: elnor_engine::transcripts::Harness::ClaudeCode,
+        root: transcripts.clone(),
+    }];
+    store.ingest(&roots, &mut |_| {}).unwrap();
+    let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
+        .run_once(
+            &store,
+            &elnor_engine::secrets::MemorySecrets::default(),
+            then + chrono::Duration::days(1),
+        )
+        .unwrap();
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    let evaluation = elnor_engine::promotion::evaluate(&store, now).unwrap();
+    let proposals = store.graph().proposals(false).unwrap();
+    let of = |rule| {
+        proposals
+            .iter()
+            .find(|p| p.rule == rule)
+            .unwrap_or_else(|| panic!("no {rule:?} proposal in {proposals:#?}"))
+            .clone()
+    };
+    let directive = of(elnor_engine::promotion::Rule::ReferencedDecision);
+    let obligation = of(elnor_engine::promotion::Rule::UnresolvedQuestion);
+    assert_eq!(evaluation.proposed.len(), 2, "{proposals:#?}");
+    assert_eq!(
+        (directive.text.as_str(), directive.evidence.sessions.len()),
+        (DECISION, 3)
+    );
+    assert_eq!(obligation.text, QUESTION);
+    let root = store.root().to_owned();
+    ReviewWorld {
+        dir,
+        root,
+        directive,
+        obligation,
+        deadline,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let edited = "Lead with price impact; corrective disclosure only as a fallback.";
+    let reason = "Christensen already confirmed the delivery date";
+    let ReviewWorld {
+        dir,
+        root,
+        directive,
+        obligation,
+        deadline,
+    } = review_world();
+
+    let (driver, client) = launch(&app, &root, dir.path()).await;
+    let result = async {
+        // The badge counts both before the page is even opened.
+        let badge = wait_text(&client, "#nav-review-count", |t| t == "2").await;
+        assert_eq!(badge, "2");
+        click(&client, "#nav-review").await?;
+        let shortcuts = text_of(&client, "#review-shortcuts").await;
+        assert!(
+            shortcuts.contains("approve") && shortcuts.contains("defer"),
+            "{shortcuts}"
+        );
+        let last_run = text_of(&client, "#nightly-last-run").await;
+        assert_eq!(last_run, "never on this store");
+
+        // The directive: its evidence, then "e" to reword it and approve.
+        click(
+            &client,
+            &format!(
+                "#review-list [data-proposal-id='{}'] .proposal-text",
+                directive.proposal_id
+            ),
+        )
+        .await?;
+        let detail = format!(
+            "#review-detail[data-proposal-id='{}']",
+            directive.proposal_id
+        );
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&detail))
+            .await?;
+        assert_eq!(text_of(&client, "#review-session-count").await, "3");
+        let because = text_of(&client, "#review-because").await;
+        assert!(because.contains("stated in 3 session(s)"), "{because}");
+        let sessions = text_of(&client, "#review-sessions").await;
+        assert!(
+            sessions.contains("recorded it") && sessions.matches("stated it again").count() == 2,
+            "{sessions}"
+        );
+        let entry = text_of(&client, "#review-entry").await;
+        assert!(
+            entry.contains(DECISION) && entry.contains("heuristic"),
+            "{entry}"
+        );
+        screenshot(&client, "review-queue").await;
+        client
+            .find(Locator::Css("body"))
+            .await?
+            .send_keys("e")
+            .await?;
+        let edit = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#review-edit-text"))
+            .await?;
+        assert_eq!(edit.prop("value").await?.as_deref(), Some(DECISION));
+        edit.clear().await?;
+        edit.send_keys(edited).await?;
+        click(&client, "#review-approve-edited").await?;
+        let note = wait_text(&client, "#review-note", |t| t.starts_with("Approved")).await;
+        assert!(
+            note.starts_with(&format!("Approved #{} as md_", directive.proposal_id)),
+            "{note}"
+        );
+        assert_eq!(
+            wait_text(&client, "#nav-review-count", |t| t == "1").await,
+            "1"
+        );
+
+        // The queue moves on to the obligation: its deadline, then "r" and a reason.
+        let detail = format!(
+            "#review-detail[data-proposal-id='{}']",
+            obligation.proposal_id
+        );
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&detail))
+            .await?;
+        let due = text_of(&client, "#review-deadline").await;
+        assert_eq!(due, format!("{deadline}, from Christensen report"));
+        client
+            .find(Locator::Css("body"))
+            .await?
+            .send_keys("r")
+            .await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#review-reject-reason"))
+            .await?
+            .send_keys(reason)
+            .await?;
+        click(&client, "#review-reject-confirm").await?;
+        assert_eq!(
+            wait_text(&client, "#nav-review-count", |t| t == "0").await,
+            "0"
+        );
+
+        // Nothing left: the empty state says when proposals appear.
+        let empty = text_of(&client, "#review-empty").await;
+        assert!(
+            empty.contains("14 days") && empty.contains("3 sessions"),
+            "{empty}"
+        );
+        screenshot(&client, "review-empty").await;
+        // Decided proposals are still there to look at, with the reason kept.
+        click(&client, "#review-show-all").await?;
+        click(
+            &client,
+            &format!(
+                "#review-list [data-proposal-id='{}'] .proposal-text",
+                obligation.proposal_id
+            ),
+        )
+        .await?;
+        let note = text_of(&client, "#review-decision-note").await;
+        assert_eq!(note, format!("Note: {reason}"));
+
+        // Home: the next brief carries the reworded directive in Tier 3, and the rejected
+        // question nowhere.
+        click(&client, "#nav-home").await?;
+        let brief = wait_text(&client, "#brief-text", |t| t.contains(edited)).await;
+        assert!(brief.contains(edited), "{brief}");
+        assert!(!brief.contains(DECISION), "{brief}");
+        assert!(!brief.contains(QUESTION), "{brief}");
+        let tier3 = text_of(&client, "#brief-tiers tr[data-tier='3'] .tier-tokens").await;
+        assert!(!tier3.starts_with("0 /"), "{tier3}");
+        screenshot(&client, "review-brief").await;
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "review-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+
+    // On disk, through the engine: the directive in the person's words, with its provenance; the
+    // rejection with its reason; no obligation written.
+    let store = Store::open(&root).unwrap();
+    let approved = store.graph().proposal(directive.proposal_id).unwrap();
+    assert_eq!(approved.status, "approved");
+    assert_eq!(
+        approved.decision_note.as_deref(),
+        Some("approved with an edit")
+    );
+    let node = approved.node_id.expect("the directive's id");
+    let living = store.graph().living_memory().unwrap();
+    assert!(
+        living
+            .iter()
+            .any(|i| i.kind == "directive" && i.source_id == node && i.line.text == edited),
+        "{living:?}"
+    );
+    let rejected = store.graph().proposal(obligation.proposal_id).unwrap();
+    assert_eq!(
+        (
+            rejected.status.as_str(),
+            rejected.decision_note.as_deref(),
+            rejected.node_id
+        ),
+        ("rejected", Some(reason), None)
+    );
+    drop(store);
+    let db = rusqlite::Connection::open_with_flags(
+        root.join("entity_graph.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let mut provenance: Vec<(String, String)> = db
+        .prepare("SELECT source_kind, source_ref FROM provenance WHERE node_id = ?1")
+        .unwrap()
+        .query_map([&node], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    provenance.sort();
+    let mut expected = vec![
+        ("continuity_entry".to_owned(), directive.entry_id.clone()),
+        (
+            "review".to_owned(),
+            format!("proposal:{}", directive.proposal_id),
+        ),
+    ];
+    expected.extend(["hend-1", "hend-2", "hend-3"].map(|s| ("session".to_owned(), s.to_owned())));
+    expected.sort();
+    assert_eq!(provenance, expected);
+    let obligations: i64 = db
+        .query_row("SELECT count(*) FROM obligations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(obligations, 0);
+}
+
+/// Polls until the review list shows `n` rows, returning them.
+async fn review_rows(
+    client: &Client,
+    n: usize,
+) -> Result<Vec<fantoccini::elements::Element>, fantoccini::error::CmdError> {
+    let started = Instant::now();
+    loop {
+        let rows = client
+            .find_all(Locator::Css("#review-list li.proposal-row"))
+            .await?;
+        if rows.len() == n || started.elapsed() > WAIT {
+            return Ok(rows);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn review_batches_by_key_and_runs_the_nightly_job() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let reason = "Both belong to the settled Henderson matter";
+    let world = review_world();
+    let ids = [world.directive.proposal_id, world.obligation.proposal_id];
+
+    let (driver, client) = launch(&app, &world.root, world.dir.path()).await;
+    let result = async {
+        click(&client, "#nav-review").await?;
+        assert_eq!(review_rows(&client, 2).await?.len(), 2);
+
+        // "Run nightly now": the job runs, finds both proposals already known, and says when.
+        click(&client, "#nightly-run").await?;
+        let note = wait_text(&client, "#nightly-note", |t| t.starts_with("Nightly job")).await;
+        assert!(note.contains("0 new proposal(s)"), "{note}");
+        let last = wait_text(&client, "#nightly-last-run", |t| t != "never on this store").await;
+        assert!(last.starts_with("20"), "{last}");
+
+        // Keys: tick the selected proposal, move down, tick that one, defer both.
+        let body = client.find(Locator::Css("body")).await?;
+        body.send_keys("x").await?;
+        body.send_keys("j").await?;
+        body.send_keys("x").await?;
+        let ticked = wait_text(&client, "#review-checked-count", |t| t == "2 ticked").await;
+        assert_eq!(ticked, "2 ticked");
+        body.send_keys("d").await?;
+        let note = wait_text(&client, "#review-note", |t| t.starts_with("Deferred")).await;
+        assert_eq!(note, "Deferred 2 proposals.");
+        assert_eq!(
+            wait_text(&client, "#nav-review-count", |t| t == "0").await,
+            "0"
+        );
+        // Deferred proposals stay in the queue.
+        let started = Instant::now();
+        loop {
+            let deferred = client
+                .find_all(Locator::Css(
+                    "#review-list li.proposal-row[data-status='deferred']",
+                ))
+                .await?;
+            if deferred.len() == 2 {
+                break;
+            }
+            assert!(
+                started.elapsed() < WAIT,
+                "the two proposals never showed as deferred"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+
+        // Tick all, reject the batch with one reason.
+        click(&client, "#review-select-all").await?;
+        wait_text(&client, "#review-checked-count", |t| t == "2 ticked").await;
+        click(&client, "#batch-reject").await?;
+        let form = text_of(&client, "#review-reject-form label").await;
+        assert_eq!(form, "Reject 2 proposals");
+        client
+            .find(Locator::Css("#review-reject-reason"))
+            .await?
+            .send_keys(&format!("{reason}\u{E007}"))
+            .await?;
+        let note = wait_text(&client, "#review-note", |t| t.starts_with("Rejected")).await;
+        assert_eq!(note, "Rejected 2 proposals.");
+        text_of(&client, "#review-empty").await;
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "review-batch-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+
+    let store = Store::open(&world.root).unwrap();
+    for id in ids {
+        let p = store.graph().proposal(id).unwrap();
+        assert_eq!(
+            (p.status.as_str(), p.decision_note.as_deref()),
+            ("rejected", Some(reason)),
+            "#{id}"
+        );
+    }
+    assert!(elnor_engine::nightly::last_run(&store).unwrap().is_some());
 }

@@ -64,7 +64,7 @@ pub(crate) fn phase_name(phase: WorkPhase) -> String {
     wire_name(phase).replace('_', " ")
 }
 
-fn entry_row(
+pub(crate) fn entry_row(
     e: &ContinuityEntry,
     delivered: &BTreeMap<String, DateTime<Utc>>,
 ) -> ContinuityEntryRow {

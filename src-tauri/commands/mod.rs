@@ -5,6 +5,7 @@ pub mod brief;
 pub mod contexts;
 pub mod continuity;
 pub mod ingest;
+pub mod review;
 pub mod sessions;
 pub mod settings;
 pub mod status;

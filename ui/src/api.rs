@@ -2,15 +2,17 @@
 //! `elnor-types`, so the UI and the shell cannot disagree about the wire.
 
 use elnor_types::{
-    AddFactRequest, AddLinkRuleRequest, AddSourceRequest, ApiKeyStatus, AssemblyDetail,
-    AssemblyListRequest, AssemblyRef, AssemblyRow, BriefPreview, BriefPreviewRequest, CommandError,
-    ConfigFields, ConnectionTest, ConstellationView, ContinuityMode, ContinuitySettings,
-    CreateEntityRequest, CreateWorkContextRequest, EditEntityRequest, EditFactRequest,
-    EditWorkContextRequest, EntityListRequest, EntityRow, ErrorKind, FactRef, IngestStatus,
-    LivingFacts, MergeRequest, RemoveLinkRuleRequest, RollupView, SessionListRequest, SessionRow,
-    SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
-    SourceRow, StoreStatus, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef,
-    WorkContextRow, commands,
+    AddFactRequest, AddLinkRuleRequest, AddSourceRequest, ApiKeyStatus, ApproveRequest,
+    AssemblyDetail, AssemblyListRequest, AssemblyRef, AssemblyRow, BriefPreview,
+    BriefPreviewRequest, CommandError, ConfigFields, ConnectionTest, ConstellationView,
+    ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
+    EditEntityRequest, EditFactRequest, EditWorkContextRequest, EntityListRequest, EntityRow,
+    ErrorKind, EvaluationSummary, FactRef, IngestStatus, LivingFacts, MergeRequest,
+    NightlyReportRow, NightlyStatus, PendingCount, ProposalDetail, ProposalIds, ProposalRef,
+    RejectRequest, RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome, ReviewQueue,
+    RollupView, SessionListRequest, SessionRow, SetApiKeyRequest, SetConfigFieldRequest,
+    SetModeRequest, SetSourceEnabledRequest, Settings, SourceRow, StoreStatus, TurnPage,
+    TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow, commands,
 };
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
@@ -273,6 +275,59 @@ pub async fn living_facts_remove(fact_id: i64) -> Result<LivingFacts, CommandErr
 
 pub async fn rollup_refresh() -> Result<RollupView, CommandError> {
     call(commands::ROLLUP_REFRESH, &NoArgs {}).await
+}
+
+/// The review queue: pending then deferred proposals, or every proposal with `all`.
+pub async fn review_list(all: bool) -> Result<ReviewQueue, CommandError> {
+    let request = ReviewListRequest { all };
+    call(commands::REVIEW_LIST, &Request { request }).await
+}
+
+pub async fn review_show(proposal_id: i64) -> Result<ProposalDetail, CommandError> {
+    let request = ProposalRef { proposal_id };
+    call(commands::REVIEW_SHOW, &Request { request }).await
+}
+
+/// Approves proposals; `text` (one proposal only) is the person's own wording.
+pub async fn review_approve(
+    proposal_ids: Vec<i64>,
+    text: Option<String>,
+) -> Result<ReviewOutcome, CommandError> {
+    let request = ApproveRequest { proposal_ids, text };
+    call(commands::REVIEW_APPROVE, &Request { request }).await
+}
+
+pub async fn review_reject(
+    proposal_ids: Vec<i64>,
+    reason: Option<String>,
+) -> Result<ReviewOutcome, CommandError> {
+    let request = RejectRequest {
+        proposal_ids,
+        reason,
+    };
+    call(commands::REVIEW_REJECT, &Request { request }).await
+}
+
+pub async fn review_defer(proposal_ids: Vec<i64>) -> Result<ReviewOutcome, CommandError> {
+    let request = ProposalIds { proposal_ids };
+    call(commands::REVIEW_DEFER, &Request { request }).await
+}
+
+pub async fn review_evaluate() -> Result<EvaluationSummary, CommandError> {
+    call(commands::REVIEW_EVALUATE, &NoArgs {}).await
+}
+
+pub async fn review_pending_count() -> Result<PendingCount, CommandError> {
+    call(commands::REVIEW_PENDING_COUNT, &NoArgs {}).await
+}
+
+pub async fn nightly_status() -> Result<NightlyStatus, CommandError> {
+    call(commands::NIGHTLY_STATUS, &NoArgs {}).await
+}
+
+/// Runs the nightly job now; refused while a run is under way.
+pub async fn nightly_run() -> Result<NightlyReportRow, CommandError> {
+    call(commands::NIGHTLY_RUN, &NoArgs {}).await
 }
 
 /// Resolves after `ms` milliseconds (for polling progress).

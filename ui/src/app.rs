@@ -1,18 +1,26 @@
 //! The app frame: a sidebar of views and the current view, and [`Nav`], the navigation state the
-//! pages share so one of them can open another at a given item.
+//! pages share so one of them can open another at a given item. The sidebar's Review button
+//! carries the number of pending proposals ([`PendingReviews`]).
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
+use crate::api;
 use crate::pages::{
-    contexts::ContextsPage, home::Home, inspector::InspectorPage, sessions::SessionsPage,
-    settings::SettingsPage,
+    contexts::ContextsPage, home::Home, inspector::InspectorPage, review::ReviewPage,
+    sessions::SessionsPage, settings::SettingsPage,
 };
+
+/// How often the badge asks for the pending count: the scheduler may add proposals while the
+/// app stays open overnight, and the count is one cheap query.
+const PENDING_POLL_MS: i32 = 60_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Page {
     Home,
     Sessions,
     Contexts,
+    Review,
     Inspector,
     Settings,
 }
@@ -48,6 +56,26 @@ pub fn use_nav() -> Nav {
     expect_context::<Nav>()
 }
 
+/// Pending proposals, as last counted: `None` until the first count (or when it failed). The
+/// Review page sets it from every decision's reply, so the badge follows at once.
+#[derive(Debug, Clone, Copy)]
+pub struct PendingReviews(pub RwSignal<Option<u32>>);
+
+impl PendingReviews {
+    /// Counts again now.
+    pub fn refresh(self) {
+        spawn_local(async move {
+            self.0
+                .set(api::review_pending_count().await.ok().map(|c| c.pending));
+        });
+    }
+}
+
+/// The pending count provided by [`App`].
+pub fn use_pending_reviews() -> PendingReviews {
+    expect_context::<PendingReviews>()
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let nav = Nav {
@@ -56,6 +84,17 @@ pub fn App() -> impl IntoView {
         assembly: RwSignal::new(None),
     };
     provide_context(nav);
+    let pending = PendingReviews(RwSignal::new(None));
+    provide_context(pending);
+    // The app lives as long as its window, so this loop needs no stopping.
+    spawn_local(async move {
+        loop {
+            pending
+                .0
+                .set(api::review_pending_count().await.ok().map(|c| c.pending));
+            api::sleep(PENDING_POLL_MS).await;
+        }
+    });
     let page = nav.page;
     let button = move |id: &'static str, label: &'static str, target: Page| {
         view! {
@@ -75,6 +114,30 @@ pub fn App() -> impl IntoView {
                 {button("nav-home", "Home", Page::Home)}
                 {button("nav-sessions", "Sessions", Page::Sessions)}
                 {button("nav-contexts", "Work contexts", Page::Contexts)}
+                <button
+                    id="nav-review"
+                    class:active=move || page.get() == Page::Review
+                    on:click=move |_| page.set(Page::Review)
+                >
+                    "Review"
+                    {move || {
+                        pending
+                            .0
+                            .get()
+                            .map(|n| {
+                                view! {
+                                    <span
+                                        class="nav-count"
+                                        class:zero=n == 0
+                                        id="nav-review-count"
+                                        title="proposals waiting for your review"
+                                    >
+                                        {n}
+                                    </span>
+                                }
+                            })
+                    }}
+                </button>
                 {button("nav-inspector", "Inspector", Page::Inspector)}
                 {button("nav-settings", "Settings", Page::Settings)}
             </nav>
@@ -83,6 +146,7 @@ pub fn App() -> impl IntoView {
                     Page::Home => view! { <Home /> }.into_any(),
                     Page::Sessions => view! { <SessionsPage /> }.into_any(),
                     Page::Contexts => view! { <ContextsPage /> }.into_any(),
+                    Page::Review => view! { <ReviewPage /> }.into_any(),
                     Page::Inspector => view! { <InspectorPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
                 }}

@@ -80,6 +80,24 @@ pub mod commands {
     pub const LIVING_FACTS_REMOVE: &str = "living_facts_remove";
     /// `() -> RollupView` (regenerates Tier 2's rollup now)
     pub const ROLLUP_REFRESH: &str = "rollup_refresh";
+    /// `ReviewListRequest -> ReviewQueue`
+    pub const REVIEW_LIST: &str = "review_list";
+    /// `ProposalRef -> ProposalDetail`
+    pub const REVIEW_SHOW: &str = "review_show";
+    /// `ApproveRequest -> ReviewOutcome` (writes the graph)
+    pub const REVIEW_APPROVE: &str = "review_approve";
+    /// `RejectRequest -> ReviewOutcome`
+    pub const REVIEW_REJECT: &str = "review_reject";
+    /// `ProposalIds -> ReviewOutcome`
+    pub const REVIEW_DEFER: &str = "review_defer";
+    /// `() -> EvaluationSummary` (the promotion rules, now)
+    pub const REVIEW_EVALUATE: &str = "review_evaluate";
+    /// `() -> PendingCount`
+    pub const REVIEW_PENDING_COUNT: &str = "review_pending_count";
+    /// `() -> NightlyStatus`
+    pub const NIGHTLY_STATUS: &str = "nightly_status";
+    /// `() -> NightlyReportRow` (runs the nightly job now, unless it is running)
+    pub const NIGHTLY_RUN: &str = "nightly_run";
 }
 
 /// The continuity mode (CSA §5.1), as the UI shows it.
@@ -775,6 +793,252 @@ pub struct RollupView {
     pub segments: Vec<RollupSegmentRow>,
 }
 
+/// Which promotion rule made a proposal (CSA §3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalRule {
+    /// An open question unresolved for long enough and linked to an entity with a deadline:
+    /// proposes an `obligation`.
+    UnresolvedQuestion,
+    /// A key decision stated in enough sessions: proposes a `memory_directive`.
+    ReferencedDecision,
+}
+
+impl ProposalRule {
+    /// The stored name of the rule.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalRule::UnresolvedQuestion => "unresolved_question",
+            ProposalRule::ReferencedDecision => "referenced_decision",
+        }
+    }
+}
+
+/// Where a proposal stands in the review queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalStatus {
+    Pending,
+    Approved,
+    Rejected,
+    /// Put aside: still in the queue, after the pending ones.
+    Deferred,
+}
+
+impl ProposalStatus {
+    /// The stored name of the status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalStatus::Pending => "pending",
+            ProposalStatus::Approved => "approved",
+            ProposalStatus::Rejected => "rejected",
+            ProposalStatus::Deferred => "deferred",
+        }
+    }
+
+    /// Whether the person can still approve, reject or defer it.
+    pub fn is_open(self) -> bool {
+        matches!(self, ProposalStatus::Pending | ProposalStatus::Deferred)
+    }
+}
+
+/// What a proposal rests on, as the rule saw it when it proposed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalEvidenceRow {
+    /// When the entry was first captured, RFC 3339.
+    pub captured_at: String,
+    /// Days since it was captured, at evaluation.
+    pub age_days: i64,
+    /// Every session that recorded or restated it, oldest first.
+    pub sessions: Vec<String>,
+    /// The entity and its deadline behind a proposed obligation.
+    pub entity_id: Option<String>,
+    pub entity_name: Option<String>,
+    /// RFC 3339.
+    pub deadline: Option<String>,
+    /// The rule's threshold and what the evidence reached, in words.
+    pub because: String,
+}
+
+/// One proposal, pending or decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalRow {
+    pub proposal_id: i64,
+    pub rule: ProposalRule,
+    /// `obligation` or `memory_directive`.
+    pub node_kind: String,
+    pub work_context_id: String,
+    /// The context's name, when it is still in the graph.
+    pub work_context_name: Option<String>,
+    /// The continuity entry the proposal comes from.
+    pub entry_id: String,
+    /// The text the node would get.
+    pub text: String,
+    pub status: ProposalStatus,
+    /// The rejection reason, or "approved with an edit".
+    pub decision_note: Option<String>,
+    /// The node an approval wrote.
+    pub node_id: Option<String>,
+    /// The rejected proposal this one renews: proposed again because new evidence arrived.
+    pub renews: Option<i64>,
+    /// RFC 3339.
+    pub created_at: String,
+    pub decided_at: Option<String>,
+    pub evidence: ProposalEvidenceRow,
+}
+
+/// Request of [`commands::REVIEW_LIST`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewListRequest {
+    /// Decided proposals too, not only the queue (pending, then deferred).
+    pub all: bool,
+}
+
+/// The thresholds the promotion rules use now, from the config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromotionRules {
+    /// An open question linked to a deadline is proposed after this many days unresolved.
+    pub question_days: u32,
+    /// A key decision is proposed once stated in this many sessions.
+    pub decision_sessions: u32,
+    /// The local hour at which the app runs the nightly job.
+    pub nightly_hour: u32,
+}
+
+/// The review queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewQueue {
+    /// Pending proposals newest first, then deferred ones (and decided ones when asked).
+    pub proposals: Vec<ProposalRow>,
+    pub pending: u32,
+    pub deferred: u32,
+    /// The rules' thresholds, unless the config cannot be read.
+    pub rules: Option<PromotionRules>,
+    pub config_error: Option<String>,
+}
+
+/// Names one proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalRef {
+    pub proposal_id: i64,
+}
+
+/// A session behind a proposal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceSessionRow {
+    pub session_id: String,
+    /// The session that recorded the entry; the others restated it.
+    pub recorded: bool,
+    /// Whether its transcript is in the store (the fields below come from it).
+    pub ingested: bool,
+    pub harness: Option<String>,
+    pub title: Option<String>,
+    /// RFC 3339.
+    pub started_at: Option<String>,
+    pub last_activity_at: Option<String>,
+}
+
+/// One proposal with its evidence laid out for a decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalDetail {
+    pub proposal: ProposalRow,
+    /// The continuity entry as captured, unless its log no longer holds it.
+    pub entry: Option<ContinuityEntryRow>,
+    pub sessions: Vec<EvidenceSessionRow>,
+    /// The rejected proposal this one renews, with the reason it was rejected.
+    pub renewed: Option<ProposalRow>,
+}
+
+/// Request of [`commands::REVIEW_APPROVE`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApproveRequest {
+    pub proposal_ids: Vec<i64>,
+    /// The person's own wording; only with a single proposal.
+    pub text: Option<String>,
+}
+
+/// Request of [`commands::REVIEW_REJECT`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RejectRequest {
+    pub proposal_ids: Vec<i64>,
+    /// Why, kept with every proposal rejected.
+    pub reason: Option<String>,
+}
+
+/// Request of [`commands::REVIEW_DEFER`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalIds {
+    pub proposal_ids: Vec<i64>,
+}
+
+/// A proposal a batch could not decide, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalFailure {
+    pub proposal_id: i64,
+    pub message: String,
+}
+
+/// What a decision (single or batch) did. Each proposal is decided on its own, so one that
+/// fails does not hold back the others.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewOutcome {
+    pub decided: Vec<ProposalRow>,
+    pub failed: Vec<ProposalFailure>,
+    /// Pending proposals left afterwards.
+    pub pending: u32,
+}
+
+/// What evaluating the promotion rules did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvaluationSummary {
+    /// New proposals, renewals included.
+    pub proposed: u32,
+    /// Of those, rejected proposals proposed again because their evidence changed.
+    pub renewed: u32,
+    /// Candidates that already have a proposal for the same evidence.
+    pub already_known: u32,
+    pub pending: u32,
+}
+
+/// The number of pending proposals (the Review badge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingCount {
+    pub pending: u32,
+}
+
+/// What one run of the nightly job did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NightlyReportRow {
+    /// RFC 3339 in the person's local offset.
+    pub ran_at: String,
+    /// `scheduled` or `manual`.
+    pub trigger: String,
+    pub captured: u32,
+    /// `session: why` for every capture that failed.
+    pub capture_failures: Vec<String>,
+    pub proposed: u32,
+    pub renewed: u32,
+    pub views_rebuilt: u32,
+    pub rollup_segments: u32,
+}
+
+/// The nightly job as the Review page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NightlyStatus {
+    /// RFC 3339 in the person's local offset; `None` if it never ran on this store.
+    pub last_run: Option<String>,
+    /// When the scheduler runs it next (local offset); now, when it is due.
+    pub next_run: Option<String>,
+    pub due: bool,
+    pub running: bool,
+    /// From the config, unless the config cannot be read.
+    pub nightly_hour: Option<u32>,
+    /// Why the last run in this app failed, until one succeeds.
+    pub last_error: Option<String>,
+    /// The last run this app made (scheduled or manual).
+    pub last_report: Option<NightlyReportRow>,
+}
+
 /// The class of a failed command, so the UI can choose how to show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -841,5 +1105,28 @@ mod tests {
         })
         .unwrap();
         assert_eq!(edit, r#"{"fact_id":3,"text":null,"position":1}"#);
+        // Review: the engine's stored names for rules and statuses.
+        for rule in [
+            ProposalRule::UnresolvedQuestion,
+            ProposalRule::ReferencedDecision,
+        ] {
+            let json = serde_json::to_string(&rule).unwrap();
+            assert_eq!(json, format!("\"{}\"", rule.as_str()));
+        }
+        for status in [
+            ProposalStatus::Pending,
+            ProposalStatus::Approved,
+            ProposalStatus::Rejected,
+            ProposalStatus::Deferred,
+        ] {
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(json, format!("\"{}\"", status.as_str()));
+        }
+        let approve = serde_json::to_string(&ApproveRequest {
+            proposal_ids: vec![4],
+            text: Some("t".into()),
+        })
+        .unwrap();
+        assert_eq!(approve, r#"{"proposal_ids":[4],"text":"t"}"#);
     }
 }

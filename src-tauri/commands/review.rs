@@ -1,0 +1,398 @@
+//! The promotion review queue (CSA §3.3) and the nightly job: `review_list`, `review_show`,
+//! `review_approve` / `_reject` / `_defer` (each takes a list of ids, so one command serves a
+//! single decision and a batch), `review_evaluate`, `review_pending_count`, `nightly_status` and
+//! `nightly_run`.
+//!
+//! Nothing durable enters the graph without the person: only `review_approve` writes a node, and
+//! the engine's `approve_proposal` is what writes it, with its provenance. A batch decides each
+//! proposal on its own and reports the ones that failed beside the ones decided, because the
+//! engine commits each decision separately anyway; stopping at the first failure would leave the
+//! person guessing which of the others went through.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Local, Utc};
+use elnor_engine::promotion::{self, Proposal, Rule};
+use elnor_engine::secrets::OsKeyring;
+use elnor_engine::{Store, WorkContextId, nightly, sessions};
+use elnor_types::{
+    ApproveRequest, CommandError, ErrorKind, EvaluationSummary, EvidenceSessionRow,
+    NightlyReportRow, NightlyStatus, PendingCount, PromotionRules, ProposalDetail,
+    ProposalEvidenceRow, ProposalFailure, ProposalIds, ProposalRef, ProposalRow, ProposalRule,
+    ProposalStatus, RejectRequest, ReviewListRequest, ReviewOutcome, ReviewQueue,
+};
+use tauri::State;
+
+use super::contexts::{entry_row, non_empty};
+use crate::scheduler::{self, Trigger, count, local_offset};
+use crate::state::{AppState, blocking, to_command_error};
+
+fn err(e: elnor_engine::Error) -> CommandError {
+    to_command_error(&e)
+}
+
+fn status(p: &Proposal) -> Result<ProposalStatus, CommandError> {
+    match p.status.as_str() {
+        "pending" => Ok(ProposalStatus::Pending),
+        "approved" => Ok(ProposalStatus::Approved),
+        "rejected" => Ok(ProposalStatus::Rejected),
+        "deferred" => Ok(ProposalStatus::Deferred),
+        other => Err(CommandError {
+            kind: ErrorKind::Storage,
+            message: format!(
+                "proposal {} has a status this app does not know ({other:?}); is the store from a \
+                 newer ELNOR?",
+                p.proposal_id
+            ),
+        }),
+    }
+}
+
+/// Work context names, looked up once per reply rather than once per proposal.
+type Names = BTreeMap<String, String>;
+
+fn names(store: &Store) -> Result<Names, CommandError> {
+    Ok(store
+        .graph()
+        .work_contexts()
+        .map_err(err)?
+        .into_iter()
+        .map(|wc| (wc.work_context_id.to_string(), wc.name))
+        .collect())
+}
+
+fn row(p: Proposal, names: &Names) -> Result<ProposalRow, CommandError> {
+    let status = status(&p)?;
+    let e = p.evidence;
+    Ok(ProposalRow {
+        proposal_id: p.proposal_id,
+        rule: match p.rule {
+            Rule::UnresolvedQuestion => ProposalRule::UnresolvedQuestion,
+            Rule::ReferencedDecision => ProposalRule::ReferencedDecision,
+        },
+        node_kind: p.node_kind,
+        work_context_name: names.get(&p.work_context_id).cloned(),
+        work_context_id: p.work_context_id,
+        entry_id: p.entry_id,
+        text: p.text,
+        status,
+        decision_note: p.decision_note,
+        node_id: p.node_id,
+        renews: p.renews,
+        created_at: p.created_at,
+        decided_at: p.decided_at,
+        evidence: ProposalEvidenceRow {
+            captured_at: e.captured_at.to_rfc3339(),
+            age_days: e.age_days,
+            sessions: e.sessions,
+            entity_id: e.entity_id,
+            entity_name: e.entity_name,
+            deadline: e.deadline,
+            because: e.because,
+        },
+    })
+}
+
+fn pending_count(store: &Store) -> Result<u32, CommandError> {
+    let queue = store.graph().proposals(false).map_err(err)?;
+    Ok(count(
+        queue.iter().filter(|p| p.status == "pending").count(),
+    ))
+}
+
+/// The session behind a proposal, with what the store knows of it. A session whose transcript
+/// was never ingested (or came through `elnor log append`) is still listed, by id.
+fn evidence_session(
+    store: &Store,
+    id: &str,
+    recorded: bool,
+) -> Result<EvidenceSessionRow, CommandError> {
+    let bare = EvidenceSessionRow {
+        session_id: id.to_owned(),
+        recorded,
+        ingested: false,
+        harness: None,
+        title: None,
+        started_at: None,
+        last_activity_at: None,
+    };
+    match sessions::get(store.graph(), id) {
+        Ok(s) => Ok(EvidenceSessionRow {
+            ingested: true,
+            harness: Some(s.harness),
+            title: s.title,
+            started_at: s.started_at,
+            last_activity_at: s.last_activity_at,
+            ..bare
+        }),
+        // Not ingested, or an id the transcript store would never hold: show it as it is.
+        Err(elnor_engine::Error::NotFound { .. } | elnor_engine::Error::InvalidInput(_)) => {
+            Ok(bare)
+        }
+        Err(e) => Err(err(e)),
+    }
+}
+
+fn detail(store: &Store, id: i64) -> Result<ProposalDetail, CommandError> {
+    let graph = store.graph();
+    let names = names(store)?;
+    let p = graph.proposal(id).map_err(err)?;
+    let renewed = p
+        .renews
+        .map(|r| graph.proposal(r).map_err(err).and_then(|r| row(r, &names)))
+        .transpose()?;
+    // The entry as captured, from its context's log. A context id that cannot name a log, or a
+    // log that has since dropped the entry, leaves the proposal's own copy of the text.
+    let entry = match WorkContextId::new(&p.work_context_id) {
+        Ok(wc) => store
+            .log(&wc)
+            .read()
+            .map_err(err)?
+            .entries
+            .iter()
+            .find(|e| e.entry_id.as_str() == p.entry_id)
+            .map(|e| entry_row(e, &BTreeMap::new())),
+        Err(_) => None,
+    };
+    let recorded_by = entry.as_ref().map(|e| e.source_session_id.clone());
+    let sessions = p
+        .evidence
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            // Without the entry, the engine's order says it: the recording session comes first.
+            let recorded = recorded_by.as_deref().map_or(i == 0, |r| r == s);
+            evidence_session(store, s, recorded)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ProposalDetail {
+        proposal: row(p, &names)?,
+        entry,
+        sessions,
+        renewed,
+    })
+}
+
+/// Applies one decision to every id, collecting failures instead of stopping at the first.
+fn decide_each(
+    store: &Store,
+    ids: &[i64],
+    decide: impl Fn(i64) -> elnor_engine::Result<Proposal>,
+) -> Result<ReviewOutcome, CommandError> {
+    if ids.is_empty() {
+        return Err(CommandError {
+            kind: ErrorKind::InvalidInput,
+            message: "no proposal chosen".to_owned(),
+        });
+    }
+    let names = names(store)?;
+    let mut decided = Vec::new();
+    let mut failed = Vec::new();
+    for &id in ids {
+        match decide(id) {
+            Ok(p) => decided.push(row(p, &names)?),
+            Err(e) => failed.push(ProposalFailure {
+                proposal_id: id,
+                message: e.to_string(),
+            }),
+        }
+    }
+    Ok(ReviewOutcome {
+        decided,
+        failed,
+        pending: pending_count(store)?,
+    })
+}
+
+#[tauri::command]
+pub async fn review_list(
+    state: State<'_, AppState>,
+    request: ReviewListRequest,
+) -> Result<ReviewQueue, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let names = names(&store)?;
+        let list = store.graph().proposals(request.all).map_err(err)?;
+        let (pending, deferred) = list
+            .iter()
+            .fold((0, 0), |(p, d), x| match x.status.as_str() {
+                "pending" => (p + 1, d),
+                "deferred" => (p, d + 1),
+                _ => (p, d),
+            });
+        // The queue still shows when the config is broken; only the thresholds are missing.
+        let (rules, config_error) = match store.config() {
+            Ok(c) => (
+                Some(PromotionRules {
+                    question_days: c.promotion_question_days,
+                    decision_sessions: c.promotion_decision_sessions,
+                    nightly_hour: c.nightly_hour,
+                }),
+                None,
+            ),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        Ok(ReviewQueue {
+            proposals: list
+                .into_iter()
+                .map(|p| row(p, &names))
+                .collect::<Result<_, _>>()?,
+            pending,
+            deferred,
+            rules,
+            config_error,
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn review_show(
+    state: State<'_, AppState>,
+    request: ProposalRef,
+) -> Result<ProposalDetail, CommandError> {
+    let store = state.store()?;
+    blocking(move || detail(&store, request.proposal_id)).await
+}
+
+#[tauri::command]
+pub async fn review_approve(
+    state: State<'_, AppState>,
+    request: ApproveRequest,
+) -> Result<ReviewOutcome, CommandError> {
+    let store = state.store()?;
+    let text = non_empty(request.text);
+    if text.is_some() && request.proposal_ids.len() > 1 {
+        return Err(CommandError {
+            kind: ErrorKind::InvalidInput,
+            message: "an edited text rewords one proposal; approve the others separately"
+                .to_owned(),
+        });
+    }
+    blocking(move || {
+        let now = Utc::now();
+        decide_each(&store, &request.proposal_ids, |id| {
+            store.graph().approve_proposal(id, text.as_deref(), now)
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn review_reject(
+    state: State<'_, AppState>,
+    request: RejectRequest,
+) -> Result<ReviewOutcome, CommandError> {
+    let store = state.store()?;
+    let reason = non_empty(request.reason);
+    blocking(move || {
+        let now = Utc::now();
+        decide_each(&store, &request.proposal_ids, |id| {
+            store.graph().reject_proposal(id, reason.as_deref(), now)
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn review_defer(
+    state: State<'_, AppState>,
+    request: ProposalIds,
+) -> Result<ReviewOutcome, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let now = Utc::now();
+        decide_each(&store, &request.proposal_ids, |id| {
+            store.graph().defer_proposal(id, now)
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn review_evaluate(
+    state: State<'_, AppState>,
+) -> Result<EvaluationSummary, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        let e = promotion::evaluate(&store, Utc::now()).map_err(err)?;
+        Ok(EvaluationSummary {
+            proposed: count(e.proposed.len()),
+            renewed: count(e.renewed.len()),
+            already_known: count(e.already_known),
+            pending: pending_count(&store)?,
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn review_pending_count(
+    state: State<'_, AppState>,
+) -> Result<PendingCount, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        Ok(PendingCount {
+            pending: pending_count(&store)?,
+        })
+    })
+    .await
+}
+
+fn local(t: DateTime<Utc>) -> String {
+    t.with_timezone(&Local).to_rfc3339()
+}
+
+#[tauri::command]
+pub async fn nightly_status(state: State<'_, AppState>) -> Result<NightlyStatus, CommandError> {
+    let store = state.store()?;
+    let handle = state.nightly_handle();
+    blocking(move || {
+        let now = Utc::now();
+        let last = nightly::last_run(&store).map_err(err)?;
+        let (hour, due, next) = match store.config() {
+            Ok(c) => {
+                let offset = local_offset();
+                let due = nightly::is_due(last, now, c.nightly_hour, offset);
+                // Not due means it ran at or after the latest scheduled instant, so the next one
+                // is a day later.
+                let next = if due {
+                    now
+                } else {
+                    nightly::scheduled_before(now, c.nightly_hour, offset) + Duration::days(1)
+                };
+                (Some(c.nightly_hour), due, Some(local(next)))
+            }
+            Err(_) => (None, false, None),
+        };
+        let s = handle.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(NightlyStatus {
+            last_run: last.map(local),
+            next_run: next,
+            due,
+            running: s.running,
+            nightly_hour: hour,
+            last_error: s.last_error.clone(),
+            last_report: s.last_report.clone(),
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn nightly_run(state: State<'_, AppState>) -> Result<NightlyReportRow, CommandError> {
+    let store = state.store()?;
+    let (nightly, agent) = (state.nightly_handle(), state.agent_handle());
+    blocking(move || {
+        scheduler::run(
+            &store,
+            &OsKeyring::new(),
+            &nightly,
+            &agent,
+            Trigger::Manual,
+            Utc::now(),
+        )
+    })
+    .await
+}
