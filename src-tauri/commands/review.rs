@@ -4,14 +4,14 @@
 //! `nightly_run`.
 //!
 //! Nothing durable enters the graph without the person: only `review_approve` writes a node, and
-//! the engine's `approve_proposal` is what writes it, with its provenance. A batch decides each
+//! the engine's `promotion::approve` is what writes it, with its provenance. A batch decides each
 //! proposal on its own and reports the ones that failed beside the ones decided, because the
 //! engine commits each decision separately anyway; stopping at the first failure would leave the
 //! person guessing which of the others went through.
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Duration, Local, Utc};
+use chrono::{DateTime, Local, Utc};
 use elnor_engine::promotion::{self, Proposal, Rule};
 use elnor_engine::secrets::OsKeyring;
 use elnor_engine::{Store, WorkContextId, nightly, sessions};
@@ -94,10 +94,8 @@ fn row(p: Proposal, names: &Names) -> Result<ProposalRow, CommandError> {
 }
 
 fn pending_count(store: &Store) -> Result<u32, CommandError> {
-    let queue = store.graph().proposals(false).map_err(err)?;
-    Ok(count(
-        queue.iter().filter(|p| p.status == "pending").count(),
-    ))
+    let n = store.graph().pending_proposal_count().map_err(err)?;
+    Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// The session behind a proposal, with what the store knows of it. A session whose transcript
@@ -273,7 +271,7 @@ pub async fn review_approve(
     blocking(move || {
         let now = Utc::now();
         decide_each(&store, &request.proposal_ids, |id| {
-            store.graph().approve_proposal(id, text.as_deref(), now)
+            elnor_engine::promotion::approve(&store, id, text.as_deref(), now)
         })
     })
     .await
@@ -355,12 +353,10 @@ pub async fn nightly_status(state: State<'_, AppState>) -> Result<NightlyStatus,
             Ok(c) => {
                 let offset = local_offset();
                 let due = nightly::is_due(last, now, c.nightly_hour, offset);
-                // Not due means it ran at or after the latest scheduled instant, so the next one
-                // is a day later.
                 let next = if due {
                     now
                 } else {
-                    nightly::scheduled_before(now, c.nightly_hour, offset) + Duration::days(1)
+                    nightly::next_scheduled(now, c.nightly_hour, offset)
                 };
                 (Some(c.nightly_hour), due, Some(local(next)))
             }
