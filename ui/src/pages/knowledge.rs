@@ -14,7 +14,8 @@
 //! the rungs that keep a node out of briefs muted; retired and superseded rows are muted too.
 
 use elnor_types::{
-    KnowledgeList, NodeDetail, NodeHistoryRow, NodeKind, NodeRow, NodeSourceRow, NodeWarrant,
+    CommandError, KnowledgeList, NodeDetail, NodeHistoryRow, NodeKind, NodeRow, NodeSourceRow,
+    NodeWarrant,
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -90,11 +91,16 @@ impl Knowledge {
         }
     }
 
-    /// Opens a node named by a link on this page (a successor or a replaced node), which may be
-    /// retired or superseded, so the list widens to all nodes first.
+    /// Opens a node named by a link (a successor, a replaced node, a trace item), which may be
+    /// retired or superseded, so the list widens to all nodes first. A signal notifies on every
+    /// set, so only a real change is set: each one reloads the list.
     fn open(self, id: String) {
-        self.show_all.set(true);
-        self.kind.set(None);
+        if !self.show_all.get_untracked() {
+            self.show_all.set(true);
+        }
+        if self.kind.get_untracked().is_some() {
+            self.kind.set(None);
+        }
         self.select(id);
     }
 
@@ -143,7 +149,7 @@ impl Knowledge {
                     self.note.set(Some(Ok(said)));
                     self.form.set(Form::None);
                     // A retired node or a new successor may be outside the current filter.
-                    if !detail.node.live {
+                    if !detail.node.live && !self.show_all.get_untracked() {
                         self.show_all.set(true);
                     }
                     if self
@@ -173,6 +179,19 @@ pub fn KnowledgePage() -> impl IntoView {
     let list = LocalResource::new(move || {
         k.generation.track();
         api::knowledge_list(k.show_all.get())
+    });
+    // The open node lives here, not in the pane: the pane is rebuilt whenever the list reloads,
+    // and a resource of its own would fetch again each time, replacing what the person is looking
+    // at (or acting on) with a newer reading they did not ask for.
+    let detail = LocalResource::new(move || {
+        k.generation.track();
+        let id = k.selected.get();
+        async move {
+            match id {
+                Some(id) => api::knowledge_show(id).await.map(Some),
+                None => Ok(None),
+            }
+        }
     });
     // Keeps a valid selection: the chosen node while the filters show it, else the first shown.
     Effect::new(move |_| {
@@ -211,14 +230,17 @@ pub fn KnowledgePage() -> impl IntoView {
         }}
         <Transition fallback=|| view! { <p class="hint">"Reading the graph…"</p> }>
             <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move { list.await.map(|l| view! { <NodeList list=l k /> }) })}
+                {move || Suspend::new(async move { list.await.map(|l| view! { <NodeList list=l detail k /> }) })}
             </ErrorBoundary>
         </Transition>
     }
 }
 
+/// The open node's reading, shared by the page and its pane.
+type Detail = LocalResource<Result<Option<NodeDetail>, CommandError>>;
+
 #[component]
-fn NodeList(list: KnowledgeList, k: Knowledge) -> impl IntoView {
+fn NodeList(list: KnowledgeList, detail: Detail, k: Knowledge) -> impl IntoView {
     let retired = list.total - list.live;
     let counts = format!("{} live · {retired} retired or superseded", list.live);
     let toolbar = view! {
@@ -248,6 +270,14 @@ fn NodeList(list: KnowledgeList, k: Knowledge) -> impl IntoView {
                         .collect_view()}
                 </select>
             </label>
+            <button
+                class="small"
+                id="knowledge-reload"
+                title="read the graph again (the CLI or the nightly job may have changed it)"
+                on:click=move |_| k.generation.update(|g| *g += 1)
+            >
+                "Reload"
+            </button>
             <label class="check">
                 <input
                     id="knowledge-show-all"
@@ -313,7 +343,7 @@ fn NodeList(list: KnowledgeList, k: Knowledge) -> impl IntoView {
                     .into_any()
                 }}
             </div>
-            <NodePane k />
+            <NodePane detail k />
         </div>
     }
     .into_any()
@@ -370,17 +400,7 @@ fn node_row(n: NodeRow, k: Knowledge) -> impl IntoView {
 }
 
 #[component]
-fn NodePane(k: Knowledge) -> impl IntoView {
-    let detail = LocalResource::new(move || {
-        k.generation.track();
-        let id = k.selected.get();
-        async move {
-            match id {
-                Some(id) => api::knowledge_show(id).await.map(Some),
-                None => Ok(None),
-            }
-        }
-    });
+fn NodePane(detail: Detail, k: Knowledge) -> impl IntoView {
     view! {
         <div class="proposal-pane">
             <Transition fallback=|| view! { <p class="hint">"Reading the node…"</p> }>
