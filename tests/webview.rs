@@ -180,13 +180,23 @@ fn fixtures() -> PathBuf {
 
 /// Waits for the element, then clicks it.
 async fn click(client: &Client, css: &str) -> Result<(), fantoccini::error::CmdError> {
-    client
+    wait_for(client, css).await?.click().await
+}
+
+/// Waits for an element; a timeout names what never appeared, which a bare `WaitTimeout` does not.
+async fn wait_for(
+    client: &Client,
+    css: &str,
+) -> Result<fantoccini::elements::Element, fantoccini::error::CmdError> {
+    let found = client
         .wait()
         .at_most(WAIT)
         .for_element(Locator::Css(css))
-        .await?
-        .click()
-        .await
+        .await;
+    if let Err(e) = &found {
+        eprintln!("waiting for {css}: {e}");
+    }
+    found
 }
 
 fn config_mode(store: &Path) -> String {
@@ -1154,6 +1164,15 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
             ),
         )
         .await?;
+        // The pane keeps the previous proposal until the chosen one arrives.
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "#review-detail[data-proposal-id='{}']",
+                obligation.proposal_id
+            )))
+            .await?;
         let note = text_of(&client, "#review-decision-note").await;
         assert_eq!(note, format!("Note: {reason}"));
 
@@ -1425,13 +1444,14 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         click(&client, "#nav-knowledge").await?;
         let counts = text_of(&client, "#knowledge-counts").await;
         assert_eq!(counts, "2 live · 0 retired or superseded");
-        assert_eq!(wait_count(&client, "#knowledge-list li.node-row", 2).await?.len(), 2);
+        assert_eq!(
+            wait_count(&client, "#knowledge-list li.node-row", 2)
+                .await?
+                .len(),
+            2
+        );
         let row = format!("#knowledge-list li[data-node-id='{md}']");
-        let directive_row = client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&row))
-            .await?;
+        let directive_row = wait_for(&client, &row).await?;
         assert_eq!(
             directive_row.attr("data-warrant").await?.as_deref(),
             Some("assert")
@@ -1458,16 +1478,17 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
             .await?
             .select_by_value("")
             .await?;
-        assert_eq!(wait_count(&client, "#knowledge-list li.node-row", 2).await?.len(), 2);
+        assert_eq!(
+            wait_count(&client, "#knowledge-list li.node-row", 2)
+                .await?
+                .len(),
+            2
+        );
 
         // The directive's detail: warrant, where it came from, its history so far.
         click(&client, &format!("{row} .node-text")).await?;
         let detail = format!("#knowledge-detail[data-node-id='{md}']");
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&detail))
-            .await?;
+        wait_for(&client, &detail).await?;
         let warrant = text_of(&client, "#knowledge-warrant").await;
         assert!(warrant.starts_with("assert: stated as it is"), "{warrant}");
         let sessions = wait_count(
@@ -1484,33 +1505,29 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         .await;
         assert!(entry.contains(DECISION), "{entry}");
         let history = wait_count(&client, "#knowledge-history li", 1).await?;
-        assert_eq!(history[0].attr("data-action").await?.as_deref(), Some("approved"));
+        assert_eq!(
+            history[0].attr("data-action").await?.as_deref(),
+            Some("approved")
+        );
         screenshot(&client, "knowledge").await;
 
         // Its review proposal opens in Review, decided.
         click(&client, "#knowledge-provenance a.proposal-link").await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&format!(
+        wait_for(
+            &client,
+            &format!(
                 "#review-detail[data-proposal-id='{}'][data-status='approved']",
                 world.directive.proposal_id
-            )))
-            .await?;
+            ),
+        )
+        .await?;
 
         // Hedge it with a reason: the history says so, and the brief labels the line.
         click(&client, "#nav-knowledge").await?;
         click(&client, &format!("{row} .node-text")).await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&detail))
-            .await?;
+        wait_for(&client, &detail).await?;
         click(&client, "#knowledge-set-warrant").await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css("#knowledge-warrant-select"))
+        wait_for(&client, "#knowledge-warrant-select")
             .await?
             .select_by_value("hedge")
             .await?;
@@ -1522,13 +1539,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         click(&client, "#knowledge-warrant-save").await?;
         let note = wait_text(&client, "#knowledge-note", |t| t.contains("warrant hedge")).await;
         assert_eq!(note, format!("{md} is now at warrant hedge."));
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&format!(
-                "{detail}[data-warrant='hedge']"
-            )))
-            .await?;
+        wait_for(&client, &format!("{detail}[data-warrant='hedge']")).await?;
         assert_eq!(text_of(&client, "#knowledge-warrant-reason").await, hedge);
         let last = last_history(&client, "warrant").await;
         assert!(last.contains(&format!("assert → hedge: {hedge}")), "{last}");
@@ -1540,32 +1551,28 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         // Retire it with a reason: it is history now, with no actions left.
         click(&client, "#nav-knowledge").await?;
         click(&client, &format!("{row} .node-text")).await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&detail))
-            .await?;
+        wait_for(&client, &detail).await?;
         click(&client, "#knowledge-retire").await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css("#knowledge-retire-reason"))
+        wait_for(&client, "#knowledge-retire-reason")
             .await?
             .send_keys(retire)
             .await?;
         click(&client, "#knowledge-retire-confirm").await?;
         let note = wait_text(&client, "#knowledge-note", |t| t.starts_with("Retired")).await;
         assert!(note.starts_with(&format!("Retired {md}")), "{note}");
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&format!(
-                "{detail}[data-lifecycle='retired'][data-warrant='do_not_inject']"
-            )))
-            .await?;
+        wait_for(
+            &client,
+            &format!("{detail}[data-lifecycle='retired'][data-warrant='do_not_inject']"),
+        )
+        .await?;
         assert!(last_history(&client, "retired").await.contains(retire));
         text_of(&client, "#knowledge-frozen").await;
-        assert!(client.find(Locator::Css("#knowledge-actions")).await.is_err());
+        assert!(
+            client
+                .find(Locator::Css("#knowledge-actions"))
+                .await
+                .is_err()
+        );
         let counts = wait_text(&client, "#knowledge-counts", |t| t.starts_with("1 live")).await;
         assert_eq!(counts, "1 live · 1 retired or superseded");
         screenshot(&client, "knowledge-retired").await;
@@ -1576,20 +1583,10 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
             &format!("#knowledge-list li[data-node-id='{ob}'] .node-text"),
         )
         .await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&format!(
-                "#knowledge-detail[data-node-id='{ob}']"
-            )))
-            .await?;
+        wait_for(&client, &format!("#knowledge-detail[data-node-id='{ob}']")).await?;
         assert_eq!(text_of(&client, "#knowledge-due").await, world.deadline);
         click(&client, "#knowledge-supersede").await?;
-        let text = client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css("#knowledge-supersede-text"))
-            .await?;
+        let text = wait_for(&client, "#knowledge-supersede-text").await?;
         assert_eq!(text.prop("value").await?.as_deref(), Some(QUESTION));
         text.clear().await?;
         text.send_keys(successor).await?;
@@ -1600,41 +1597,47 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
             .and_then(|rest| rest.strip_suffix('.'))
             .unwrap_or_else(|| panic!("{note}"))
             .to_owned();
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&format!(
-                "#knowledge-detail[data-node-id='{new_ob}'][data-lifecycle='active']"
-            )))
-            .await?;
+        wait_for(
+            &client,
+            &format!("#knowledge-detail[data-node-id='{new_ob}'][data-lifecycle='active']"),
+        )
+        .await?;
         assert_eq!(text_of(&client, "#knowledge-text").await, successor);
         assert_eq!(text_of(&client, "#knowledge-due").await, world.deadline);
-        assert!(last_history(&client, "created").await.contains(&format!("supersedes {ob}")));
+        assert!(
+            last_history(&client, "created")
+                .await
+                .contains(&format!("supersedes {ob}"))
+        );
         // The replaced node, through the link, names its successor and keeps its history.
         click(
             &client,
-            &format!("#knowledge-provenance li[data-source-kind='supersedes'] a[data-node-id='{ob}']"),
+            &format!(
+                "#knowledge-provenance li[data-source-kind='supersedes'] a[data-node-id='{ob}']"
+            ),
         )
         .await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&format!(
-                "#knowledge-detail[data-node-id='{ob}'][data-lifecycle='superseded']"
-            )))
-            .await?;
+        wait_for(
+            &client,
+            &format!("#knowledge-detail[data-node-id='{ob}'][data-lifecycle='superseded']"),
+        )
+        .await?;
         let lifecycle = text_of(&client, "#knowledge-lifecycle").await;
         assert_eq!(lifecycle, format!("superseded by {new_ob}"));
-        assert!(last_history(&client, "superseded").await.contains(successor));
+        assert!(
+            last_history(&client, "superseded")
+                .await
+                .contains(successor)
+        );
 
         // A change the engine refuses is shown as its message: the CLI (here, the engine
         // itself) retires the new obligation while the page still offers to confirm it.
-        click(&client, &format!("#knowledge-lifecycle a[data-node-id='{new_ob}']")).await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css("#knowledge-confirm"))
-            .await?;
+        click(
+            &client,
+            &format!("#knowledge-lifecycle a[data-node-id='{new_ob}']"),
+        )
+        .await?;
+        wait_for(&client, "#knowledge-confirm").await?;
         {
             let store = Store::open(&world.root).unwrap();
             elnor_engine::nodes::change(
@@ -1659,13 +1662,11 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         let brief = wait_text(&client, "#brief-text", |t| !t.contains(DECISION)).await;
         assert!(!brief.contains(DECISION), "{brief}");
         click(&client, "#brief-why").await?;
-        let excluded = client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(
-                "#inspector-items tr[data-decision='excluded'][data-reason='retired'][data-tier='3']",
-            ))
-            .await?;
+        let excluded = wait_for(
+            &client,
+            "#inspector-items tr[data-decision='excluded'][data-reason='retired'][data-tier='3']",
+        )
+        .await?;
         assert_eq!(text_in(&excluded, ".trace-text").await, DECISION);
         assert_eq!(text_in(&excluded, ".trace-reason").await, "retired");
         let why = text_in(&excluded, ".trace-detail").await;
@@ -1678,13 +1679,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         let source = excluded.find(Locator::Css("a.source-id")).await?;
         assert_eq!(source.text().await?, md);
         source.click().await?;
-        client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(&format!(
-                "{detail}[data-lifecycle='retired']"
-            )))
-            .await?;
+        wait_for(&client, &format!("{detail}[data-lifecycle='retired']")).await?;
         assert!(last_history(&client, "retired").await.contains(retire));
         Ok::<(), fantoccini::error::CmdError>(())
     }
