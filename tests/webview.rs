@@ -273,6 +273,15 @@ async fn status_is_shown_and_mode_change_persists() {
         let mode = wait_text(&client, "#status-mode", |t| t == "Deterministic").await;
         assert_eq!(mode, "Deterministic");
 
+        // No durable knowledge yet: the Knowledge page says where it comes from.
+        click(&client, "#nav-knowledge").await?;
+        let empty = text_of(&client, "#knowledge-empty").await;
+        assert!(empty.contains("approving proposals in Review"), "{empty}");
+        assert_eq!(
+            text_of(&client, "#knowledge-counts").await,
+            "0 live · 0 retired or superseded"
+        );
+
         // Least privilege: a core plugin command is not granted to the window.
         let denied = client
             .execute_async(

@@ -522,7 +522,9 @@ fn NodeView(detail: NodeDetail, k: Knowledge) -> impl IntoView {
 }
 
 fn source_row(s: NodeSourceRow, k: Knowledge) -> impl IntoView {
-    let when = format!(" recorded {}", short_time(&s.recorded_at));
+    // Every source is linked when the node is written, so the time is mostly the node's own
+    // creation; it is there on hover rather than repeated on every line.
+    let when = format!("linked to this node {}", short_time(&s.recorded_at));
     let body = match s.source_kind.as_str() {
         "continuity_entry" => match s.entry {
             Some(e) => view! {
@@ -595,9 +597,8 @@ fn source_row(s: NodeSourceRow, k: Knowledge) -> impl IntoView {
         other => view! { <span class="source-kind">{format!("{other}: {}", s.source_ref)}</span> }.into_any(),
     };
     view! {
-        <li data-source-kind=s.source_kind.clone() data-source-ref=s.source_ref.clone()>
+        <li data-source-kind=s.source_kind.clone() data-source-ref=s.source_ref.clone() title=when>
             {body}
-            <span class="meta">{when}</span>
         </li>
     }
 }
