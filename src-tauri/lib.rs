@@ -70,6 +70,13 @@ pub fn run() {
             commands::review::review_pending_count,
             commands::review::nightly_status,
             commands::review::nightly_run,
+            commands::knowledge::knowledge_list,
+            commands::knowledge::knowledge_show,
+            commands::knowledge::knowledge_edit,
+            commands::knowledge::knowledge_confirm,
+            commands::knowledge::knowledge_set_warrant,
+            commands::knowledge::knowledge_retire,
+            commands::knowledge::knowledge_supersede,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {

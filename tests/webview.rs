@@ -90,18 +90,28 @@ impl Drop for Driver {
 }
 
 async fn text_of(client: &Client, css: &str) -> String {
-    match client
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css(css))
-        .await
-    {
-        Ok(element) => element.text().await.unwrap(),
-        Err(e) => {
-            // The page as the webview has it is the fastest way to see why.
-            let source = client.source().await.unwrap_or_default();
-            let source: String = source.chars().take(4000).collect();
-            panic!("{css} never appeared: {e}\npage source:\n{source}");
+    let started = Instant::now();
+    loop {
+        let element = match client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+        {
+            Ok(element) => element,
+            Err(e) => {
+                // The page as the webview has it is the fastest way to see why.
+                let source = client.source().await.unwrap_or_default();
+                let source: String = source.chars().take(4000).collect();
+                panic!("{css} never appeared: {e}\npage source:\n{source}");
+            }
+        };
+        match element.text().await {
+            Ok(text) => return text,
+            // Re-rendered between finding and reading (a reply replaced that part of the page):
+            // read the new element.
+            Err(e) if e.is_stale_element_reference() && started.elapsed() < WAIT => continue,
+            Err(e) => panic!("reading {css}: {e}"),
         }
     }
 }
@@ -1147,6 +1157,31 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
         let note = text_of(&client, "#review-decision-note").await;
         assert_eq!(note, format!("Note: {reason}"));
 
+        // The approved directive links to its node on the Knowledge page, in the edited words.
+        click(
+            &client,
+            &format!(
+                "#review-list [data-proposal-id='{}'] .proposal-text",
+                directive.proposal_id
+            ),
+        )
+        .await?;
+        let link = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#review-open-node"))
+            .await?;
+        let node = link.attr("data-node-id").await?.expect("the node's id");
+        link.click().await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "#knowledge-detail[data-node-id='{node}'][data-warrant='assert']"
+            )))
+            .await?;
+        assert_eq!(text_of(&client, "#knowledge-text").await, edited);
+
         // Home: the next brief carries the reworded directive in Tier 3, and the rejected
         // question nowhere.
         click(&client, "#nav-home").await?;
@@ -1177,11 +1212,12 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
         Some("approved with an edit")
     );
     let node = approved.node_id.expect("the directive's id");
-    let living = store.graph().living_memory().unwrap();
+    let living = store.graph().living_memory(Utc::now()).unwrap();
     assert!(
-        living
-            .iter()
-            .any(|i| i.kind == "directive" && i.source_id == node && i.line.text == edited),
+        living.iter().any(|i| i.kind == "directive"
+            && i.source_id == node
+            && i.line.text == edited
+            && i.excluded.is_none()),
         "{living:?}"
     );
     let rejected = store.graph().proposal(obligation.proposal_id).unwrap();
@@ -1193,20 +1229,27 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
         ),
         ("rejected", Some(reason), None)
     );
-    drop(store);
-    let db = rusqlite::Connection::open_with_flags(
-        root.join("entity_graph.sqlite"),
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
-    let mut provenance: Vec<(String, String)> = db
-        .prepare("SELECT source_kind, source_ref FROM provenance WHERE node_id = ?1")
+    let mut provenance: Vec<(String, String)> = store
+        .graph()
+        .node(&node)
         .unwrap()
-        .query_map([&node], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        .provenance
+        .into_iter()
+        .map(|p| (p.source_kind, p.source_ref))
+        .collect();
     provenance.sort();
+    assert_eq!(provenance, directive_provenance(&directive));
+    // The rejected obligation wrote nothing: the directive is the graph's only node.
+    let nodes = store.graph().nodes(true).unwrap();
+    assert_eq!(
+        nodes.iter().map(|n| n.node_id.as_str()).collect::<Vec<_>>(),
+        [node.as_str()]
+    );
+}
+
+/// What an approval of the review world's directive records as its sources, sorted: the entry,
+/// the review decision, and the three sessions that stated it.
+fn directive_provenance(directive: &elnor_engine::promotion::Proposal) -> Vec<(String, String)> {
     let mut expected = vec![
         ("continuity_entry".to_owned(), directive.entry_id.clone()),
         (
@@ -1216,11 +1259,23 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
     ];
     expected.extend(["hend-1", "hend-2", "hend-3"].map(|s| ("session".to_owned(), s.to_owned())));
     expected.sort();
-    assert_eq!(provenance, expected);
-    let obligations: i64 = db
-        .query_row("SELECT count(*) FROM obligations", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(obligations, 0);
+    expected
+}
+
+/// Polls until `css` matches `n` elements (or the wait is over), returning them.
+async fn wait_count(
+    client: &Client,
+    css: &str,
+    n: usize,
+) -> Result<Vec<fantoccini::elements::Element>, fantoccini::error::CmdError> {
+    let started = Instant::now();
+    loop {
+        let found = client.find_all(Locator::Css(css)).await?;
+        if found.len() == n || started.elapsed() > WAIT {
+            return Ok(found);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// Polls until the review list shows `n` rows, returning them.
@@ -1228,16 +1283,7 @@ async fn review_rows(
     client: &Client,
     n: usize,
 ) -> Result<Vec<fantoccini::elements::Element>, fantoccini::error::CmdError> {
-    let started = Instant::now();
-    loop {
-        let rows = client
-            .find_all(Locator::Css("#review-list li.proposal-row"))
-            .await?;
-        if rows.len() == n || started.elapsed() > WAIT {
-            return Ok(rows);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait_count(client, "#review-list li.proposal-row", n).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -1331,4 +1377,368 @@ async fn review_batches_by_key_and_runs_the_nightly_job() {
         );
     }
     assert!(elnor_engine::nightly::last_run(&store).unwrap().is_some());
+}
+
+/// The text of the last entry of the open node's history.
+async fn last_history(client: &Client, action: &str) -> String {
+    text_of(
+        client,
+        &format!("#knowledge-history li:last-child[data-action='{action}']"),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let hedge = "The client may revisit the disclosure strategy";
+    let retire = "Henderson settled; the strategy no longer applies";
+    let successor = "Chase Christensen for the event study data by Friday.";
+
+    // The review world with both proposals approved through the engine, as Review would.
+    let world = review_world();
+    let store = Store::open(&world.root).unwrap();
+    let approve = |p: &elnor_engine::promotion::Proposal| {
+        elnor_engine::promotion::approve(&store, p.proposal_id, None, Utc::now())
+            .unwrap()
+            .node_id
+            .expect("an approval writes a node")
+    };
+    let md = approve(&world.directive);
+    let ob = approve(&world.obligation);
+    drop(store);
+    let mut new_ob = String::new();
+
+    let (driver, client) = launch(&app, &world.root, world.dir.path()).await;
+    let result = async {
+        // Home: the approved directive is in the brief's living memory, stated as it is.
+        let brief = wait_text(&client, "#brief-text", |t| t.contains(DECISION)).await;
+        assert!(brief.contains(DECISION), "{brief}");
+
+        // Knowledge: both nodes, asserted; the kind filter narrows the list.
+        click(&client, "#nav-knowledge").await?;
+        let counts = text_of(&client, "#knowledge-counts").await;
+        assert_eq!(counts, "2 live · 0 retired or superseded");
+        assert_eq!(wait_count(&client, "#knowledge-list li.node-row", 2).await?.len(), 2);
+        let row = format!("#knowledge-list li[data-node-id='{md}']");
+        let directive_row = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&row))
+            .await?;
+        assert_eq!(
+            directive_row.attr("data-warrant").await?.as_deref(),
+            Some("assert")
+        );
+        assert_eq!(text_in(&directive_row, ".badge.warrant").await, "assert");
+        // The row clamps long texts to three lines (`-webkit-box`), which WebKitWebDriver's
+        // visible-text rule reads as empty; the DOM's text is what the person sees.
+        let text = directive_row
+            .find(Locator::Css(".node-text"))
+            .await?
+            .prop("textContent")
+            .await?;
+        assert_eq!(text.as_deref(), Some(DECISION));
+        client
+            .find(Locator::Css("#knowledge-kind"))
+            .await?
+            .select_by_value("memory_directive")
+            .await?;
+        let only = wait_count(&client, "#knowledge-list li.node-row", 1).await?;
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0].attr("data-node-id").await?, Some(md.clone()));
+        client
+            .find(Locator::Css("#knowledge-kind"))
+            .await?
+            .select_by_value("")
+            .await?;
+        assert_eq!(wait_count(&client, "#knowledge-list li.node-row", 2).await?.len(), 2);
+
+        // The directive's detail: warrant, where it came from, its history so far.
+        click(&client, &format!("{row} .node-text")).await?;
+        let detail = format!("#knowledge-detail[data-node-id='{md}']");
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&detail))
+            .await?;
+        let warrant = text_of(&client, "#knowledge-warrant").await;
+        assert!(warrant.starts_with("assert: stated as it is"), "{warrant}");
+        let sessions = wait_count(
+            &client,
+            "#knowledge-provenance li[data-source-kind='session'] .session-link",
+            3,
+        )
+        .await?;
+        assert_eq!(sessions.len(), 3);
+        let entry = text_of(
+            &client,
+            "#knowledge-provenance li[data-source-kind='continuity_entry']",
+        )
+        .await;
+        assert!(entry.contains(DECISION), "{entry}");
+        let history = wait_count(&client, "#knowledge-history li", 1).await?;
+        assert_eq!(history[0].attr("data-action").await?.as_deref(), Some("approved"));
+        screenshot(&client, "knowledge").await;
+
+        // Its review proposal opens in Review, decided.
+        click(&client, "#knowledge-provenance a.proposal-link").await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "#review-detail[data-proposal-id='{}'][data-status='approved']",
+                world.directive.proposal_id
+            )))
+            .await?;
+
+        // Hedge it with a reason: the history says so, and the brief labels the line.
+        click(&client, "#nav-knowledge").await?;
+        click(&client, &format!("{row} .node-text")).await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&detail))
+            .await?;
+        click(&client, "#knowledge-set-warrant").await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#knowledge-warrant-select"))
+            .await?
+            .select_by_value("hedge")
+            .await?;
+        client
+            .find(Locator::Css("#knowledge-warrant-reason-input"))
+            .await?
+            .send_keys(hedge)
+            .await?;
+        click(&client, "#knowledge-warrant-save").await?;
+        let note = wait_text(&client, "#knowledge-note", |t| t.contains("warrant hedge")).await;
+        assert_eq!(note, format!("{md} is now at warrant hedge."));
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "{detail}[data-warrant='hedge']"
+            )))
+            .await?;
+        assert_eq!(text_of(&client, "#knowledge-warrant-reason").await, hedge);
+        let last = last_history(&client, "warrant").await;
+        assert!(last.contains(&format!("assert → hedge: {hedge}")), "{last}");
+        click(&client, "#nav-home").await?;
+        let hedged = format!("(possibly outdated) {DECISION}");
+        let brief = wait_text(&client, "#brief-text", |t| t.contains(&hedged)).await;
+        assert!(brief.contains(&hedged), "{brief}");
+
+        // Retire it with a reason: it is history now, with no actions left.
+        click(&client, "#nav-knowledge").await?;
+        click(&client, &format!("{row} .node-text")).await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&detail))
+            .await?;
+        click(&client, "#knowledge-retire").await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#knowledge-retire-reason"))
+            .await?
+            .send_keys(retire)
+            .await?;
+        click(&client, "#knowledge-retire-confirm").await?;
+        let note = wait_text(&client, "#knowledge-note", |t| t.starts_with("Retired")).await;
+        assert!(note.starts_with(&format!("Retired {md}")), "{note}");
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "{detail}[data-lifecycle='retired'][data-warrant='do_not_inject']"
+            )))
+            .await?;
+        assert!(last_history(&client, "retired").await.contains(retire));
+        text_of(&client, "#knowledge-frozen").await;
+        assert!(client.find(Locator::Css("#knowledge-actions")).await.is_err());
+        let counts = wait_text(&client, "#knowledge-counts", |t| t.starts_with("1 live")).await;
+        assert_eq!(counts, "1 live · 1 retired or superseded");
+        screenshot(&client, "knowledge-retired").await;
+
+        // Supersede the obligation: the reply is the new node, which names the one it replaces.
+        click(
+            &client,
+            &format!("#knowledge-list li[data-node-id='{ob}'] .node-text"),
+        )
+        .await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "#knowledge-detail[data-node-id='{ob}']"
+            )))
+            .await?;
+        assert_eq!(text_of(&client, "#knowledge-due").await, world.deadline);
+        click(&client, "#knowledge-supersede").await?;
+        let text = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#knowledge-supersede-text"))
+            .await?;
+        assert_eq!(text.prop("value").await?.as_deref(), Some(QUESTION));
+        text.clear().await?;
+        text.send_keys(successor).await?;
+        click(&client, "#knowledge-supersede-save").await?;
+        let note = wait_text(&client, "#knowledge-note", |t| t.starts_with("Superseded")).await;
+        new_ob = note
+            .strip_prefix(&format!("Superseded {ob} by "))
+            .and_then(|rest| rest.strip_suffix('.'))
+            .unwrap_or_else(|| panic!("{note}"))
+            .to_owned();
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "#knowledge-detail[data-node-id='{new_ob}'][data-lifecycle='active']"
+            )))
+            .await?;
+        assert_eq!(text_of(&client, "#knowledge-text").await, successor);
+        assert_eq!(text_of(&client, "#knowledge-due").await, world.deadline);
+        assert!(last_history(&client, "created").await.contains(&format!("supersedes {ob}")));
+        // The replaced node, through the link, names its successor and keeps its history.
+        click(
+            &client,
+            &format!("#knowledge-provenance li[data-source-kind='supersedes'] a[data-node-id='{ob}']"),
+        )
+        .await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "#knowledge-detail[data-node-id='{ob}'][data-lifecycle='superseded']"
+            )))
+            .await?;
+        let lifecycle = text_of(&client, "#knowledge-lifecycle").await;
+        assert_eq!(lifecycle, format!("superseded by {new_ob}"));
+        assert!(last_history(&client, "superseded").await.contains(successor));
+
+        // A change the engine refuses is shown as its message: the CLI (here, the engine
+        // itself) retires the new obligation while the page still offers to confirm it.
+        click(&client, &format!("#knowledge-lifecycle a[data-node-id='{new_ob}']")).await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#knowledge-confirm"))
+            .await?;
+        {
+            let store = Store::open(&world.root).unwrap();
+            elnor_engine::nodes::change(
+                &store,
+                &new_ob,
+                elnor_engine::nodes::Change::Retire(None),
+                Utc::now(),
+            )
+            .unwrap();
+        }
+        click(&client, "#knowledge-confirm").await?;
+        let refused = wait_text(&client, "#knowledge-note", |t| t.contains("cannot")).await;
+        assert_eq!(
+            refused,
+            format!(
+                "node {new_ob} is retired; it cannot be confirmed (its history is kept as it is)"
+            )
+        );
+
+        // Home: the retired directive is gone from the brief, and the Inspector says why.
+        click(&client, "#nav-home").await?;
+        let brief = wait_text(&client, "#brief-text", |t| !t.contains(DECISION)).await;
+        assert!(!brief.contains(DECISION), "{brief}");
+        click(&client, "#brief-why").await?;
+        let excluded = client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(
+                "#inspector-items tr[data-decision='excluded'][data-reason='retired'][data-tier='3']",
+            ))
+            .await?;
+        assert_eq!(text_in(&excluded, ".trace-text").await, DECISION);
+        assert_eq!(text_in(&excluded, ".trace-reason").await, "retired");
+        let why = text_in(&excluded, ".trace-detail").await;
+        assert!(
+            why.starts_with("retired on ") && why.ends_with(&format!(": {retire}")),
+            "{why}"
+        );
+        screenshot(&client, "knowledge-inspector").await;
+        // The directive's id leads back to its node, retired, with its history.
+        let source = excluded.find(Locator::Css("a.source-id")).await?;
+        assert_eq!(source.text().await?, md);
+        source.click().await?;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "{detail}[data-lifecycle='retired']"
+            )))
+            .await?;
+        assert!(last_history(&client, "retired").await.contains(retire));
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "knowledge-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+
+    // On disk, through the engine: the retired directive keeps its provenance and its history.
+    let store = Store::open(&world.root).unwrap();
+    let graph = store.graph();
+    let d = graph.node(&md).unwrap();
+    assert_eq!(
+        (
+            d.node.lifecycle,
+            d.node.warrant,
+            d.node.warrant_reason.as_deref()
+        ),
+        (
+            elnor_engine::nodes::Lifecycle::Retired,
+            elnor_engine::nodes::Warrant::DoNotInject,
+            Some(retire)
+        )
+    );
+    let actions: Vec<&str> = d.history.iter().map(|h| h.action.as_str()).collect();
+    assert_eq!(actions, ["approved", "warrant", "retired"]);
+    assert_eq!(d.history[2].note.as_deref(), Some(retire));
+    let mut provenance: Vec<(String, String)> = d
+        .provenance
+        .into_iter()
+        .map(|p| (p.source_kind, p.source_ref))
+        .collect();
+    provenance.sort();
+    assert_eq!(provenance, directive_provenance(&world.directive));
+    // The obligation names its successor, which records what it replaced.
+    let old = graph.node(&ob).unwrap().node;
+    assert_eq!(
+        (old.lifecycle, old.superseded_by.map(|s| s.to_string())),
+        (
+            elnor_engine::nodes::Lifecycle::Superseded,
+            Some(new_ob.clone())
+        )
+    );
+    let new = graph.node(&new_ob).unwrap();
+    assert_eq!(new.node.text, successor);
+    assert_eq!(
+        new.provenance
+            .iter()
+            .map(|p| (p.source_kind.as_str(), p.source_ref.as_str()))
+            .collect::<Vec<_>>(),
+        [("supersedes", ob.as_str())]
+    );
+    assert!(graph.nodes(false).unwrap().is_empty());
 }

@@ -5,6 +5,7 @@ pub mod brief;
 pub mod contexts;
 pub mod continuity;
 pub mod ingest;
+pub mod knowledge;
 pub mod review;
 pub mod sessions;
 pub mod settings;

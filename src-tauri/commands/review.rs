@@ -49,9 +49,9 @@ fn status(p: &Proposal) -> Result<ProposalStatus, CommandError> {
 }
 
 /// Work context names, looked up once per reply rather than once per proposal.
-type Names = BTreeMap<String, String>;
+pub(crate) type Names = BTreeMap<String, String>;
 
-fn names(store: &Store) -> Result<Names, CommandError> {
+pub(crate) fn names(store: &Store) -> Result<Names, CommandError> {
     Ok(store
         .graph()
         .work_contexts()
@@ -100,7 +100,7 @@ fn pending_count(store: &Store) -> Result<u32, CommandError> {
 
 /// The session behind a proposal, with what the store knows of it. A session whose transcript
 /// was never ingested (or came through `elnor log append`) is still listed, by id.
-fn evidence_session(
+pub(crate) fn evidence_session(
     store: &Store,
     id: &str,
     recorded: bool,

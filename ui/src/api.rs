@@ -7,12 +7,14 @@ use elnor_types::{
     BriefPreviewRequest, CommandError, ConfigFields, ConnectionTest, ConstellationView,
     ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
     EditEntityRequest, EditFactRequest, EditWorkContextRequest, EntityListRequest, EntityRow,
-    ErrorKind, EvaluationSummary, FactRef, IngestStatus, LivingFacts, MergeRequest,
-    NightlyReportRow, NightlyStatus, PendingCount, ProposalDetail, ProposalIds, ProposalRef,
-    RejectRequest, RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome, ReviewQueue,
-    RollupView, SessionListRequest, SessionRow, SetApiKeyRequest, SetConfigFieldRequest,
-    SetModeRequest, SetSourceEnabledRequest, Settings, SourceRow, StoreStatus, TurnPage,
-    TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow, commands,
+    ErrorKind, EvaluationSummary, FactRef, IngestStatus, KnowledgeList, KnowledgeListRequest,
+    LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail, NodeRef,
+    NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest, PendingCount,
+    ProposalDetail, ProposalIds, ProposalRef, RejectRequest, RemoveLinkRuleRequest,
+    ReviewListRequest, ReviewOutcome, ReviewQueue, RollupView, SessionListRequest, SessionRow,
+    SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
+    SourceRow, StoreStatus, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef,
+    WorkContextRow, commands,
 };
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
@@ -328,6 +330,58 @@ pub async fn nightly_status() -> Result<NightlyStatus, CommandError> {
 /// Runs the nightly job now; refused while a run is under way.
 pub async fn nightly_run() -> Result<NightlyReportRow, CommandError> {
     call(commands::NIGHTLY_RUN, &NoArgs {}).await
+}
+
+/// Durable nodes, newest change first: the live ones, or all of them with `all`.
+pub async fn knowledge_list(all: bool) -> Result<KnowledgeList, CommandError> {
+    let request = KnowledgeListRequest { all };
+    call(commands::KNOWLEDGE_LIST, &Request { request }).await
+}
+
+pub async fn knowledge_show(node_id: String) -> Result<NodeDetail, CommandError> {
+    let request = NodeRef { node_id };
+    call(commands::KNOWLEDGE_SHOW, &Request { request }).await
+}
+
+/// The person's correction of a node's text.
+pub async fn knowledge_edit(node_id: String, text: String) -> Result<NodeDetail, CommandError> {
+    let request = NodeTextRequest { node_id, text };
+    call(commands::KNOWLEDGE_EDIT, &Request { request }).await
+}
+
+pub async fn knowledge_confirm(node_id: String) -> Result<NodeDetail, CommandError> {
+    let request = NodeRef { node_id };
+    call(commands::KNOWLEDGE_CONFIRM, &Request { request }).await
+}
+
+pub async fn knowledge_set_warrant(
+    node_id: String,
+    warrant: NodeWarrant,
+    reason: Option<String>,
+) -> Result<NodeDetail, CommandError> {
+    let request = NodeWarrantRequest {
+        node_id,
+        warrant,
+        reason,
+    };
+    call(commands::KNOWLEDGE_SET_WARRANT, &Request { request }).await
+}
+
+pub async fn knowledge_retire(
+    node_id: String,
+    reason: Option<String>,
+) -> Result<NodeDetail, CommandError> {
+    let request = NodeRetireRequest { node_id, reason };
+    call(commands::KNOWLEDGE_RETIRE, &Request { request }).await
+}
+
+/// Replaces a node by a new one with `text`; replies with the new node.
+pub async fn knowledge_supersede(
+    node_id: String,
+    text: String,
+) -> Result<NodeDetail, CommandError> {
+    let request = NodeTextRequest { node_id, text };
+    call(commands::KNOWLEDGE_SUPERSEDE, &Request { request }).await
 }
 
 /// Resolves after `ms` milliseconds (for polling progress).

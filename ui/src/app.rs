@@ -7,8 +7,8 @@ use leptos::task::spawn_local;
 
 use crate::api;
 use crate::pages::{
-    contexts::ContextsPage, home::Home, inspector::InspectorPage, review::ReviewPage,
-    sessions::SessionsPage, settings::SettingsPage,
+    contexts::ContextsPage, home::Home, inspector::InspectorPage, knowledge::KnowledgePage,
+    review::ReviewPage, sessions::SessionsPage, settings::SettingsPage,
 };
 
 /// How often the badge asks for the pending count: the scheduler may add proposals while the
@@ -21,6 +21,7 @@ pub enum Page {
     Sessions,
     Contexts,
     Review,
+    Knowledge,
     Inspector,
     Settings,
 }
@@ -35,6 +36,10 @@ pub struct Nav {
     pub session: RwSignal<Option<String>>,
     /// The assembly the Inspector should open.
     pub assembly: RwSignal<Option<i64>>,
+    /// The durable node the Knowledge page should open.
+    pub node: RwSignal<Option<String>>,
+    /// The proposal the Review page should open, decided or not.
+    pub proposal: RwSignal<Option<i64>>,
 }
 
 impl Nav {
@@ -48,6 +53,18 @@ impl Nav {
     pub fn open_assembly(self, assembly_id: i64) {
         self.assembly.set(Some(assembly_id));
         self.page.set(Page::Inspector);
+    }
+
+    /// Shows one durable node on the Knowledge page, retired or not.
+    pub fn open_node(self, node_id: String) {
+        self.node.set(Some(node_id));
+        self.page.set(Page::Knowledge);
+    }
+
+    /// Shows one proposal, with its evidence and decision, on the Review page.
+    pub fn open_proposal(self, proposal_id: i64) {
+        self.proposal.set(Some(proposal_id));
+        self.page.set(Page::Review);
     }
 }
 
@@ -82,6 +99,8 @@ pub fn App() -> impl IntoView {
         page: RwSignal::new(Page::Home),
         session: RwSignal::new(None),
         assembly: RwSignal::new(None),
+        node: RwSignal::new(None),
+        proposal: RwSignal::new(None),
     };
     provide_context(nav);
     let pending = PendingReviews(RwSignal::new(None));
@@ -138,6 +157,7 @@ pub fn App() -> impl IntoView {
                             })
                     }}
                 </button>
+                {button("nav-knowledge", "Knowledge", Page::Knowledge)}
                 {button("nav-inspector", "Inspector", Page::Inspector)}
                 {button("nav-settings", "Settings", Page::Settings)}
             </nav>
@@ -147,6 +167,7 @@ pub fn App() -> impl IntoView {
                     Page::Sessions => view! { <SessionsPage /> }.into_any(),
                     Page::Contexts => view! { <ContextsPage /> }.into_any(),
                     Page::Review => view! { <ReviewPage /> }.into_any(),
+                    Page::Knowledge => view! { <KnowledgePage /> }.into_any(),
                     Page::Inspector => view! { <InspectorPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
                 }}

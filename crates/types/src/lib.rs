@@ -98,6 +98,20 @@ pub mod commands {
     pub const NIGHTLY_STATUS: &str = "nightly_status";
     /// `() -> NightlyReportRow` (runs the nightly job now, unless it is running)
     pub const NIGHTLY_RUN: &str = "nightly_run";
+    /// `KnowledgeListRequest -> KnowledgeList`
+    pub const KNOWLEDGE_LIST: &str = "knowledge_list";
+    /// `NodeRef -> NodeDetail`
+    pub const KNOWLEDGE_SHOW: &str = "knowledge_show";
+    /// `NodeTextRequest -> NodeDetail` (the person's correction of the text)
+    pub const KNOWLEDGE_EDIT: &str = "knowledge_edit";
+    /// `NodeRef -> NodeDetail`
+    pub const KNOWLEDGE_CONFIRM: &str = "knowledge_confirm";
+    /// `NodeWarrantRequest -> NodeDetail`
+    pub const KNOWLEDGE_SET_WARRANT: &str = "knowledge_set_warrant";
+    /// `NodeRetireRequest -> NodeDetail`
+    pub const KNOWLEDGE_RETIRE: &str = "knowledge_retire";
+    /// `NodeTextRequest -> NodeDetail` (the new node that replaces the named one)
+    pub const KNOWLEDGE_SUPERSEDE: &str = "knowledge_supersede";
 }
 
 /// The continuity mode (CSA §5.1), as the UI shows it.
@@ -1058,6 +1072,213 @@ pub struct NightlyStatus {
     pub research: Option<ResearchUtilityRow>,
 }
 
+/// Defines a wire enum whose JSON names are the engine's stored words, with `ALL` (in the
+/// engine's order), `as_str` and a `label` in words for the UI.
+macro_rules! wire_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $code:literal, $label:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            /// Every value, in the engine's order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The stored name.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $code),+ }
+            }
+
+            /// The name in words.
+            pub fn label(self) -> &'static str {
+                match self { $($name::$variant => $label),+ }
+            }
+        }
+    };
+}
+
+wire_enum!(
+    /// The two kinds of durable node an approved proposal writes.
+    NodeKind {
+        Obligation => "obligation", "obligation",
+        MemoryDirective => "memory_directive", "memory directive",
+    }
+);
+
+wire_enum!(
+    /// A durable node's lifecycle state (concept model §4.2).
+    NodeLifecycle {
+        Candidate => "candidate", "candidate",
+        Provisional => "provisional", "provisional",
+        Active => "active", "active",
+        Confirmed => "confirmed", "confirmed",
+        /// A later record in its continuity log contradicts it.
+        Contested => "contested", "contested",
+        Superseded => "superseded", "superseded",
+        Retired => "retired", "retired",
+        AuditOnly => "audit_only", "audit only",
+    }
+);
+
+wire_enum!(
+    /// Whether a durable node may be out of date (concept model §4.3).
+    NodeStaleness {
+        NotTimeSensitive => "not_time_sensitive", "not time-sensitive",
+        Fresh => "fresh", "fresh",
+        StalePossible => "stale_possible", "possibly stale",
+        VerificationRequired => "verification_required", "verification required",
+        StaleConfirmed => "stale_confirmed", "stale",
+        SourceChanged => "source_changed", "source changed",
+        CoverageGapSuspected => "coverage_gap_suspected", "coverage gap suspected",
+    }
+);
+
+wire_enum!(
+    /// A durable node's use warrant (concept model §4.4), in ladder order: each rung warrants
+    /// less than the one before.
+    NodeWarrant {
+        Assert => "assert", "assert",
+        Hedge => "hedge", "hedge",
+        VerifyBeforeUse => "verify_before_use", "verify before use",
+        OrientationOnly => "orientation_only", "orientation only",
+        SearchOnly => "search_only", "search only",
+        DoNotInject => "do_not_inject", "do not inject",
+    }
+);
+
+impl NodeWarrant {
+    /// What a brief does with a node at this warrant, for the person choosing a rung.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            NodeWarrant::Assert => "stated as it is",
+            NodeWarrant::Hedge => "shown as “(possibly outdated) …”",
+            NodeWarrant::VerifyBeforeUse => "shown as “(verify before use) …”",
+            NodeWarrant::OrientationOnly => "shown as “(orientation only) …”",
+            NodeWarrant::SearchOnly => "left out of briefs; found only by search",
+            NodeWarrant::DoNotInject => "never put into a brief",
+        }
+    }
+}
+
+/// One durable node (an approved obligation or memory directive), as the Knowledge page lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRow {
+    pub node_id: String,
+    pub kind: NodeKind,
+    pub text: String,
+    pub lifecycle: NodeLifecycle,
+    /// Still in use, perhaps hedged, so the person can change it; retired and superseded nodes
+    /// are history and stay as they are. The engine decides which states are live.
+    pub live: bool,
+    pub staleness: NodeStaleness,
+    pub warrant: NodeWarrant,
+    /// Why the warrant is what it is, in a sentence (approval, the person, or the nightly sweep).
+    pub warrant_reason: Option<String>,
+    /// The node that replaced this one.
+    pub superseded_by: Option<String>,
+    pub work_context_id: Option<String>,
+    /// The context's name, when it is still in the graph.
+    pub work_context_name: Option<String>,
+    /// The entity an obligation is about.
+    pub entity_id: Option<String>,
+    pub entity_name: Option<String>,
+    /// An obligation's due date, RFC 3339.
+    pub due_at: Option<String>,
+    /// RFC 3339.
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// Request of [`commands::KNOWLEDGE_LIST`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnowledgeListRequest {
+    /// Retired and superseded nodes too, not only the live ones.
+    pub all: bool,
+}
+
+/// The durable nodes, newest change first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnowledgeList {
+    pub nodes: Vec<NodeRow>,
+    /// Live nodes in the graph.
+    pub live: u32,
+    /// Every node in the graph, retired and superseded ones included.
+    pub total: u32,
+}
+
+/// Names one durable node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRef {
+    pub node_id: String,
+}
+
+/// One thing a node came from. `source_kind` is `continuity_entry`, `session`, `review` or
+/// `supersedes`; the fields after `recorded_at` say what the store still knows of the source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeSourceRow {
+    pub source_kind: String,
+    /// The entry id, session id, `proposal:ID` or the replaced node's id.
+    pub source_ref: String,
+    /// RFC 3339.
+    pub recorded_at: String,
+    /// A continuity entry as its log holds it, unless the log no longer does.
+    pub entry: Option<ContinuityEntryRow>,
+    /// A session, with what the transcript store knows of it.
+    pub session: Option<EvidenceSessionRow>,
+    /// The review proposal whose approval wrote the node.
+    pub proposal_id: Option<i64>,
+}
+
+/// One change in a node's life.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeHistoryRow {
+    /// `approved`, `created`, `edited`, `confirmed`, `warrant`, `degraded`, `retired` or
+    /// `superseded`.
+    pub action: String,
+    /// The text the change gave the node, when it gave one.
+    pub text: Option<String>,
+    /// The lifecycle state after the change.
+    pub state: Option<String>,
+    /// The reason, the old text, or the warrant move, in words.
+    pub note: Option<String>,
+    /// RFC 3339.
+    pub at: String,
+}
+
+/// One node with where it came from and everything that happened to it, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeDetail {
+    pub node: NodeRow,
+    pub provenance: Vec<NodeSourceRow>,
+    pub history: Vec<NodeHistoryRow>,
+}
+
+/// Request of [`commands::KNOWLEDGE_EDIT`] and [`commands::KNOWLEDGE_SUPERSEDE`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeTextRequest {
+    pub node_id: String,
+    /// The corrected text, or the replacing node's text.
+    pub text: String,
+}
+
+/// Request of [`commands::KNOWLEDGE_SET_WARRANT`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeWarrantRequest {
+    pub node_id: String,
+    pub warrant: NodeWarrant,
+    /// Why, kept as the node's warrant reason; without one the engine says who set it.
+    pub reason: Option<String>,
+}
+
+/// Request of [`commands::KNOWLEDGE_RETIRE`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRetireRequest {
+    pub node_id: String,
+    /// Why, kept in the history and shown by the inspector when a brief leaves it out.
+    pub reason: Option<String>,
+}
+
 /// The class of a failed command, so the UI can choose how to show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -1147,5 +1368,76 @@ mod tests {
         })
         .unwrap();
         assert_eq!(approve, r#"{"proposal_ids":[4],"text":"t"}"#);
+    }
+
+    #[test]
+    fn node_enums_use_the_engine_words() {
+        fn check<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(
+            all: &[T],
+            name: impl Fn(&T) -> &'static str,
+        ) -> Vec<&'static str> {
+            all.iter()
+                .map(|v| {
+                    let json = serde_json::to_string(v).unwrap();
+                    assert_eq!(json, format!("\"{}\"", name(v)));
+                    assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), v);
+                    name(v)
+                })
+                .collect()
+        }
+        // The stored words of the concept model; the shell maps the engine's enums onto these
+        // and its own test checks the two agree.
+        assert_eq!(
+            check(NodeKind::ALL, |k| k.as_str()),
+            ["obligation", "memory_directive"]
+        );
+        assert_eq!(
+            check(NodeLifecycle::ALL, |l| l.as_str()),
+            [
+                "candidate",
+                "provisional",
+                "active",
+                "confirmed",
+                "contested",
+                "superseded",
+                "retired",
+                "audit_only"
+            ]
+        );
+        assert_eq!(
+            check(NodeStaleness::ALL, |s| s.as_str()),
+            [
+                "not_time_sensitive",
+                "fresh",
+                "stale_possible",
+                "verification_required",
+                "stale_confirmed",
+                "source_changed",
+                "coverage_gap_suspected"
+            ]
+        );
+        assert_eq!(
+            check(NodeWarrant::ALL, |w| w.as_str()),
+            [
+                "assert",
+                "hedge",
+                "verify_before_use",
+                "orientation_only",
+                "search_only",
+                "do_not_inject"
+            ]
+        );
+        // The ladder's order is the enum's order: each rung warrants less.
+        assert!(NodeWarrant::ALL.windows(2).all(|w| w[0] < w[1]));
+        let warrant = serde_json::to_string(&NodeWarrantRequest {
+            node_id: "md_1".into(),
+            warrant: NodeWarrant::VerifyBeforeUse,
+            reason: None,
+        })
+        .unwrap();
+        assert_eq!(
+            warrant,
+            r#"{"node_id":"md_1","warrant":"verify_before_use","reason":null}"#
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! Inspector: the brief assemblies the engine recorded (previews from this app and `elnor brief`,
 //! deliveries to agents), newest first, and for the selected one the rendered output and every
 //! candidate it considered: tier, decision, kind, text, tokens, the reason code with its sentence,
-//! and where the candidate came from (session and turn, entry or fact id, work context).
+//! and where the candidate came from (session and turn, entry or fact id, work context; a memory
+//! directive's id opens it on the Knowledge page).
 //!
 //! Decisions are told apart by colour and by a `data-decision` attribute, so "in the brief",
 //! "cut for budget" and "left out by a rule" never look alike.
@@ -234,6 +235,31 @@ fn AssemblyView(detail: AssemblyDetail) -> impl IntoView {
     }
 }
 
+/// A candidate's source id; a memory directive's opens its node on the Knowledge page, where the
+/// person can see its history or change it.
+fn source_id(id: String, kind: &str) -> AnyView {
+    if kind != "directive" {
+        return view! { <span class="meta source-id">{id}</span> }.into_any();
+    }
+    let nav = use_nav();
+    let (target, label) = (id.clone(), id.clone());
+    view! {
+        <a
+            href="#"
+            class="meta source-id node-link"
+            data-node-id=id
+            title="open in Knowledge"
+            on:click=move |ev| {
+                ev.prevent_default();
+                nav.open_node(target.clone());
+            }
+        >
+            {label}
+        </a>
+    }
+    .into_any()
+}
+
 fn trace_row(t: TraceItemRow) -> impl IntoView {
     let class = format!("trace-item decision-{}", t.decision);
     let source = t.source_id.clone();
@@ -253,7 +279,7 @@ fn trace_row(t: TraceItemRow) -> impl IntoView {
             </td>
             <td class="trace-source">
                 {t.session_id.clone().map(|id| session_link(id, t.turn_seq))}
-                {source.map(|id| view! { <span class="meta source-id">{id}</span> })}
+                {source.map(|id| source_id(id, &t.kind))}
                 {work_context.map(|id| view! { <span class="meta work-context-id">{format!("in {id}")}</span> })}
             </td>
         </tr>

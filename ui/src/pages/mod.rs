@@ -3,6 +3,7 @@
 pub mod contexts;
 pub mod home;
 pub mod inspector;
+pub mod knowledge;
 pub mod review;
 pub mod sessions;
 pub mod settings;

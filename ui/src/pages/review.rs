@@ -22,7 +22,7 @@ use wasm_bindgen::JsCast;
 
 use super::{error_list, session_link, short_time};
 use crate::api;
-use crate::app::{PendingReviews, use_pending_reviews};
+use crate::app::{PendingReviews, use_nav, use_pending_reviews};
 
 /// The form open over the queue, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,6 +293,13 @@ fn typing(ev: &web_sys::KeyboardEvent) -> bool {
 #[component]
 pub fn ReviewPage() -> impl IntoView {
     let review = Review::new();
+    // A link from the Knowledge page names a proposal, usually a decided one: show it among all.
+    let nav = use_nav();
+    if let Some(id) = nav.proposal.get_untracked() {
+        nav.proposal.set(None);
+        review.show_all.set(true);
+        review.selected.set(Some(id));
+    }
     let queue = LocalResource::new(move || {
         review.generation.track();
         api::review_list(review.show_all.get())
@@ -731,10 +738,34 @@ fn decision_view(p: &ProposalRow) -> Option<AnyView> {
         }
         ProposalStatus::Pending => String::new(),
     };
+    // The node an approval wrote, on the Knowledge page (it may have been changed since).
+    let node = p
+        .node_id
+        .clone()
+        .filter(|_| p.status == ProposalStatus::Approved)
+        .map(|node| {
+            let nav = use_nav();
+            let target = node.clone();
+            view! {
+                <a
+                    href="#"
+                    class="node-link"
+                    id="review-open-node"
+                    data-node-id=node
+                    on:click=move |ev| {
+                        ev.prevent_default();
+                        nav.open_node(target.clone());
+                    }
+                >
+                    "Open in Knowledge"
+                </a>
+            }
+        });
     Some(view! {
         <p class="decision" id="review-decision">
             {what}
             {p.decision_note.clone().map(|n| view! { <span class="meta" id="review-decision-note">{format!(" Note: {n}")}</span> })}
+            {node.map(|a| view! { " " {a} })}
         </p>
     }
     .into_any())
