@@ -19,7 +19,7 @@ elnor="$target_dir/debug/elnor"
 
 store="${ELNOR_MEMORY:-$PWD/target/demo-store}"
 # The marker names the seed's version, so a demo store from an older checkout is seeded again.
-if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v3" ]; then
+if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v4" ]; then
   rm -rf "$store"
   echo "Seeding a demo store at $store"
   "$elnor" --store "$store" init >/dev/null
@@ -46,11 +46,28 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v3" ]; then
     "$elnor" --store "$store" watch --once --root "openclaw=$fixtures/openclaw" \
       --root "claude_code=$fixtures/claude-code" --root "codex=$fixtures/codex" >/dev/null
   fi
+  # Two questions open for three weeks on a report due next month: the nightly job proposes an
+  # obligation for each; one is approved here (it shows on the Knowledge page and in the brief's
+  # "Due" line), the other waits in the Review queue for you.
+  deadline=$(date -u -d '+30 days' +%Y-%m-%d)
+  entity=$("$elnor" --store "$store" entities add "Christensen report" --kind document \
+    --deadline "$deadline" | cut -d' ' -f1)
+  captured=$(date -u -d '-21 days' +%Y-%m-%dT%H:%M:%SZ)
+  for q in "ce_demo_q1|When does Christensen deliver the event study data?" \
+           "ce_demo_q2|Does the report need the 2019 trading data too?"; do
+    printf '{"entry_id":"%s","entry_type":"open_question","source_session_id":"demo-1","captured_at":"%s","capture_mode":"llm_enriched","content":{"question":"%s"},"decay_at":"2099-01-01T00:00:00Z","linked_entity_ids":["%s"],"work_context_id":"%s","schema_version":2}' \
+      "${q%%|*}" "$captured" "${q#*|}" "$entity" "$wc" |
+      "$elnor" --store "$store" log append "$wc" --stdin >/dev/null
+  done
+  "$elnor" --store "$store" review evaluate >/dev/null
+  first=$("$elnor" --store "$store" review list | grep "event study" | cut -d' ' -f1 | tr -d '#')
+  "$elnor" --store "$store" review approve "$first" \
+    --text "Chase Christensen for the event study data" >/dev/null
   # Tier 3 of every brief: the person's own stable facts and preferences.
   "$elnor" --store "$store" facts add "Backend engineer; works on Spotter (Elixir) and the ELNOR spec." >/dev/null
   "$elnor" --store "$store" facts add "Prefers direct answers and paste-ready code over descriptions." >/dev/null
   "$elnor" --store "$store" rollup >/dev/null
-  touch "$store/.demo-seed-v3"
+  touch "$store/.demo-seed-v4"
 fi
 
 if has_display; then
@@ -80,6 +97,12 @@ echo "\$ elnor --store $store brief --cwd /home/USER/projects/spotter-worktrees/
 echo
 echo "\$ elnor --store $store traces list --limit 3"
 "$elnor" --store "$store" traces list --limit 3
+echo
+echo "\$ elnor --store $store review list"
+"$elnor" --store "$store" review list
+echo
+echo "\$ elnor --store $store nodes list"
+"$elnor" --store "$store" nodes list
 echo
 echo "\$ elnor --store $store config get"
 "$elnor" --store "$store" config get

@@ -22,7 +22,7 @@ use elnor_engine::Store;
 use elnor_engine::agent::Agent;
 use elnor_engine::nightly::{self, NightlyReport};
 use elnor_engine::secrets::{OsKeyring, SecretStore};
-use elnor_types::{CommandError, ErrorKind, NightlyReportRow};
+use elnor_types::{CommandError, ErrorKind, NightlyReportRow, ResearchUtilityRow};
 
 /// How often the scheduler asks whether the job is due.
 pub const CHECK_EVERY: Duration = Duration::from_secs(60);
@@ -135,6 +135,20 @@ fn report_row(r: &NightlyReport, trigger: Trigger) -> NightlyReportRow {
         renewed: count(r.promotions.renewed.len()),
         views_rebuilt: count(r.views_rebuilt),
         rollup_segments: count(r.rollup_segments),
+        degraded: count(r.nodes.degraded.len()),
+        research: research_row(&r.research_utility),
+    }
+}
+
+/// The wire form of a research-capture utility measurement.
+pub fn research_row(u: &elnor_engine::utility::ResearchUtility) -> ResearchUtilityRow {
+    ResearchUtilityRow {
+        captures: u.captures,
+        referenced: u.referenced,
+        briefed: u.briefed,
+        promoted: u.promoted,
+        untouched: u.untouched,
+        useful_pct: u.useful_pct(),
     }
 }
 

@@ -362,6 +362,9 @@ pub async fn nightly_status(state: State<'_, AppState>) -> Result<NightlyStatus,
             }
             Err(_) => (None, false, None),
         };
+        let research = elnor_engine::utility::latest(&store)
+            .map_err(err)?
+            .map(|u| scheduler::research_row(&u));
         let s = handle.lock().unwrap_or_else(|e| e.into_inner());
         Ok(NightlyStatus {
             last_run: last.map(local),
@@ -371,6 +374,7 @@ pub async fn nightly_status(state: State<'_, AppState>) -> Result<NightlyStatus,
             nightly_hour: hour,
             last_error: s.last_error.clone(),
             last_report: s.last_report.clone(),
+            research,
         })
     })
     .await

@@ -77,7 +77,10 @@ pub enum Command {
     /// The promotion review queue: approve, reject or defer proposed durable knowledge.
     #[command(subcommand)]
     Review(crate::review_cmd::ReviewCommand),
-    /// Run the nightly job now: sweep, promotion rules, views, rollup.
+    /// Durable knowledge: list, show, edit, confirm, set the warrant, retire, supersede.
+    #[command(subcommand)]
+    Nodes(crate::nodes_cmd::NodesCommand),
+    /// Run the nightly job now: sweep, promotion rules, node lifecycle, utility, views, rollup.
     Nightly,
 }
 
@@ -134,6 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Facts(cmd) => crate::brief_cmd::facts_cmd(&store, cmd, args.json),
         Command::Traces(cmd) => crate::brief_cmd::traces_cmd(&store, cmd, args.json),
         Command::Review(cmd) => crate::review_cmd::review(&store, cmd, args.json),
+        Command::Nodes(cmd) => crate::nodes_cmd::nodes(&store, cmd, args.json),
         Command::Nightly => crate::review_cmd::nightly(&store, args.json),
     }
 }

@@ -11,6 +11,7 @@ mod graph_cmd;
 mod ingest_cmd;
 mod log_cmd;
 mod model_cmd;
+mod nodes_cmd;
 mod output;
 mod review_cmd;
 mod sessions_cmd;

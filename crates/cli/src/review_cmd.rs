@@ -150,15 +150,28 @@ pub fn nightly(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
         output::json(&report)?;
     } else {
         println!(
-            "nightly job: {} session(s) captured, {} failed; {} proposal(s) ({} renewed); {} view(s) \
-             rebuilt; rollup with {} segment(s)",
+            "nightly job: {} session(s) captured, {} failed; {} proposal(s) ({} renewed); {} of {} \
+             node(s) degraded; {} view(s) rebuilt; rollup with {} segment(s)",
             report.captured,
             report.capture_failures.len(),
             report.promotions.proposed.len(),
             report.promotions.renewed.len(),
+            report.nodes.degraded.len(),
+            report.nodes.checked,
             report.views_rebuilt,
             report.rollup_segments
         );
+        for d in &report.nodes.degraded {
+            println!("  {} {} → {}: {}", d.node_id, d.from, d.to, d.reason);
+        }
+        let u = &report.research_utility;
+        if let Some(pct) = u.useful_pct() {
+            println!(
+                "research captures: {} tracked, {pct}% of later use ({} restated, {} briefed, {} \
+                 promoted, {} untouched)",
+                u.captures, u.referenced, u.briefed, u.promoted, u.untouched
+            );
+        }
         for (session, why) in &report.capture_failures {
             println!("  capture of {session} failed: {why}");
         }

@@ -918,4 +918,128 @@ fn issue_6_nightly_proposes_and_review_approves_with_an_edit() {
     );
     let twice = elnor(store, &["review", "approve", &id]);
     assert_eq!(twice.status.code(), Some(4), "{}", stderr(&twice));
+
+    // The node, at warrant `assert`, is a Due line of the context's next brief.
+    let node = approved[0]["node_id"].as_str().unwrap().to_owned();
+    let live = stdout_json(&elnor(store, &["nodes", "list", "--json"]));
+    assert_eq!(
+        (
+            &live[0]["node_id"],
+            &live[0]["warrant"],
+            &live[0]["lifecycle"]
+        ),
+        (
+            &serde_json::json!(node),
+            &serde_json::json!("assert"),
+            &serde_json::json!("active")
+        )
+    );
+    let brief = |store| {
+        let b = stdout_json(&elnor(
+            store,
+            &[
+                "brief",
+                "--context",
+                "henderson",
+                "--dry-run",
+                "--format",
+                "json",
+                "--explain",
+            ],
+        ));
+        b["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["source_id"] == serde_json::json!(node))
+            .cloned()
+            .unwrap()
+    };
+    let shown = brief(store);
+    assert_eq!(shown["decision"], "included", "{shown}");
+    assert!(
+        shown["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("Chase Christensen for the data")
+    );
+    // Hedged by the person: the brief says so.
+    let out = elnor(
+        store,
+        &[
+            "nodes",
+            "warrant",
+            &node,
+            "hedge",
+            "--reason",
+            "date may move",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let hedged = brief(store);
+    assert!(
+        hedged["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("(possibly outdated) Due 2030-12-15")
+    );
+    assert!(
+        hedged["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with("shown at warrant hedge: date may move")
+    );
+    // Retired: it leaves the next brief, and the trace says why.
+    let out = elnor(
+        store,
+        &[
+            "nodes",
+            "retire",
+            &node,
+            "--reason",
+            "Christensen delivered",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let gone = brief(store);
+    assert_eq!(
+        (&gone["decision"], &gone["reason"]),
+        (
+            &serde_json::json!("excluded"),
+            &serde_json::json!("retired")
+        )
+    );
+    assert!(
+        gone["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with(": Christensen delivered"),
+        "{gone}"
+    );
+    // Nothing was deleted, and a retired node cannot be edited.
+    assert_eq!(
+        stdout_json(&elnor(store, &["nodes", "list", "--json"])),
+        serde_json::json!([])
+    );
+    let detail = stdout_json(&elnor(store, &["nodes", "show", &node, "--json"]));
+    let actions: Vec<&str> = detail["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["approved", "warrant", "retired"]);
+    let refused = elnor(store, &["nodes", "edit", &node, "new text"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("is retired; it cannot be edited"),
+        "{}",
+        stderr(&refused)
+    );
+    let bad = elnor(store, &["nodes", "warrant", &node, "maybe"]);
+    assert!(
+        stderr(&bad).contains("unknown use warrant `maybe`"),
+        "{}",
+        stderr(&bad)
+    );
 }

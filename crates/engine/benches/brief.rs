@@ -1,7 +1,8 @@
 //! Brief latency on a generated heavy-user store (SPEC §14): 2,000 work contexts each with a cwd
 //! link rule and a 250-entry continuity log (500,000 entries in all, spread over two years),
 //! 50,000 entities, 20,000 transcript sessions with their captures and summaries, 20 living
-//! facts, 100 approved directives, and a rollup whose window holds 150 active contexts.
+//! facts, 100 approved directives (and 2,000 retired a year ago), and a rollup whose window holds
+//! 150 active contexts.
 //!
 //! Measured: the engine's `brief::assemble` for a new session in one context (resolution by cwd
 //! over all 2,000 rules, the constellation view, Tier 2 from the rollup, Tier 3, and the trace
@@ -122,6 +123,15 @@ fn heavy_store() -> (tempfile::TempDir, Store) {
             "INSERT INTO memory_directives (directive_id, text, lifecycle_state, created_at, updated_at, tokens)
              VALUES (?1, ?2, 'active', ?3, ?3, 9)",
             params![format!("md_{d:03}"), format!("Standing instruction number {d} for every session."), ts(now)],
+        )
+        .unwrap();
+    }
+    // A long history of knowledge the person retired: none of it may cost the brief anything.
+    for d in 0..2_000 {
+        tx.execute(
+            "INSERT INTO memory_directives (directive_id, text, lifecycle_state, use_warrant, created_at, updated_at, tokens)
+             VALUES (?1, ?2, 'retired', 'do_not_inject', ?3, ?3, 9)",
+            params![format!("md_old_{d:04}"), format!("Retired instruction number {d}."), ts(now - chrono::Duration::days(400))],
         )
         .unwrap();
     }

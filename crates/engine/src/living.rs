@@ -5,16 +5,14 @@
 //! Facts are canonical graph rows. Each stores the BPE count of its card line, computed when it is
 //! written, so the brief can budget Tier 3 without loading the tokenizer.
 
-use std::collections::HashMap;
-
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::entities::ts;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::nodes::{Node, NodeKind, Warrant};
+use crate::nodes::Warrant;
 use crate::tokens::{Line, count_u32, one_line};
 
 /// Longest fact, in characters: Tier 3 has 100 tokens for everything.
@@ -206,18 +204,7 @@ impl Graph {
     /// left out, so the brief's trace can say why it left.
     pub fn living_memory(&self, now: DateTime<Utc>) -> Result<Vec<LivingItem>> {
         let facts = self.living_facts()?;
-        let since = crate::entities::ts(now - Duration::days(crate::nodes::EXCLUDED_TRACE_DAYS));
-        let nodes: Vec<Node> = self
-            .nodes(true)?
-            .into_iter()
-            .filter(|n| n.kind == NodeKind::MemoryDirective)
-            .filter(|n| n.lifecycle.is_live() || n.updated_at >= since)
-            .collect();
-        let tokens: HashMap<String, Option<u32>> = self.with_conn_result(|c| {
-            let mut stmt = c.prepare("SELECT directive_id, tokens FROM memory_directives")?;
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect()
-        })?;
+        let nodes = self.directives_for_brief(now)?;
         let mut items: Vec<LivingItem> = facts
             .into_iter()
             .map(|f| LivingItem {
@@ -228,19 +215,13 @@ impl Graph {
                 excluded: None,
             })
             .collect();
-        let mut nodes = nodes;
-        nodes.sort_by(|a, b| (&a.created_at, &a.node_id).cmp(&(&b.created_at, &b.node_id)));
-        for n in nodes {
+        for (n, stored) in nodes {
             let text = one_line(&n.text);
             let reason = n.warrant_reason.clone().unwrap_or_default();
             let (line, excluded) = match n.warrant.render(&text) {
                 Some(rendered) if n.lifecycle.is_live() => {
                     // Directives whose count predates the stored one are counted here, once.
-                    let tokens = tokens
-                        .get(n.node_id.as_str())
-                        .copied()
-                        .flatten()
-                        .unwrap_or_else(|| count_u32(&format!("{rendered}\n")));
+                    let tokens = stored.unwrap_or_else(|| count_u32(&format!("{rendered}\n")));
                     (Line::counted(rendered, tokens), None)
                 }
                 _ => {

@@ -255,24 +255,33 @@ const SELECT: &str = "SELECT kind, node_id, text, lifecycle_state, staleness_sta
    FROM durable_nodes";
 
 fn row_node(r: &rusqlite::Row<'_>) -> rusqlite::Result<Node> {
+    row_node_at(r, 0)
+}
+
+/// A node from the row's columns starting at `at` (in [`SELECT`]'s order).
+fn row_node_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Node> {
     // Values outside the vocabulary can only come from a hand-edited database; they read as
     // the most careful state rather than failing the whole list.
-    let kind: String = r.get(0)?;
-    let lifecycle: String = r.get(3)?;
-    let staleness: String = r.get(4)?;
-    let warrant: Option<String> = r.get(5)?;
-    let id: String = r.get(1)?;
-    let superseded_by: Option<String> = r.get(7)?;
+    let kind: String = r.get(at)?;
+    let lifecycle: String = r.get(at + 3)?;
+    let staleness: String = r.get(at + 4)?;
+    let warrant: Option<String> = r.get(at + 5)?;
+    let id: String = r.get(at + 1)?;
+    let superseded_by: Option<String> = r.get(at + 7)?;
     Ok(Node {
         node_id: NodeId::new(id).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(e))
+            rusqlite::Error::FromSqlConversionFailure(
+                at + 1,
+                rusqlite::types::Type::Text,
+                Box::new(e),
+            )
         })?,
         kind: if kind == "obligation" {
             NodeKind::Obligation
         } else {
             NodeKind::MemoryDirective
         },
-        text: r.get(2)?,
+        text: r.get(at + 2)?,
         lifecycle: lifecycle.parse().unwrap_or(Lifecycle::AuditOnly),
         staleness: staleness.parse().unwrap_or(Staleness::VerificationRequired),
         warrant: warrant
@@ -280,13 +289,13 @@ fn row_node(r: &rusqlite::Row<'_>) -> rusqlite::Result<Node> {
             .unwrap_or("assert")
             .parse()
             .unwrap_or(Warrant::VerifyBeforeUse),
-        warrant_reason: r.get(6)?,
+        warrant_reason: r.get(at + 6)?,
         superseded_by: superseded_by.and_then(|s| NodeId::new(s).ok()),
-        work_context_id: r.get(8)?,
-        entity_id: r.get(9)?,
-        due_at: r.get(10)?,
-        created_at: r.get(11)?,
-        updated_at: r.get(12)?,
+        work_context_id: r.get(at + 8)?,
+        entity_id: r.get(at + 9)?,
+        due_at: r.get(at + 10)?,
+        created_at: r.get(at + 11)?,
+        updated_at: r.get(at + 12)?,
     })
 }
 
@@ -427,6 +436,33 @@ impl Graph {
             nodes.retain(|n| n.lifecycle.is_live());
         }
         Ok(nodes)
+    }
+
+    /// The memory directives a brief considers at `now`: live ones, and those retired or
+    /// superseded within [`EXCLUDED_TRACE_DAYS`], oldest first. Filtered in SQL because it is on
+    /// the brief's start path.
+    pub(crate) fn directives_for_brief(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(Node, Option<u32>)>> {
+        let since = ts(now - Duration::days(EXCLUDED_TRACE_DAYS));
+        self.with_conn_result(|c| {
+            // The directive branch of the `durable_nodes` view, with the stored token count first.
+            let mut stmt = c.prepare_cached(
+                "SELECT m.tokens, 'memory_directive', m.directive_id, m.text, m.lifecycle_state,
+                        m.staleness_state, m.use_warrant, m.warrant_reason, m.superseded_by,
+                        m.scope, NULL, NULL, m.created_at, m.updated_at
+                   FROM memory_directives m
+                  WHERE m.lifecycle_state IN ('provisional', 'active', 'confirmed', 'contested')
+                     OR m.updated_at >= ?1
+                  ORDER BY m.created_at, m.directive_id",
+            )?;
+            stmt.query_map([since], |r| {
+                let tokens: Option<u32> = r.get(0)?;
+                Ok((row_node_at(r, 1)?, tokens))
+            })?
+            .collect()
+        })
     }
 
     /// One node with its provenance and history.

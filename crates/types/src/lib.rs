@@ -1034,6 +1034,23 @@ pub struct NightlyReportRow {
     pub renewed: u32,
     pub views_rebuilt: u32,
     pub rollup_segments: u32,
+    /// Durable nodes the run moved down the warrant ladder.
+    pub degraded: u32,
+    /// Research-capture utility as this run measured it.
+    pub research: ResearchUtilityRow,
+}
+
+/// Research-capture utility (CSA §11.3 step 7): of the questions and decisions captured from
+/// research sessions, how many were of later use.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResearchUtilityRow {
+    pub captures: u64,
+    pub referenced: u64,
+    pub briefed: u64,
+    pub promoted: u64,
+    pub untouched: u64,
+    /// `None` before there are any research captures.
+    pub useful_pct: Option<u64>,
 }
 
 /// The nightly job as the Review page shows it.
@@ -1051,6 +1068,8 @@ pub struct NightlyStatus {
     pub last_error: Option<String>,
     /// The last run this app made (scheduled or manual).
     pub last_report: Option<NightlyReportRow>,
+    /// The latest research-capture utility measurement on this store, by any run.
+    pub research: Option<ResearchUtilityRow>,
 }
 
 /// Defines a wire enum whose JSON names are the engine's stored words, with `ALL` (in the

@@ -1085,15 +1085,27 @@ fn nightly_view(s: NightlyStatus) -> impl IntoView {
             <strong id="nightly-next-run">{next}</strong>
             {s.nightly_hour.map(|h| view! { <span class="meta">{format!(" (daily after {h:02}:00, your time)")}</span> })}
         </span>
+        {s.research.and_then(|u| {
+            u.useful_pct.map(|pct| view! {
+                <p class="hint" id="research-utility">
+                    {format!(
+                        "Research captures: {} tracked, {pct}% of later use ({} restated, {} shown \
+                         in a brief, {} promoted). The research gate multiplier is in Settings.",
+                        u.captures, u.referenced, u.briefed, u.promoted
+                    )}
+                </p>
+            })
+        })}
         {s.last_error.map(|e| view! { <div class="error" id="nightly-error" role="alert">{format!("The last run failed: {e}")}</div> })}
     }
 }
 
 fn report_text(r: &NightlyReportRow) -> String {
     let mut text = format!(
-        "Nightly job done: {} session(s) captured, {} new proposal(s) ({} renewed), {} view(s) \
-         rebuilt, recent activity with {} work context(s).",
-        r.captured, r.proposed, r.renewed, r.views_rebuilt, r.rollup_segments
+        "Nightly job done: {} session(s) captured, {} new proposal(s) ({} renewed), {} node(s) \
+         moved down the warrant ladder, {} view(s) rebuilt, recent activity with {} work \
+         context(s).",
+        r.captured, r.proposed, r.renewed, r.degraded, r.views_rebuilt, r.rollup_segments
     );
     for f in r.capture_failures.iter().take(3) {
         text.push_str(&format!(" Capture failed: {f}."));

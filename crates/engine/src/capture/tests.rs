@@ -560,3 +560,46 @@ fn bounded_conversation_keeps_the_last_ten_user_turns_within_the_token_bound() {
     let big = vec![turn(1, true, "word ".repeat(5000))];
     assert!(crate::tokens::count(&full::bounded_conversation(&big)) <= full::MAX_INPUT_TOKENS);
 }
+
+/// Issue 6 (CSA §11.3 step 7): the questions and decisions of research sessions, where the gate
+/// was lowered, are tracked for the nightly utility measurement; a drafting session's are not.
+#[test]
+fn issue_6_research_captures_are_tracked_for_utility() {
+    let (_d, store) = fixture_store();
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    let research = [
+        "d6e0bada-1959-4eec-a9d2-0bfade768d8f",
+        "ffae836b-9420-4060-ac13-7745215f90ff",
+    ];
+    let mut expected: Vec<String> = Vec::new();
+    for id in research {
+        let o = run(&store, id);
+        assert_eq!(o.activity, Some(ActivityType::Research));
+        expected.extend(
+            o.entries
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e.entry_type(),
+                        EntryType::OpenQuestion | EntryType::KeyDecision
+                    )
+                })
+                .map(|e| e.entry_id.to_string()),
+        );
+    }
+    let drafting = run(&store, "019e1695-0522-7c83-8b39-0dd379793f80");
+    assert_eq!(drafting.activity, Some(ActivityType::Drafting));
+    let mut tracked: Vec<String> = store
+        .graph()
+        .with_conn_result(|c| {
+            let mut s = c.prepare("SELECT entry_id FROM research_captures")?;
+            s.query_map([], |r| r.get(0))?.collect()
+        })
+        .unwrap();
+    tracked.sort();
+    expected.sort();
+    assert_eq!(tracked.len(), 4);
+    assert_eq!(tracked, expected);
+    let u = crate::utility::measure(&store, now()).unwrap();
+    assert_eq!((u.captures, u.untouched, u.useful_pct()), (4, 4, Some(0)));
+}
