@@ -693,18 +693,7 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
             let mut item = trace_item(1, "node", &Line::counted(n.text.clone(), 0));
             item.source_id = Some(n.node_id.clone());
             item.work_context_id = Some(wc.clone());
-            let reason = if *retired {
-                Reason::Retired
-            } else {
-                Reason::Warrant
-            };
-            set(&mut item, Decision::Excluded, reason, detail);
-            d.cands.push(Cand {
-                item,
-                line: None,
-                rank: 0,
-                fixed: false,
-            });
+            d.cands.push(excluded_node(item, *retired, detail));
             continue;
         }
         let Some(line) = &n.line else { continue };
@@ -859,6 +848,23 @@ fn tier2(store: &Store, req: &BriefRequest, current: Option<&WorkContextId>) -> 
     Ok(d)
 }
 
+/// A durable node the brief leaves out (see [`crate::nodes::brief_form`]): a candidate the
+/// inspector can explain, never a line.
+fn excluded_node(mut item: TraceItem, retired: bool, detail: &str) -> Cand {
+    let reason = if retired {
+        Reason::Retired
+    } else {
+        Reason::Warrant
+    };
+    set(&mut item, Decision::Excluded, reason, detail);
+    Cand {
+        item,
+        line: None,
+        rank: 0,
+        fixed: false,
+    }
+}
+
 /// Tier 3 candidates: the person's facts, then approved directives at their warrant; a
 /// directive its warrant or lifecycle keeps out is a candidate excluded with the reason.
 fn tier3(store: &Store, now: DateTime<Utc>) -> Result<Draft> {
@@ -867,18 +873,7 @@ fn tier3(store: &Store, now: DateTime<Utc>) -> Result<Draft> {
         let mut t = trace_item(3, item.kind, &item.line);
         t.source_id = Some(item.source_id);
         if let Some(x) = &item.excluded {
-            let reason = if x.retired {
-                Reason::Retired
-            } else {
-                Reason::Warrant
-            };
-            set(&mut t, Decision::Excluded, reason, &x.detail);
-            d.cands.push(Cand {
-                item: t,
-                line: None,
-                rank: 0,
-                fixed: false,
-            });
+            d.cands.push(excluded_node(t, x.retired, &x.detail));
             continue;
         }
         if let Some((warrant, why)) = &item.warrant

@@ -26,7 +26,7 @@ use crate::continuity::{CaptureMode, ContinuityEntry, EntryContent, WorkPhase};
 use crate::error::{Error, Result};
 use crate::fsutil::atomic_write;
 use crate::ids::{EntryId, SessionId, WorkContextId};
-use crate::nodes::{Lifecycle, Warrant};
+use crate::nodes::{BriefForm, Lifecycle, Warrant, brief_form};
 use crate::store::Store;
 use crate::tokens::{Line, condense};
 
@@ -848,22 +848,9 @@ fn baseline_in(
             ),
             None => format!("Obligation: {}", condense(&text, ITEM_CHARS)),
         };
-        let (line, excluded) = match warrant.render(&base) {
-            Some(l) if lifecycle.is_live() => (Some(counter.line(l)), None),
-            _ if lifecycle.is_live() => (
-                None,
-                Some((false, format!("use warrant {warrant}: {reason}"))),
-            ),
-            _ => (
-                None,
-                Some((
-                    true,
-                    format!(
-                        "{lifecycle} on {}: {reason}",
-                        updated_at.get(..10).unwrap_or(&updated_at)
-                    ),
-                )),
-            ),
+        let (line, excluded) = match brief_form(lifecycle, warrant, &reason, &updated_at, &base) {
+            BriefForm::Shown(l) => (Some(counter.line(l)), None),
+            BriefForm::Excluded { retired, detail } => (None, Some((retired, detail))),
         };
         obligations.push(NodeItem {
             node_id,

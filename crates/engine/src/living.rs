@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::entities::ts;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::nodes::Warrant;
+use crate::nodes::{BriefForm, Warrant, brief_form};
 use crate::tokens::{Line, count_u32, one_line};
 
 /// Longest fact, in characters: Tier 3 has 100 tokens for everything.
@@ -218,29 +218,18 @@ impl Graph {
         for (n, stored) in nodes {
             let text = one_line(&n.text);
             let reason = n.warrant_reason.clone().unwrap_or_default();
-            let (line, excluded) = match n.warrant.render(&text) {
-                Some(rendered) if n.lifecycle.is_live() => {
-                    // Directives whose count predates the stored one are counted here, once.
-                    let tokens = stored.unwrap_or_else(|| count_u32(&format!("{rendered}\n")));
-                    (Line::counted(rendered, tokens), None)
-                }
-                _ => {
-                    let detail = if n.lifecycle.is_live() {
-                        format!("use warrant {}: {reason}", n.warrant)
-                    } else {
-                        format!(
-                            "{} on {}: {reason}",
-                            n.lifecycle,
-                            &n.updated_at[..10.min(n.updated_at.len())]
-                        )
-                    };
-                    let retired = !n.lifecycle.is_live();
-                    (
+            let (line, excluded) =
+                match brief_form(n.lifecycle, n.warrant, &reason, &n.updated_at, &text) {
+                    BriefForm::Shown(rendered) => {
+                        // Directives whose count predates the stored one are counted here, once.
+                        let tokens = stored.unwrap_or_else(|| count_u32(&format!("{rendered}\n")));
+                        (Line::counted(rendered, tokens), None)
+                    }
+                    BriefForm::Excluded { retired, detail } => (
                         Line::counted(text, 0),
                         Some(LivingExclusion { retired, detail }),
-                    )
-                }
-            };
+                    ),
+                };
             items.push(LivingItem {
                 kind: "directive",
                 source_id: n.node_id.to_string(),

@@ -184,6 +184,41 @@ impl Warrant {
     }
 }
 
+/// How a brief treats a node: the line it shows, or why it may not show one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BriefForm {
+    /// The line at the node's warrant (hedged with a leading label below `assert`).
+    Shown(String),
+    /// Left out: `retired` for a retired or superseded node (else its warrant forbids
+    /// injection), with the sentence the inspector shows.
+    Excluded { retired: bool, detail: String },
+}
+
+/// The one rule for showing a node in a brief, for Tier 3's directives and Tier 1's obligations:
+/// `base` is the node's card text before any hedge, `updated_at` when its lifecycle last changed.
+pub fn brief_form(
+    lifecycle: Lifecycle,
+    warrant: Warrant,
+    reason: &str,
+    updated_at: &str,
+    base: &str,
+) -> BriefForm {
+    if !lifecycle.is_live() {
+        let day = updated_at.get(..10).unwrap_or(updated_at);
+        return BriefForm::Excluded {
+            retired: true,
+            detail: format!("{lifecycle} on {day}: {reason}"),
+        };
+    }
+    match warrant.render(base) {
+        Some(line) => BriefForm::Shown(line),
+        None => BriefForm::Excluded {
+            retired: false,
+            detail: format!("use warrant {warrant}: {reason}"),
+        },
+    }
+}
+
 /// A durable node as the Knowledge page, the CLI and the brief see it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Node {
@@ -512,7 +547,7 @@ impl Graph {
     /// `fresh`, warrant `assert`; the old text stays in the history.
     pub(crate) fn edit_node(&self, id: &str, text: &str, now: DateTime<Utc>) -> Result<Node> {
         let text = clean_text(text)?;
-        self.node_change(id, "edited", now, |c, node| {
+        self.node_change(id, "edited", |c, node| {
             let note = format!("was: {}", node.text);
             write_state(
                 c,
@@ -541,7 +576,7 @@ impl Graph {
     /// The person confirms a node still holds: lifecycle `confirmed`, staleness `fresh`, warrant
     /// `assert`, and the decay clock starts again.
     pub(crate) fn confirm_node(&self, id: &str, now: DateTime<Utc>) -> Result<Node> {
-        self.node_change(id, "confirmed", now, |c, node| {
+        self.node_change(id, "confirmed", |c, node| {
             write_state(
                 c,
                 node,
@@ -570,7 +605,7 @@ impl Graph {
             .map(one_line)
             .filter(|r| !r.is_empty())
             .unwrap_or_else(|| format!("set to {warrant} by the person"));
-        self.node_change(id, "warrant", now, |c, node| {
+        self.node_change(id, "warrant", |c, node| {
             write_state(
                 c,
                 node,
@@ -608,7 +643,7 @@ impl Graph {
             .map(one_line)
             .filter(|r| !r.is_empty())
             .unwrap_or_else(|| "retired by the person".to_owned());
-        self.node_change(id, "retired", now, |c, node| {
+        self.node_change(id, "retired", |c, node| {
             write_state(
                 c,
                 node,
@@ -638,7 +673,7 @@ impl Graph {
     /// brief; the new one records what it supersedes. Returns the new node.
     pub(crate) fn supersede_node(&self, id: &str, text: &str, now: DateTime<Utc>) -> Result<Node> {
         let text = clean_text(text)?;
-        self.node_change(id, "superseded", now, |c, old| {
+        self.node_change(id, "superseded", |c, old| {
             let digest = Sha256::digest(format!("{id}|{text}|{}", ts(now)).as_bytes());
             let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
             let new_id = NodeId::new(format!("{}{hex}", old.kind.id_prefix()))
@@ -724,7 +759,6 @@ impl Graph {
         &self,
         id: &str,
         verb: &str,
-        _now: DateTime<Utc>,
         f: impl FnOnce(&Connection, &Node) -> rusqlite::Result<NodeId>,
     ) -> Result<Node> {
         let mut conn = self.conn();
