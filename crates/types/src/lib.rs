@@ -112,6 +112,22 @@ pub mod commands {
     pub const KNOWLEDGE_RETIRE: &str = "knowledge_retire";
     /// `NodeTextRequest -> NodeDetail` (the new node that replaces the named one)
     pub const KNOWLEDGE_SUPERSEDE: &str = "knowledge_supersede";
+    /// `PushRequest -> PushOutcome` ("I just did X")
+    pub const PUSH_OBSERVATION: &str = "push_observation";
+    /// `ObservationListRequest -> Vec<ObservationRow>`
+    pub const OBSERVATIONS_LIST: &str = "observations_list";
+    /// `ObservationRef -> ObservationRow`
+    pub const OBSERVATION_GET: &str = "observation_get";
+    /// `TimelineRequest -> Timeline`
+    pub const TIMELINE: &str = "timeline";
+    /// `() -> TrackedFolders`
+    pub const TRACKED_FOLDERS: &str = "tracked_folders";
+    /// `TrackedFolderRequest -> TrackedFolders`
+    pub const ADD_TRACKED_FOLDER: &str = "add_tracked_folder";
+    /// `TrackedFolderRequest -> TrackedFolders`
+    pub const REMOVE_TRACKED_FOLDER: &str = "remove_tracked_folder";
+    /// `IgnorePatternsRequest -> TrackedFolders`
+    pub const SET_IGNORE_PATTERNS: &str = "set_ignore_patterns";
 }
 
 /// The continuity mode (CSA §5.1), as the UI shows it.
@@ -1277,6 +1293,182 @@ pub struct NodeRetireRequest {
     pub node_id: String,
     /// Why, kept in the history and shown by the inspector when a brief leaves it out.
     pub reason: Option<String>,
+}
+
+/// Request of [`commands::PUSH_OBSERVATION`]: "I just did X", with an optional work context and
+/// entity names (unknown names become new entities); entity resolution also runs on the text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushRequest {
+    pub text: String,
+    pub work_context_id: Option<String>,
+    pub entities: Vec<String>,
+}
+
+/// An entity an observation named or touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObservedEntity {
+    pub entity_id: String,
+    pub name: String,
+}
+
+/// One observation: a change to a file in a tracked folder, or a push.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObservationRow {
+    pub observation_id: i64,
+    /// `created`, `modified`, `renamed`, `deleted` (files) or `pushed`.
+    pub kind: String,
+    /// `file` or `push`.
+    pub source: String,
+    /// The file's path (for a rename, the new one).
+    pub path: Option<String>,
+    /// A renamed file's old path.
+    pub from_path: Option<String>,
+    /// A markdown file's title (frontmatter, first heading, or the file name).
+    pub title: Option<String>,
+    /// The push's text, or the file change's short content delta.
+    pub text: String,
+    /// RFC 3339.
+    pub observed_at: String,
+    pub work_context_id: Option<String>,
+    pub work_context_name: Option<String>,
+    pub entities: Vec<ObservedEntity>,
+    /// Cross-conversation updates the observation wrote into work contexts' logs.
+    pub updates_written: u32,
+}
+
+/// What a push did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushOutcome {
+    pub observation: ObservationRow,
+    /// Names from the request that were not entities yet and now are.
+    pub entities_created: Vec<String>,
+}
+
+/// Request of [`commands::OBSERVATIONS_LIST`], newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObservationListRequest {
+    pub work_context_id: Option<String>,
+    /// `file` or `push`; none for both.
+    pub source: Option<String>,
+    /// At most this many; 0 means the engine's default.
+    pub limit: u32,
+}
+
+/// Names one observation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObservationRef {
+    pub observation_id: i64,
+}
+
+/// Request of [`commands::TIMELINE`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineRequest {
+    pub work_context_id: Option<String>,
+    /// Any of `session`, `capture`, `observation`, `push`, `promotion`; empty for all.
+    pub kinds: Vec<String>,
+    /// `openclaw`, `claude_code` or `codex`: sessions and captures of that harness only.
+    pub harness: Option<String>,
+    /// Days back from now; 0 means the engine's default (30).
+    pub days: u32,
+    /// At most this many items; 0 means the engine's default (200).
+    pub limit: u32,
+}
+
+/// Where clicking a timeline item goes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "to", rename_all = "snake_case")]
+pub enum TimelineTarget {
+    Session { session_id: String },
+    Observation { observation_id: i64 },
+    Proposal { proposal_id: i64 },
+    Node { node_id: String },
+    WorkContext { work_context_id: String },
+}
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineItem {
+    /// RFC 3339.
+    pub at: String,
+    /// `session`, `capture`, `observation`, `push` or `promotion`.
+    pub kind: String,
+    pub title: String,
+    pub detail: Option<String>,
+    pub work_context_id: Option<String>,
+    pub work_context_name: Option<String>,
+    pub harness: Option<String>,
+    pub target: Option<TimelineTarget>,
+}
+
+/// One work context's share of a day's activity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineDayCount {
+    /// None for activity outside any work context.
+    pub work_context_id: Option<String>,
+    pub name: String,
+    pub count: u32,
+}
+
+/// One day of the activity chart (every day of the window, empty days too), stacked by context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineDay {
+    /// `YYYY-MM-DD`, UTC.
+    pub day: String,
+    pub counts: Vec<TimelineDayCount>,
+}
+
+/// The timeline of a window: items newest first and the per-day chart over the same filters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub items: Vec<TimelineItem>,
+    /// More items matched than `limit`; the chart still counts them all.
+    pub truncated: bool,
+    pub days: Vec<TimelineDay>,
+}
+
+/// One tracked folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrackedFolderRow {
+    pub path: String,
+    /// Whether the folder exists right now (a removed folder stays tracked and is watched again
+    /// when it comes back).
+    pub exists: bool,
+}
+
+/// What the file watcher is doing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatcherStatusRow {
+    /// `running`, `degraded` (watching, but something is wrong: see `problem`), `stopped`.
+    pub state: String,
+    /// Files in the tracked folders the watcher knows.
+    pub files: u64,
+    /// What is wrong and how to fix it, e.g. an exhausted inotify watch limit.
+    pub problem: Option<String>,
+    /// RFC 3339.
+    pub last_reconcile_at: Option<String>,
+}
+
+/// The tracked folders, the ignore rules and the watcher's state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrackedFolders {
+    pub folders: Vec<TrackedFolderRow>,
+    /// The person's own ignore patterns (globs such as `*.bak` or `drafts/**`).
+    pub ignore_patterns: Vec<String>,
+    /// The built-in ignore rules, for display.
+    pub default_ignores: Vec<String>,
+    pub watcher: WatcherStatusRow,
+}
+
+/// Request of [`commands::ADD_TRACKED_FOLDER`] and [`commands::REMOVE_TRACKED_FOLDER`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrackedFolderRequest {
+    pub path: String,
+}
+
+/// Request of [`commands::SET_IGNORE_PATTERNS`]: the whole list, replacing the old one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IgnorePatternsRequest {
+    pub patterns: Vec<String>,
 }
 
 /// The class of a failed command, so the UI can choose how to show it.
