@@ -157,7 +157,9 @@ WITH items (at, kind, title, detail, wc, harness, tkind, tid) AS (
     UNION ALL
     SELECT p.created_at, 'promotion',
            'Proposed ' || replace(p.node_kind, '_', ' ') || ': ' || p.text,
-           'waiting for review', p.work_context_id, NULL, 'proposal', p.proposal_id
+           CASE p.status WHEN 'pending' THEN 'waiting for review'
+                         WHEN 'deferred' THEN 'deferred' END,
+           p.work_context_id, NULL, 'proposal', p.proposal_id
       FROM promotion_proposals p
      WHERE p.created_at >= ?1
     UNION ALL
