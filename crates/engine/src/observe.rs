@@ -22,6 +22,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
 
 use crate::capture::crossconv;
 use crate::config::{ContinuityConfig, ContinuityMode};
@@ -42,7 +43,8 @@ pub const MAX_PUSH_CHARS: usize = 2_000;
 const PUSHED_ENTITY_KIND: &str = "topic";
 
 /// What happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ObservationKind {
     Created,
     Modified,
@@ -87,7 +89,8 @@ impl ObservationKind {
 }
 
 /// Where an observation came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ObservationSource {
     /// The file watcher.
     File,
@@ -113,7 +116,7 @@ impl ObservationSource {
 }
 
 /// One stored observation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Observation {
     pub observation_id: i64,
     pub source: ObservationSource,
@@ -143,7 +146,7 @@ pub struct Push {
 }
 
 /// What a push did.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PushOutcome {
     pub observation: Observation,
     pub entities_created: Vec<String>,

@@ -256,7 +256,7 @@ pub fn settle(
             entity_ids: before.entity_ids.clone(),
         };
         let text = match &before.line_hashes {
-            Some(lines) => format!("deleted ({} lines)", lines.len()),
+            Some(lines) => format!("deleted ({})", lines_words(lines.len())),
             None => format!("deleted ({})", size_words(before.stat.size)),
         };
         let entities = before.entity_ids.clone();
@@ -616,7 +616,7 @@ fn line_hash(line: &str) -> u64 {
 
 fn created_delta(content: &Content, facts: &Facts) -> String {
     let mut s = match &content.text {
-        Some(t) => format!("new file, {} lines", t.lines().count()),
+        Some(t) => format!("new file, {}", lines_words(t.lines().count())),
         None => format!("new file, {}", size_words(content.stat.size)),
     };
     if let Some(details) = &facts.details
@@ -655,7 +655,12 @@ fn modified_delta(before: &Known, content: &Content) -> (String, String) {
         }
     }
     let removed: usize = old_counts.values().sum();
-    let mut s = format!("+{} −{} lines", added.len(), removed);
+    let mut s = format!(
+        "+{} −{} line{}",
+        added.len(),
+        removed,
+        if added.len() + removed == 1 { "" } else { "s" }
+    );
     if let Some(first) = added.iter().map(|l| l.trim()).find(|l| !l.is_empty()) {
         s.push_str(&format!(": “{first}”"));
     }
@@ -669,6 +674,14 @@ fn condense(s: &str) -> String {
     let mut out: String = s.chars().take(DELTA_CHARS - 1).collect();
     out.push('…');
     out
+}
+
+fn lines_words(n: usize) -> String {
+    if n == 1 {
+        "1 line".to_owned()
+    } else {
+        format!("{n} lines")
+    }
 }
 
 fn size_words(bytes: u64) -> String {

@@ -331,7 +331,7 @@ fn issue_7_a_file_edit_mentioning_another_contexts_entity_reaches_it_once() {
         &w.docs.join("status.txt"),
         "Motion status\nCalled Henderson about the settlement.\n",
     );
-    expect![[r#"modified status.txt from=None title=Some("status.txt") text="+1 −0 lines: “Called Henderson about the settlement.”" entities=["Henderson"] wc=Some("wc_motion_to_dismiss") updates=1"#]]
+    expect![[r#"modified status.txt from=None title=Some("status.txt") text="+1 −0 line: “Called Henderson about the settlement.”" entities=["Henderson"] wc=Some("wc_motion_to_dismiss") updates=1"#]]
         .assert_eq(&settle_docs(&w, Scope::All, &rules));
     let at = now() + Duration::minutes(5);
     expect![[r#"["Since last session: status.txt edited outside chat."]"#]].assert_eq(&format!(
