@@ -5,7 +5,8 @@
 //! folder that disappears is settled as deleted and watched again the moment it (or a new folder
 //! of that name) is back; and every `watch_reconcile_minutes` a full reconcile compares every file
 //! with what was recorded. An exhausted inotify watch limit is reported in the status, with the
-//! fix, not hidden: the reconcile still catches those folders' changes, only later.
+//! fix, not hidden: the reconcile still catches those folders' changes, only later. Access events
+//! (the watcher's own reads) are dropped, so an idle folder costs nothing but a stat per second.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -14,8 +15,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use notify_debouncer_mini::notify::{self, RecursiveMode};
-use notify_debouncer_mini::{DebounceEventResult, DebouncedEventKind, new_debouncer};
+use notify_debouncer_full::notify::{self, EventKind, RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 use super::Observation;
 use super::files::{self, Scope};
@@ -105,7 +106,7 @@ impl FileWatcher {
         let config = store.config()?;
         let debounce = Duration::from_millis(u64::from(config.watch_debounce_ms));
         let fs_tx = tx.clone();
-        let debouncer = new_debouncer(debounce, move |r: DebounceEventResult| {
+        let debouncer = new_debouncer(debounce, None, move |r: DebounceEventResult| {
             // A send fails only once the thread is gone, when nobody needs the event.
             let _ = fs_tx.send(Msg::Fs(r));
         })
@@ -130,16 +131,24 @@ impl FileWatcher {
                 loop {
                     match rx.recv_timeout(TICK) {
                         Ok(Msg::Fs(Ok(events))) => {
-                            // A continuing write gets its final event once it stops; settling
-                            // the interim one would observe a half-written file.
-                            let paths: Vec<PathBuf> = events
+                            // Reading a file or walking a folder is an access event; acting on
+                            // those would make the watcher wake itself forever.
+                            let mut paths: Vec<PathBuf> = events
                                 .into_iter()
-                                .filter(|e| e.kind == DebouncedEventKind::Any)
-                                .map(|e| e.path)
+                                .filter(|e| !matches!(e.event.kind, EventKind::Access(_)))
+                                .flat_map(|e| e.event.paths)
                                 .collect();
-                            worker.settle_paths(paths);
+                            paths.sort();
+                            paths.dedup();
+                            if !paths.is_empty() {
+                                worker.settle_paths(paths);
+                            }
                         }
-                        Ok(Msg::Fs(Err(e))) => worker.event_problem = Some(describe(&e)),
+                        Ok(Msg::Fs(Err(errors))) => {
+                            if let Some(e) = errors.first() {
+                                worker.event_problem = Some(describe(e));
+                            }
+                        }
                         Ok(Msg::Reload) => {
                             worker.reload();
                             worker.reconcile_all();
@@ -200,7 +209,7 @@ struct Root {
 
 struct Worker {
     store: Arc<Store>,
-    debouncer: notify_debouncer_mini::Debouncer<notify::RecommendedWatcher>,
+    debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
     roots: Vec<Root>,
     rules: IgnoreRules,
     status: Arc<Mutex<WatcherStatus>>,
@@ -238,7 +247,7 @@ impl Worker {
             if tracked.folders.contains(&r.path) {
                 self.roots.push(r);
             } else {
-                let _ = self.debouncer.watcher().unwatch(&r.path);
+                let _ = self.debouncer.unwatch(&r.path);
                 if let Err(e) = files::forget_root(&self.store, &r.path) {
                     tracing::warn!(folder = %r.path.display(), error = %e, "cannot forget folder");
                 }
@@ -267,15 +276,11 @@ impl Worker {
             return false;
         }
         if self.roots[i].watched.is_some() {
-            let _ = self.debouncer.watcher().unwatch(&path);
+            let _ = self.debouncer.unwatch(&path);
             self.roots[i].watched = None;
         }
         let Some(id) = id else { return false };
-        match self
-            .debouncer
-            .watcher()
-            .watch(&path, RecursiveMode::Recursive)
-        {
+        match self.debouncer.watch(&path, RecursiveMode::Recursive) {
             Ok(()) => {
                 self.roots[i].watched = Some(id);
                 true
@@ -297,7 +302,7 @@ impl Worker {
             if self.ensure_watched(i) || (was_watched && !exists) {
                 if !exists {
                     self.roots[i].watched = None;
-                    let _ = self.debouncer.watcher().unwatch(&self.roots[i].path);
+                    let _ = self.debouncer.unwatch(&self.roots[i].path);
                 }
                 // Whatever happened while unwatched (files gone with the folder, files already in
                 // the new one) is settled now.
