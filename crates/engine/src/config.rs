@@ -107,6 +107,12 @@ pub struct ContinuityConfig {
     /// Days between steps down the degradation ladder (concept model §4.5) once a durable node's
     /// sources have decayed and nobody has confirmed it.
     pub node_decay_step_days: u32,
+    /// Quiet time the file watcher waits for after a change before it reads the file, so that a
+    /// burst of writes (an editor's save) becomes one observation.
+    pub watch_debounce_ms: u32,
+    /// Minutes between the file watcher's full reconciles of the tracked folders, which catch
+    /// changes the OS did not report.
+    pub watch_reconcile_minutes: u32,
     pub schema_version: u64,
 }
 
@@ -172,6 +178,8 @@ impl Default for ContinuityConfig {
             promotion_decision_sessions: 3,
             nightly_hour: 3,
             node_decay_step_days: 30,
+            watch_debounce_ms: 250,
+            watch_reconcile_minutes: 10,
             schema_version: CONFIG_SCHEMA_VERSION,
         }
     }
@@ -377,6 +385,19 @@ pub const FIELDS: &[ConfigField] = &[
         key: "node_decay_step_days",
         rule: FieldRule::Int { min: 1, max: 365 },
         help: "days between steps down the warrant ladder once a durable node's sources decayed",
+    },
+    ConfigField {
+        key: "watch_debounce_ms",
+        rule: FieldRule::Int {
+            min: 50,
+            max: 10_000,
+        },
+        help: "milliseconds of quiet the file watcher waits for before reading a changed file",
+    },
+    ConfigField {
+        key: "watch_reconcile_minutes",
+        rule: FieldRule::Int { min: 1, max: 1440 },
+        help: "minutes between full rescans of the tracked folders, catching changes the OS missed",
     },
     ConfigField {
         key: "schema_version",

@@ -339,6 +339,26 @@ pub(crate) fn resolve_in(
     ))
 }
 
+/// The named work context whose `cwd` link rule holds `path` (the longest such directory wins,
+/// then the lower rule id), for placing a file the watcher saw.
+pub(crate) fn for_path_in(
+    conn: &Connection,
+    path: &str,
+) -> rusqlite::Result<Option<WorkContextId>> {
+    let mut best: Option<(usize, String)> = None;
+    for (wc, rule) in rules_in(conn, None)? {
+        if rule.kind == LinkRuleKind::Cwd
+            && cwd_within(path, &rule.pattern)
+            && best
+                .as_ref()
+                .is_none_or(|(len, _)| rule.pattern.len() > *len)
+        {
+            best = Some((rule.pattern.len(), wc));
+        }
+    }
+    Ok(best.and_then(|(_, wc)| WorkContextId::new(wc).ok()))
+}
+
 /// Makes sure the auto context exists as a row (so it can be listed, renamed or merged), named
 /// after its entities and linked to them.
 pub(crate) fn ensure_auto_in(

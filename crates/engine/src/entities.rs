@@ -55,10 +55,26 @@ pub struct EntityEdit {
 /// Who or what changed an entity, for provenance and for the event's payload.
 #[derive(Debug, Clone)]
 pub struct ChangeSource {
-    /// `manual` (the person, through the CLI or the app) or `capture`.
+    /// `manual` (the person, through the CLI or the app), `capture`, `file` (the file watcher)
+    /// or `push` (the person's "I just did X").
     pub kind: &'static str,
     pub session_id: Option<SessionId>,
     pub work_context_id: Option<WorkContextId>,
+    /// The observation behind a `file` or `push` change.
+    pub observation: Option<ObservedBy>,
+}
+
+/// The observation that touched an entity, carried in the event so that the cross-conversation
+/// update can name the file or the push (CSA §9) rather than a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ObservedBy {
+    pub observation_id: i64,
+    /// Stands in for the source session: updates waiting undelivered in a log are not written
+    /// twice for one key, so repeated saves of one file make one update, while each push is its
+    /// own.
+    pub source_key: String,
+    /// The update's text, e.g. "Henderson brief edited outside chat (brief.md)."
+    pub summary: String,
 }
 
 impl ChangeSource {
@@ -68,6 +84,7 @@ impl ChangeSource {
             kind: "manual",
             session_id: None,
             work_context_id: None,
+            observation: None,
         }
     }
 
@@ -77,6 +94,7 @@ impl ChangeSource {
             kind: "capture",
             session_id: Some(session.clone()),
             work_context_id: Some(work_context.clone()),
+            observation: None,
         }
     }
 }
@@ -91,6 +109,9 @@ pub struct EntityUpserted {
     pub source_kind: String,
     pub source_session_id: Option<SessionId>,
     pub work_context_id: Option<WorkContextId>,
+    /// Set when an observation (a file change or a push) made the change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observation: Option<ObservedBy>,
 }
 
 /// Maps SQLite errors on `conn` to the engine's error, naming the database file.
@@ -239,6 +260,7 @@ fn emit(
         source_kind: source.kind.to_owned(),
         source_session_id: source.session_id.clone(),
         work_context_id: source.work_context_id.clone(),
+        observation: source.observation.clone(),
     };
     let payload = serde_json::to_string(&payload).unwrap_or_default();
     // A reference changes nothing a constellation view shows; an edit or merge may change a
@@ -250,11 +272,11 @@ fn emit(
         "INSERT INTO events (event_type, payload, created_at) VALUES (?1, ?2, ?3)",
         params![ENTITY_UPSERTED, payload, ts(now)],
     )?;
-    let source_ref = source
-        .session_id
-        .as_ref()
-        .map(|s| s.as_str().to_owned())
-        .unwrap_or_else(|| source.kind.to_owned());
+    let source_ref = match (&source.session_id, &source.observation) {
+        (Some(s), _) => s.as_str().to_owned(),
+        (None, Some(o)) => format!("observation:{}", o.observation_id),
+        (None, None) => source.kind.to_owned(),
+    };
     conn.execute(
         "INSERT INTO provenance (node_id, source_kind, source_ref, recorded_at)
          VALUES (?1, ?2, ?3, ?4)",

@@ -23,6 +23,7 @@ pub mod living;
 pub mod model;
 pub mod nightly;
 pub mod nodes;
+pub mod observe;
 pub mod promotion;
 pub mod redact;
 pub mod resolve;
@@ -33,6 +34,7 @@ pub mod sources;
 pub mod store;
 #[cfg(test)]
 mod test_support;
+pub mod timeline;
 pub mod tokens;
 pub mod traces;
 pub mod transcripts;

@@ -51,6 +51,7 @@ pub struct Store {
     graph: Graph,
     config: ConfigFile,
     sources: crate::sources::SourcesFile,
+    tracked: crate::observe::TrackedFoldersFile,
 }
 
 /// What `status` reports.
@@ -93,11 +94,13 @@ impl Store {
         config.ensure_exists()?;
         let graph = Graph::open(&root.join("entity_graph.sqlite"))?;
         let sources = crate::sources::SourcesFile::new(&root.join("config"));
+        let tracked = crate::observe::TrackedFoldersFile::new(&root.join("config"));
         Ok(Store {
             root,
             graph,
             config,
             sources,
+            tracked,
         })
     }
 
@@ -119,6 +122,11 @@ impl Store {
     /// The transcript sources file.
     pub fn sources(&self) -> &crate::sources::SourcesFile {
         &self.sources
+    }
+
+    /// The tracked folders file (what the file watcher observes).
+    pub fn tracked_folders(&self) -> &crate::observe::TrackedFoldersFile {
+        &self.tracked
     }
 
     /// Loads and validates the config.

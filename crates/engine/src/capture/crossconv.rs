@@ -60,17 +60,18 @@ pub fn deliver_pending(
     Ok(written)
 }
 
-/// The undelivered updates already in each target log, as (source session, entity) pairs: each
-/// log is read once per delivery run, however many events name it.
+/// The undelivered updates already in each target log, as (source session, entity) pairs, the
+/// entity absent for an update naming none: each log is read once per delivery run, however many
+/// events name it.
 #[derive(Default)]
-struct Waiting(BTreeMap<WorkContextId, BTreeSet<(SessionId, EntityId)>>);
+pub(crate) struct Waiting(BTreeMap<WorkContextId, BTreeSet<(SessionId, Option<EntityId>)>>);
 
 impl Waiting {
-    fn of(
+    pub(crate) fn of(
         &mut self,
         store: &Store,
         wc: &WorkContextId,
-    ) -> Result<&mut BTreeSet<(SessionId, EntityId)>> {
+    ) -> Result<&mut BTreeSet<(SessionId, Option<EntityId>)>> {
         if !self.0.contains_key(wc) {
             let mut set = BTreeSet::new();
             // Delivery is recorded in the graph, the log being append-only.
@@ -80,8 +81,11 @@ impl Waiting {
                     && !e.delivered
                     && !delivered.contains_key(e.entry_id.as_str())
                 {
+                    if u.affected_entity_ids.is_empty() {
+                        set.insert((u.source_session_id.clone(), None));
+                    }
                     for entity in u.affected_entity_ids {
-                        set.insert((u.source_session_id.clone(), entity));
+                        set.insert((u.source_session_id.clone(), Some(entity)));
                     }
                 }
             }
@@ -110,22 +114,58 @@ fn deliver(
     if targets.is_empty() {
         return Ok(0);
     }
-    let source_session = match &event.source_session_id {
-        Some(s) => s.clone(),
-        None => SessionId::new(event.source_kind.clone())?,
+    let source_session = match (&event.observation, &event.source_session_id) {
+        (Some(o), _) => SessionId::new(o.source_key.clone())?,
+        (None, Some(s)) => s.clone(),
+        (None, None) => SessionId::new(event.source_kind.clone())?,
     };
+    let summary = match &event.observation {
+        // An observation names the file or the push itself (CSA §9): "Henderson brief edited
+        // outside chat (brief.md)."
+        Some(o) => o.summary.clone(),
+        None => session_summary(store, event),
+    };
+    let mut written = 0;
+    for wc in targets {
+        if append_update(
+            store,
+            config,
+            &wc,
+            &source_session,
+            &summary,
+            std::slice::from_ref(&event.entity_id),
+            now,
+            waiting,
+        )? {
+            written_to.insert(wc.clone());
+            written += 1;
+        }
+    }
+    if let Some(o) = &event.observation {
+        crate::observe::count_updates(graph, o.observation_id, written)?;
+    }
+    Ok(written)
+}
+
+/// The update text for an entity change a session (or the person's edit) made.
+fn session_summary(store: &Store, event: &EntityUpserted) -> String {
     let where_from = match &event.work_context_id {
-        Some(wc) => match graph.work_context(wc.as_str()) {
+        Some(wc) => match store.graph().work_context(wc.as_str()) {
             Ok(w) => format!(" in work context \"{}\"", w.name),
             Err(_) => format!(" in {wc}"),
         },
         None if event.source_kind == "manual" => " by you".to_owned(),
         None => String::new(),
     };
-    let summary = match event.change.as_str() {
+    match event.change.as_str() {
         "referenced" => format!(
             "{} came up in another conversation{where_from} (session {}).",
-            event.canonical_name, source_session
+            event.canonical_name,
+            event
+                .source_session_id
+                .as_ref()
+                .map(SessionId::as_str)
+                .unwrap_or(event.source_kind.as_str())
         ),
         "created" => format!("{} was added{where_from}.", event.canonical_name),
         "merged" => format!(
@@ -133,29 +173,49 @@ fn deliver(
             event.canonical_name
         ),
         _ => format!("{} was updated{where_from}.", event.canonical_name),
-    };
-    let mut written = 0;
-    for wc in targets {
-        let key = (source_session.clone(), event.entity_id.clone());
-        if !waiting.of(store, &wc)?.insert(key) {
-            continue;
-        }
-        let mut entry = ContinuityEntry::new(
-            wc.clone(),
-            source_session.clone(),
-            now,
-            CaptureMode::Deterministic,
-            EntryContent::CrossConversationUpdate(CrossConversationUpdateContent {
-                summary: summary.clone(),
-                source_session_id: source_session.clone(),
-                affected_entity_ids: vec![event.entity_id.clone()],
-            }),
-            config,
-        );
-        entry.linked_entity_ids = vec![event.entity_id.clone()];
-        store.log(&wc).append(&entry)?;
-        written_to.insert(wc.clone());
-        written += 1;
     }
-    Ok(written)
+}
+
+/// Appends one cross-conversation update to `wc`'s log unless an undelivered one from the same
+/// source about the same entities already waits there; returns whether it wrote. An update with
+/// no entities (an observation told straight to its own work context) waits once per source.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn append_update(
+    store: &Store,
+    config: &ContinuityConfig,
+    wc: &WorkContextId,
+    source: &SessionId,
+    summary: &str,
+    entities: &[EntityId],
+    now: DateTime<Utc>,
+    waiting: &mut Waiting,
+) -> Result<bool> {
+    let pending = waiting.of(store, wc)?;
+    let keys: Vec<(SessionId, Option<EntityId>)> = if entities.is_empty() {
+        vec![(source.clone(), None)]
+    } else {
+        entities
+            .iter()
+            .map(|e| (source.clone(), Some(e.clone())))
+            .collect()
+    };
+    if keys.iter().all(|k| pending.contains(k)) {
+        return Ok(false);
+    }
+    pending.extend(keys);
+    let mut entry = ContinuityEntry::new(
+        wc.clone(),
+        source.clone(),
+        now,
+        CaptureMode::Deterministic,
+        EntryContent::CrossConversationUpdate(CrossConversationUpdateContent {
+            summary: summary.to_owned(),
+            source_session_id: source.clone(),
+            affected_entity_ids: entities.to_vec(),
+        }),
+        config,
+    );
+    entry.linked_entity_ids = entities.to_vec();
+    store.log(wc).append(&entry)?;
+    Ok(true)
 }

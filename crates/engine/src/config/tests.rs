@@ -119,7 +119,7 @@ fn wrong_types_and_values_are_named() {
     check(
         json!({"schema_version": 2, "mdoe": "off"}),
         expect![
-            "error (Config): config file continuity_config.json: field `mdoe`: unknown field; allowed: the fields mode, synthesis_model, min_dirty_turns, idle_trigger_minutes, debounce_minutes, max_session_history_window, session_summary_ttl_days, open_question_ttl_days, key_decision_ttl_days, cross_update_ttl_days_after_delivery, work_phase_ttl_days, deterministic_heuristic_capture, transcript_read_max_tokens, synthesis_provider, synthesis_base_url, synthesis_timeout_seconds, max_model_calls_per_hour, max_model_calls_per_day, model_knowledge_cutoff, model_date_awareness, model_profile_verified, significance_threshold_pct, research_gate_multiplier_pct, rollup_window_days, trace_retention_assemblies, promotion_question_days, promotion_decision_sessions, nightly_hour, node_decay_step_days, schema_version"
+            "error (Config): config file continuity_config.json: field `mdoe`: unknown field; allowed: the fields mode, synthesis_model, min_dirty_turns, idle_trigger_minutes, debounce_minutes, max_session_history_window, session_summary_ttl_days, open_question_ttl_days, key_decision_ttl_days, cross_update_ttl_days_after_delivery, work_phase_ttl_days, deterministic_heuristic_capture, transcript_read_max_tokens, synthesis_provider, synthesis_base_url, synthesis_timeout_seconds, max_model_calls_per_hour, max_model_calls_per_day, model_knowledge_cutoff, model_date_awareness, model_profile_verified, significance_threshold_pct, research_gate_multiplier_pct, rollup_window_days, trace_retention_assemblies, promotion_question_days, promotion_decision_sessions, nightly_hour, node_decay_step_days, watch_debounce_ms, watch_reconcile_minutes, schema_version"
         ],
     );
     check(
@@ -155,7 +155,7 @@ fn set_parses_text_by_field_rule() {
         ok false
         ok "llama3"
         ok null
-        error: unknown config key `colour`; known keys: mode, synthesis_model, min_dirty_turns, idle_trigger_minutes, debounce_minutes, max_session_history_window, session_summary_ttl_days, open_question_ttl_days, key_decision_ttl_days, cross_update_ttl_days_after_delivery, work_phase_ttl_days, deterministic_heuristic_capture, transcript_read_max_tokens, synthesis_provider, synthesis_base_url, synthesis_timeout_seconds, max_model_calls_per_hour, max_model_calls_per_day, model_knowledge_cutoff, model_date_awareness, model_profile_verified, significance_threshold_pct, research_gate_multiplier_pct, rollup_window_days, trace_retention_assemblies, promotion_question_days, promotion_decision_sessions, nightly_hour, node_decay_step_days, schema_version"#]]
+        error: unknown config key `colour`; known keys: mode, synthesis_model, min_dirty_turns, idle_trigger_minutes, debounce_minutes, max_session_history_window, session_summary_ttl_days, open_question_ttl_days, key_decision_ttl_days, cross_update_ttl_days_after_delivery, work_phase_ttl_days, deterministic_heuristic_capture, transcript_read_max_tokens, synthesis_provider, synthesis_base_url, synthesis_timeout_seconds, max_model_calls_per_hour, max_model_calls_per_day, model_knowledge_cutoff, model_date_awareness, model_profile_verified, significance_threshold_pct, research_gate_multiplier_pct, rollup_window_days, trace_retention_assemblies, promotion_question_days, promotion_decision_sessions, nightly_hour, node_decay_step_days, watch_debounce_ms, watch_reconcile_minutes, schema_version"#]]
     .assert_eq(&actual);
 }
 
