@@ -125,7 +125,7 @@ pub fn PushForm(
                                             on:change=move |ev| context.set(event_target_value(&ev))
                                             prop:value=move || context.get()
                                         >
-                                            <option value="">"Let ELNOR decide from the entities"</option>
+                                            <option value="">"None in particular"</option>
                                             {list
                                                 .into_iter()
                                                 .map(|wc| {
@@ -168,8 +168,9 @@ pub fn PushForm(
                 </button>
             </div>
             <p class="hint">
-                "Enter pushes; Shift+Enter starts a new line. Names you list that ELNOR does not "
-                "know yet become new entities."
+                "Enter pushes; Shift+Enter starts a new line. Entities named in the text are "
+                "recognised on their own; names you list that ELNOR does not know yet become new "
+                "entities."
             </p>
             {move || {
                 outcome

@@ -578,6 +578,10 @@ const GROUPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "File watcher",
+        &["watch_debounce_ms", "watch_reconcile_minutes"],
+    ),
+    (
         "Model temporal profile",
         &[
             "model_knowledge_cutoff",

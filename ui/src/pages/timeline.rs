@@ -59,10 +59,13 @@ pub fn TimelinePage() -> impl IntoView {
     let kinds = RwSignal::new(KINDS.iter().map(|(k, _)| *k).collect::<BTreeSet<_>>());
     let harness = RwSignal::new(String::new());
     let days = RwSignal::new(DEFAULT_WINDOW);
+    // Bumped by "Refresh": file changes arrive from the watcher while the page is open.
+    let generation = RwSignal::new(0u32);
     let contexts = LocalResource::new(api::list_work_contexts);
     let timeline = LocalResource::new(move || {
         // A push made in the dialog lands here at once.
         activity.0.track();
+        generation.track();
         let kinds = kinds.get();
         let request = TimelineRequest {
             work_context_id: Some(context.get()).filter(|c| !c.is_empty()),
@@ -146,6 +149,9 @@ pub fn TimelinePage() -> impl IntoView {
                     })
                     .collect_view()}
             </span>
+            <button class="small" id="timeline-refresh" on:click=move |_| generation.update(|g| *g += 1)>
+                "Refresh"
+            </button>
         </div>
         <div class="chips" id="timeline-kinds" role="group" aria-label="Kinds">
             {KINDS
