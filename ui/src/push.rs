@@ -215,10 +215,10 @@ fn outcome_view(
         format!("Entities touched: {}.", names.join(", "))
     };
     let updates = match obs.updates_written {
-        0 => "No cross-conversation updates: no other work context references these entities."
+        0 => "No cross-conversation updates written: no work context references these entities."
             .to_owned(),
-        1 => "1 cross-conversation update written into another work context's log.".to_owned(),
-        n => format!("{n} cross-conversation updates written into other work contexts' logs."),
+        1 => "1 cross-conversation update written into a work context's log.".to_owned(),
+        n => format!("{n} cross-conversation updates written into work contexts' logs."),
     };
     view! {
         <div

@@ -47,6 +47,9 @@ const OUTSIDE: &str = "#b8c2c4";
 /// Height of the chart's bars area, in SVG units.
 const CHART_H: f64 = 120.0;
 
+/// Width of the chart's drawing, in SVG units.
+const CHART_W: f64 = 560.0;
+
 #[component]
 pub fn TimelinePage() -> impl IntoView {
     let nav = use_nav();
@@ -290,10 +293,12 @@ fn activity_chart(days: &[TimelineDay]) -> impl IntoView + use<> {
         .max()
         .unwrap_or(0)
         .max(1);
-    let slot = 12.0;
-    let bar = 9.0;
+    // A fixed drawing width, the columns sharing it: the SVG scales as a whole (text included)
+    // to the card's width, so 7 days get wide bars and 90 narrow ones, never stretched text.
     let left = 26.0;
-    let width = left + slot * days.len() as f64;
+    let slot = (CHART_W - left) / days.len().max(1) as f64;
+    let bar = slot * 0.75;
+    let width = CHART_W;
     let scale = CHART_H / f64::from(max);
     let columns = days
         .iter()
@@ -316,7 +321,7 @@ fn activity_chart(days: &[TimelineDay]) -> impl IntoView + use<> {
                             class="chart-bar"
                             x=format!("{x:.1}")
                             y=format!("{top:.2}")
-                            width=format!("{bar}")
+                            width=format!("{bar:.2}")
                             height=format!("{h:.2}")
                             fill=colour_of(&c.work_context_id)
                             data-work-context=c.name.clone()
@@ -333,7 +338,7 @@ fn activity_chart(days: &[TimelineDay]) -> impl IntoView + use<> {
                         class="chart-slot"
                         x=format!("{x:.1}")
                         y="0"
-                        width=format!("{bar}")
+                        width=format!("{bar:.2}")
                         height=format!("{CHART_H}")
                     >
                         <title>{format!("{}: {total} item{}", d.day, if total == 1 { "" } else { "s" })}</title>
@@ -345,12 +350,15 @@ fn activity_chart(days: &[TimelineDay]) -> impl IntoView + use<> {
         .collect_view();
     let first = days.first().map(|d| d.day.clone()).unwrap_or_default();
     let last = days.last().map(|d| d.day.clone()).unwrap_or_default();
+    // Each swatch is drawn, not a styled span: the CSP allows no inline styles.
     let legend_items = legend
         .iter()
         .map(|(_, name, n, colour)| {
             view! {
                 <li>
-                    <span class="swatch" style=format!("background:{colour}")></span>
+                    <svg class="swatch" viewBox="0 0 10 10" aria-hidden="true">
+                        <rect x="0" y="0" width="10" height="10" rx="2" fill=*colour />
+                    </svg>
                     {name.clone()}
                     <span class="meta">{format!(" {n}")}</span>
                 </li>
@@ -358,20 +366,20 @@ fn activity_chart(days: &[TimelineDay]) -> impl IntoView + use<> {
         })
         .collect_view();
     view! {
+        <p class="meta chart-caption">"Activity per day (UTC days), stacked by work context"</p>
         <svg
             id="timeline-chart"
             class="activity-chart"
-            viewBox=format!("0 0 {width:.0} {}", CHART_H + 16.0)
-            preserveAspectRatio="none"
+            viewBox=format!("0 0 {width:.0} {}", CHART_H + 18.0)
             role="img"
             aria-label="Activity per day, stacked by work context"
         >
-            <text class="axis" x="0" y="9">{max.to_string()}</text>
+            <text class="axis" x="0" y="11">{max.to_string()}</text>
             <text class="axis" x="0" y=format!("{CHART_H}")>"0"</text>
             <line class="axis-line" x1=format!("{left}") x2=format!("{width:.0}") y1=format!("{CHART_H}") y2=format!("{CHART_H}") />
             {columns}
-            <text class="axis" x=format!("{left}") y=format!("{}", CHART_H + 13.0)>{first}</text>
-            <text class="axis" x=format!("{width:.0}") y=format!("{}", CHART_H + 13.0) text-anchor="end">{last}</text>
+            <text class="axis" x=format!("{left}") y=format!("{}", CHART_H + 15.0)>{first}</text>
+            <text class="axis" x=format!("{width:.0}") y=format!("{}", CHART_H + 15.0) text-anchor="end">{last}</text>
         </svg>
         {if legend.is_empty() {
             view! { <p class="hint" id="timeline-legend">"No activity in this window."</p> }.into_any()
@@ -468,8 +476,8 @@ fn ObservationPane(id: i64, selected: RwSignal<Option<i64>>, nav: Nav) -> impl I
 
 fn observation_view(o: ObservationRow, nav: Nav) -> impl IntoView {
     let what = match o.source.as_str() {
-        "push" => "pushed by you".to_owned(),
-        _ => format!("file {}", o.kind),
+        "push" => "Pushed by you".to_owned(),
+        _ => format!("File {}", o.kind),
     };
     let context = match (o.work_context_id.clone(), o.work_context_name.clone()) {
         (Some(id), name) => {
@@ -504,17 +512,14 @@ fn observation_view(o: ObservationRow, nav: Nav) -> impl IntoView {
         .into_any()
     };
     let updates = match o.updates_written {
-        0 => "none: no other work context references these entities".to_owned(),
+        0 => "none: no work context references these entities".to_owned(),
         1 => "1 cross-conversation update".to_owned(),
         n => format!("{n} cross-conversation updates"),
     };
     view! {
         <dl class="facts observation-facts">
             <dt>"What"</dt>
-            <dd id="observation-kind">
-                <span class=format!("badge obs-{}", o.kind)>{o.kind.clone()}</span>
-                {what}
-            </dd>
+            <dd id="observation-kind" data-kind=o.kind.clone()>{what}</dd>
             <dt>"When"</dt>
             <dd id="observation-at">{short_time(&o.observed_at)}</dd>
             {o.path.clone().map(|p| view! { <dt>"Path"</dt><dd class="path" id="observation-path">{p}</dd> })}
