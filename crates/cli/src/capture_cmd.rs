@@ -1,5 +1,6 @@
 //! `elnor capture` and `elnor watch`: run the continuity agent by hand, from a harness hook, or
-//! continuously over live transcripts.
+//! continuously over live transcripts; `watch` also runs the file watcher over the tracked
+//! folders.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,6 +13,7 @@ use clap::{Args, ValueEnum};
 use elnor_engine::Store;
 use elnor_engine::agent::{Agent, AgentRun, Trigger};
 use elnor_engine::capture::{CaptureOutcome, CaptureRequest, CaptureStatus, capture};
+use elnor_engine::observe::watcher::FileWatcher;
 use elnor_engine::secrets::OsKeyring;
 use notify_debouncer_mini::new_debouncer;
 use notify_debouncer_mini::notify::RecursiveMode;
@@ -56,6 +58,9 @@ pub struct WatchArgs {
     /// Run one ingest-and-capture pass and exit.
     #[arg(long)]
     once: bool,
+    /// Do not watch the tracked folders (`elnor folders`), only transcripts.
+    #[arg(long)]
+    no_files: bool,
 }
 
 fn print_outcome(o: &CaptureOutcome) {
@@ -193,7 +198,52 @@ pub fn watch(store: &Store, args: &WatchArgs, json: bool) -> anyhow::Result<Exit
             watched.len()
         );
     }
+    // The file watcher runs on its own thread over its own handle on the store (SQLite and the
+    // log locks make two handles safe), printing each observation as it is stored.
+    let files = if args.no_files || args.once {
+        None
+    } else {
+        let tracked = store.tracked_folders().load()?;
+        if !json {
+            if tracked.folders.is_empty() {
+                eprintln!("no tracked folders; `elnor folders add DIR` to observe one");
+            } else {
+                eprintln!("watching {} tracked folder(s)", tracked.folders.len());
+            }
+        }
+        let handle = std::sync::Arc::new(Store::open(store.root())?);
+        let watcher = FileWatcher::start_with(
+            handle,
+            Box::new(move |o| {
+                if json {
+                    if let Ok(line) = serde_json::to_string(o) {
+                        println!("{line}");
+                    }
+                } else {
+                    let path = o.path.as_ref().map(|p| p.display().to_string());
+                    println!(
+                        "observed: {} {} — {}",
+                        o.kind.as_str(),
+                        path.unwrap_or_default(),
+                        o.text
+                    );
+                }
+            }),
+        )?;
+        Some(watcher)
+    };
+    let mut reported: Option<String> = None;
     loop {
+        if let Some(w) = &files {
+            // A problem (such as the inotify watch limit) is said once, and again if it changes.
+            let problem = w.status().problem;
+            if problem != reported {
+                if let Some(p) = &problem {
+                    eprintln!("file watcher: {p}");
+                }
+                reported = problem;
+            }
+        }
         let report = store.ingest(&roots, &mut |_| {})?;
         if !json && report.records_added > 0 {
             println!("ingested {} new record(s)", report.records_added);

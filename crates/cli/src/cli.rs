@@ -82,6 +82,16 @@ pub enum Command {
     Nodes(crate::nodes_cmd::NodesCommand),
     /// Run the nightly job now: sweep, promotion rules, node lifecycle, utility, views, rollup.
     Nightly,
+    /// Tell your agents what you just did ("I just did X"); other work contexts hear of it.
+    Push(crate::observe_cmd::PushArgs),
+    /// What the file watcher saw in the tracked folders, and your pushes.
+    #[command(subcommand)]
+    Observations(crate::observe_cmd::ObservationsCommand),
+    /// The folders the file watcher tracks, and what it ignores.
+    #[command(subcommand)]
+    Folders(crate::observe_cmd::FoldersCommand),
+    /// Sessions, captures, observations, pushes and promotions over time.
+    Timeline(crate::observe_cmd::TimelineArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -139,6 +149,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Review(cmd) => crate::review_cmd::review(&store, cmd, args.json),
         Command::Nodes(cmd) => crate::nodes_cmd::nodes(&store, cmd, args.json),
         Command::Nightly => crate::review_cmd::nightly(&store, args.json),
+        Command::Push(a) => crate::observe_cmd::push(&store, a, args.json),
+        Command::Observations(cmd) => crate::observe_cmd::observations(&store, cmd, args.json),
+        Command::Folders(cmd) => crate::observe_cmd::folders(&store, cmd, args.json),
+        Command::Timeline(a) => crate::observe_cmd::timeline(&store, a, args.json),
     }
 }
 

@@ -12,6 +12,7 @@ mod ingest_cmd;
 mod log_cmd;
 mod model_cmd;
 mod nodes_cmd;
+mod observe_cmd;
 mod output;
 mod review_cmd;
 mod sessions_cmd;

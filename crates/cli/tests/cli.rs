@@ -1043,3 +1043,144 @@ fn issue_6_nightly_proposes_and_review_approves_with_an_edit() {
         stderr(&bad)
     );
 }
+
+#[test]
+fn issue_7_push_folders_watch_observations_and_timeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("brief.md"), "# Henderson brief\n").unwrap();
+    assert!(
+        elnor(&store, &["config", "set", "mode", "deterministic"])
+            .status
+            .success()
+    );
+    assert!(
+        elnor(
+            &store,
+            &["entities", "add", "Henderson", "--kind", "matter"]
+        )
+        .status
+        .success()
+    );
+    let wc = stdout_json(&elnor(
+        &store,
+        &[
+            "contexts",
+            "create",
+            "Henderson damages",
+            "--entity",
+            "ent_henderson",
+            "--json",
+        ],
+    ));
+    assert_eq!(wc["work_context_id"], "wc_henderson_damages");
+    // A push naming Henderson reaches the context that references Henderson.
+    let pushed = stdout_json(&elnor(
+        &store,
+        &[
+            "push",
+            "Called Henderson about the settlement",
+            "--entity",
+            "Legal team",
+            "--json",
+        ],
+    ));
+    assert_eq!(pushed["observation"]["updates_written"], 1);
+    assert_eq!(pushed["entities_created"][0], "Legal team");
+    let brief = elnor(&store, &["brief", "--context", "wc_henderson_damages"]);
+    let text = String::from_utf8_lossy(&brief.stdout);
+    assert!(
+        text.contains("You noted: Called Henderson about the settlement"),
+        "{text}"
+    );
+    // Bad pushes are invalid input.
+    assert_eq!(elnor(&store, &["push", "  "]).status.code(), Some(4));
+    assert_eq!(
+        elnor(&store, &["push", "x", "--context", "wc_nope"])
+            .status
+            .code(),
+        Some(4)
+    );
+    // A tracked folder, watched by `elnor watch`: an edit becomes an observation.
+    let docs_arg = docs.to_str().unwrap();
+    assert!(
+        elnor(&store, &["folders", "add", docs_arg])
+            .status
+            .success()
+    );
+    let mut watch = Command::new(env!("CARGO_BIN_EXE_elnor"))
+        .arg("--store")
+        .arg(&store)
+        .args(["watch", "--root", "codex=/nonexistent", "--interval", "1"])
+        .env_remove("ELNOR_MEMORY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let files_remembered = || {
+        stdout_json(&elnor(&store, &["folders", "list", "--json"]))["files_remembered"]
+            .as_u64()
+            .unwrap()
+    };
+    let start = std::time::Instant::now();
+    while files_remembered() == 0 && start.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::fs::write(
+        docs.join("brief.md"),
+        "# Henderson brief\n\nSent to legal.\n",
+    )
+    .unwrap();
+    let observed = || {
+        stdout_json(&elnor(
+            &store,
+            &["observations", "list", "--source", "file", "--json"],
+        ))
+        .as_array()
+        .unwrap()
+        .len()
+    };
+    while observed() == 0 && start.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    watch.kill().unwrap();
+    watch.wait().unwrap();
+    let list = stdout_json(&elnor(&store, &["observations", "list", "--json"]));
+    let kinds: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["modified", "pushed"]);
+    let timeline = stdout_json(&elnor(
+        &store,
+        &[
+            "timeline",
+            "--kind",
+            "push",
+            "--kind",
+            "observation",
+            "--json",
+        ],
+    ));
+    let titles: Vec<&str> = timeline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Henderson brief edited",
+            "Called Henderson about the settlement"
+        ]
+    );
+    assert_eq!(
+        elnor(&store, &["timeline", "--kind", "nope"]).status.code(),
+        Some(4)
+    );
+}

@@ -3,9 +3,10 @@
 //! [`push`]. Each observation is stored (canonical, in the graph) with the entities it mentions;
 //! touching those entities emits `graph.entity.upserted` events that name the observation, and
 //! cross-conversation delivery turns them into updates in every work context referencing the
-//! entities, with text naming the file or the push (CSA §5.5). An observation placed in a work
-//! context (a push with a context; a file under a context's `cwd` rule) also tells that context
-//! directly, since no agent session of it saw the work either.
+//! entities, with text naming the file or the push (CSA §5.5). A push placed in a work context
+//! also tells that context directly, since no agent session of it saw the work either; a file is
+//! placed in the context whose `cwd` rule holds it (for the timeline and its filters) but reaches
+//! logs only through the entities it mentions.
 //!
 //! Nothing here blocks on the OS watcher: [`files`] compares the disk with what it recorded, so the
 //! same code serves an event, a rescan of a new folder, and the periodic reconcile.
@@ -21,6 +22,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
 
 use crate::capture::crossconv;
 use crate::config::{ContinuityConfig, ContinuityMode};
@@ -41,7 +43,8 @@ pub const MAX_PUSH_CHARS: usize = 2_000;
 const PUSHED_ENTITY_KIND: &str = "topic";
 
 /// What happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ObservationKind {
     Created,
     Modified,
@@ -86,7 +89,8 @@ impl ObservationKind {
 }
 
 /// Where an observation came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ObservationSource {
     /// The file watcher.
     File,
@@ -112,7 +116,7 @@ impl ObservationSource {
 }
 
 /// One stored observation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Observation {
     pub observation_id: i64,
     pub source: ObservationSource,
@@ -142,7 +146,7 @@ pub struct Push {
 }
 
 /// What a push did.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PushOutcome {
     pub observation: Observation,
     pub entities_created: Vec<String>,
@@ -202,15 +206,31 @@ impl NewObservation {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let title = self.title.clone().unwrap_or_else(|| file.clone());
-        let mut s = format!("{title} {} outside chat", self.kind.verb());
-        if title != file && !file.is_empty() {
-            s.push_str(&format!(" ({file})"));
-        }
-        if self.kind == ObservationKind::Renamed
-            && let Some(from) = self.from_path.as_ref().and_then(|p| p.file_name())
-        {
-            s.push_str(&format!(", was {}", from.to_string_lossy()));
-        }
+        let from = self
+            .from_path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned());
+        let mut s = match (self.kind, from) {
+            // Same name, new folder: a move, said with where it went.
+            (ObservationKind::Renamed, Some(from)) if from == file => {
+                let to = self
+                    .path
+                    .as_ref()
+                    .and_then(|p| p.parent())
+                    .and_then(|p| p.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                format!("{title} moved outside chat (to {to}/)")
+            }
+            (ObservationKind::Renamed, Some(from)) => {
+                format!("{title} renamed outside chat ({from} → {file})")
+            }
+            (kind, _) if title != file && !file.is_empty() => {
+                format!("{title} {} outside chat ({file})", kind.verb())
+            }
+            (kind, _) => format!("{title} {} outside chat", kind.verb()),
+        };
         s.push('.');
         s
     }
@@ -293,91 +313,132 @@ pub(crate) fn mentioned_with(matcher: &EntityMatcher, text: &str) -> Vec<EntityI
     ids.into_iter().map(|(id, _)| id).collect()
 }
 
-/// Stores an observation and what follows from it: the entity events (in the same transaction),
-/// the update told straight to its own work context, then delivery to the other contexts.
+/// Stores an observation and what follows from it; see [`record_all`].
 pub(crate) fn record(
     store: &Store,
     config: &ContinuityConfig,
     new: NewObservation,
     now: DateTime<Utc>,
 ) -> Result<Observation> {
+    let mut stored = record_all(store, config, vec![new], |_| Ok(()), now)?;
+    stored
+        .pop()
+        .ok_or_else(|| Error::InvalidInput("no observation stored".into()))
+}
+
+/// Stores observations and what follows from them: in one transaction, each observation, its
+/// entity events, and `also` (the watcher's own bookkeeping, so that a crash cannot leave a file
+/// observed but not remembered, or the reverse); then the update a push tells its own work context;
+/// then one delivery of the events to the other contexts.
+pub(crate) fn record_all(
+    store: &Store,
+    config: &ContinuityConfig,
+    batch: Vec<NewObservation>,
+    also: impl FnOnce(&Connection) -> rusqlite::Result<()>,
+    now: DateTime<Utc>,
+) -> Result<Vec<Observation>> {
     let graph = store.graph();
-    let (id, source, entity_ids) = {
+    let mut stored: Vec<(i64, ChangeSource, Vec<EntityId>, &NewObservation)> = Vec::new();
+    {
         let mut conn = graph.conn();
         let tx = conn.transaction().map_err(|e| graph.sql(e))?;
-        let id = insert(&tx, &new, now).map_err(|e| graph.sql(e))?;
-        let observed = ObservedBy {
+        for new in &batch {
+            let (id, source, entity_ids) = insert_with_entities(&tx, new, now, graph)?;
+            stored.push((id, source, entity_ids, new));
+        }
+        also(&tx).map_err(|e| graph.sql(e))?;
+        tx.commit().map_err(|e| graph.sql(e))?;
+    }
+    for (id, source, entity_ids, new) in &stored {
+        // A push placed in a work context tells that context directly: the person said it
+        // there. A file is not told to the context whose folder holds it, only through the
+        // entities it mentions; otherwise a burst of new files would be a burst of updates there.
+        if config.mode != ContinuityMode::Off
+            && new.source == ObservationSource::Push
+            && let (Some(wc), Some(observed)) = (&new.work_context, &source.observation)
+        {
+            let mut waiting = crossconv::Waiting::default();
+            let written = crossconv::append_update(
+                store,
+                config,
+                wc,
+                &SessionId::new(observed.source_key.clone())?,
+                &observed.summary,
+                entity_ids,
+                now,
+                &mut waiting,
+            )?;
+            if written {
+                count_updates(graph, *id, 1)?;
+                crate::constellation::refresh(store, &BTreeSet::from([wc.clone()]), now);
+            }
+        }
+    }
+    if !stored.is_empty() {
+        crossconv::deliver_pending(store, config, now)?;
+    }
+    stored
+        .iter()
+        .map(|(id, ..)| graph.observation(*id))
+        .collect()
+}
+
+/// Inserts one observation with its entities (creating the ones a push names anew) and their
+/// `graph.entity.upserted` events.
+fn insert_with_entities(
+    tx: &Connection,
+    new: &NewObservation,
+    now: DateTime<Utc>,
+    graph: &Graph,
+) -> Result<(i64, ChangeSource, Vec<EntityId>)> {
+    let id = insert(tx, new, now).map_err(|e| graph.sql(e))?;
+    let source = ChangeSource {
+        kind: new.source.as_str(),
+        session_id: None,
+        work_context_id: new.work_context.clone(),
+        observation: Some(ObservedBy {
             observation_id: id,
             source_key: new.source_key(id),
             summary: new.summary(),
-        };
-        let source = ChangeSource {
-            kind: new.source.as_str(),
-            session_id: None,
-            work_context_id: new.work_context.clone(),
-            observation: Some(observed),
-        };
-        let mut entity_ids = new.entities.clone();
-        let mut created_ids = BTreeSet::new();
-        for name in &new.create {
-            let created = entities::create_in(
-                &tx,
-                &NewEntity {
-                    kind: PUSHED_ENTITY_KIND.into(),
-                    canonical_name: name.clone(),
-                    ..NewEntity::default()
-                },
-                Some(&source),
-                now,
-            )?;
-            match created {
-                Ok(e) => {
-                    created_ids.insert(e.clone());
-                    entity_ids.push(e);
-                }
-                // Created meanwhile under that name or alias: touch it like a found one.
-                Err((_, e)) => entity_ids.push(e),
-            }
-        }
-        let mut seen = BTreeSet::new();
-        entity_ids.retain(|e| seen.insert(e.clone()));
-        for e in &entity_ids {
-            tx.execute(
-                "INSERT OR IGNORE INTO observation_entities (observation_id, entity_id)
-                 VALUES (?1, ?2)",
-                params![id, e.as_str()],
-            )
-            .map_err(|e| graph.sql(e))?;
-            // A created entity already has its `created` event.
-            if created_ids.contains(e) {
-                continue;
-            }
-            entities::changed_in(&tx, e, "referenced", &source, now).map_err(|e| graph.sql(e))?;
-        }
-        tx.commit().map_err(|e| graph.sql(e))?;
-        (id, source, entity_ids)
+        }),
     };
-    if config.mode != ContinuityMode::Off
-        && let (Some(wc), Some(observed)) = (&new.work_context, &source.observation)
-    {
-        let mut waiting = crossconv::Waiting::default();
-        let written = crossconv::append_update(
-            store,
-            config,
-            wc,
-            &SessionId::new(observed.source_key.clone())?,
-            &observed.summary,
-            &entity_ids,
+    let mut entity_ids = new.entities.clone();
+    let mut created_ids = BTreeSet::new();
+    for name in &new.create {
+        let created = entities::create_in(
+            tx,
+            &NewEntity {
+                kind: PUSHED_ENTITY_KIND.into(),
+                canonical_name: name.clone(),
+                ..NewEntity::default()
+            },
+            Some(&source),
             now,
-            &mut waiting,
         )?;
-        if written {
-            count_updates(graph, id, 1)?;
-            crate::constellation::refresh(store, &BTreeSet::from([wc.clone()]), now);
+        match created {
+            Ok(e) => {
+                created_ids.insert(e.clone());
+                entity_ids.push(e);
+            }
+            // Created meanwhile under that name or alias: touch it like a found one.
+            Err((_, e)) => entity_ids.push(e),
         }
     }
-    crossconv::deliver_pending(store, config, now)?;
-    graph.observation(id)
+    let mut seen = BTreeSet::new();
+    entity_ids.retain(|e| seen.insert(e.clone()));
+    for e in &entity_ids {
+        tx.execute(
+            "INSERT OR IGNORE INTO observation_entities (observation_id, entity_id)
+             VALUES (?1, ?2)",
+            params![id, e.as_str()],
+        )
+        .map_err(|e| graph.sql(e))?;
+        // A created entity already has its `created` event.
+        if !created_ids.contains(e) {
+            entities::changed_in(tx, e, "referenced", &source, now).map_err(|e| graph.sql(e))?;
+        }
+    }
+    Ok((id, source, entity_ids))
 }
 
 fn insert(conn: &Connection, new: &NewObservation, now: DateTime<Utc>) -> rusqlite::Result<i64> {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::params;
+use serde::Serialize;
 
 use crate::entities::{parse_ts, ts};
 use crate::error::{Error, Result};
@@ -22,7 +23,8 @@ pub const DEFAULT_LIMIT: u32 = 200;
 pub const MAX_LIMIT: u32 = 2_000;
 
 /// What happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ItemKind {
     Session,
     Capture,
@@ -64,7 +66,8 @@ impl ItemKind {
 }
 
 /// Where an item leads.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "to", content = "id", rename_all = "snake_case")]
 pub enum Target {
     Session(SessionId),
     Observation(i64),
@@ -73,7 +76,7 @@ pub enum Target {
 }
 
 /// One thing that happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Item {
     pub at: DateTime<Utc>,
     pub kind: ItemKind,
@@ -86,7 +89,7 @@ pub struct Item {
 }
 
 /// One work context's count on one day.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DayCount {
     pub work_context_id: Option<WorkContextId>,
     pub name: String,
@@ -94,7 +97,7 @@ pub struct DayCount {
 }
 
 /// One day of the chart.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Day {
     /// `YYYY-MM-DD`, UTC.
     pub day: String,
@@ -116,7 +119,7 @@ pub struct Filter {
 }
 
 /// The timeline of a window.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Timeline {
     pub items: Vec<Item>,
     /// More items matched than the limit; the chart still counts them all.
@@ -157,7 +160,9 @@ WITH items (at, kind, title, detail, wc, harness, tkind, tid) AS (
     UNION ALL
     SELECT p.created_at, 'promotion',
            'Proposed ' || replace(p.node_kind, '_', ' ') || ': ' || p.text,
-           'waiting for review', p.work_context_id, NULL, 'proposal', p.proposal_id
+           CASE p.status WHEN 'pending' THEN 'waiting for review'
+                         WHEN 'deferred' THEN 'deferred' END,
+           p.work_context_id, NULL, 'proposal', p.proposal_id
       FROM promotion_proposals p
      WHERE p.created_at >= ?1
     UNION ALL

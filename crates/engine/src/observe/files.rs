@@ -119,6 +119,7 @@ pub fn settle(
     let mut changed: Vec<(PathBuf, Known, Content)> = Vec::new();
     let mut vanished: Vec<(PathBuf, Known)> = Vec::new();
     let mut known = known;
+    let mut writes: Vec<Write> = Vec::new();
     for (path, stat) in on_disk {
         let before = known.remove(&path);
         if let Some(k) = &before
@@ -137,17 +138,7 @@ pub fn settle(
         match before {
             Some(k) if k.hash == content.hash => {
                 // Touched, not changed: remember the new mtime so it is not read again.
-                store.graph().with_conn_result(|c| {
-                    c.execute(
-                        "UPDATE tracked_files SET size = ?2, mtime_ns = ?3 WHERE path = ?1",
-                        params![
-                            path.to_string_lossy(),
-                            content.stat.size as i64,
-                            content.stat.mtime_ns
-                        ],
-                    )
-                    .map(|_| ())
-                })?;
+                writes.push(Write::Touch(path, content.stat));
             }
             Some(k) => changed.push((path, k, content)),
             None => appeared.push((path, content)),
@@ -155,19 +146,29 @@ pub fn settle(
     }
     vanished.extend(known);
     let matcher = Matcher::new(store);
+    let mut batch: Vec<NewObservation> = Vec::new();
     if baseline {
         for (path, content) in appeared {
             let facts = Facts::of(&path, &content, &matcher)?;
-            remember(store, root, &path, &content, &facts)?;
+            writes.push(Write::Remember(path, content, facts));
             out.baselined += 1;
         }
-        store.graph().with_conn_result(|c| {
-            c.execute(
-                "INSERT OR IGNORE INTO tracked_roots (root, baselined_at) VALUES (?1, ?2)",
-                params![root.to_string_lossy(), ts(now)],
-            )
-            .map(|_| ())
-        })?;
+        let root_text = root.to_string_lossy().into_owned();
+        let at = ts(now);
+        super::record_all(
+            store,
+            config,
+            Vec::new(),
+            |c| {
+                apply(c, root, writes)?;
+                c.execute(
+                    "INSERT OR IGNORE INTO tracked_roots (root, baselined_at) VALUES (?1, ?2)",
+                    params![root_text, at],
+                )
+                .map(|_| ())
+            },
+            now,
+        )?;
         return Ok(out);
     }
     // A rename is a vanished file and an appeared one with the same content, paired by hash (the
@@ -196,18 +197,16 @@ pub fn settle(
         let facts = Facts::of(&path, &content, &matcher)?;
         let text = created_delta(&content, &facts);
         let entities = facts.entity_ids.clone();
-        out.observations.push(observe(
+        batch.push(file_observation(
             store,
-            config,
             ObservationKind::Created,
             &path,
             None,
             &facts,
             text,
             entities,
-            now,
         )?);
-        remember(store, root, &path, &content, &facts)?;
+        writes.push(Write::Remember(path, content, facts));
     }
     for (path, before, content) in changed {
         let facts = Facts::of(&path, &content, &matcher)?;
@@ -218,18 +217,16 @@ pub fn settle(
             facts.title.clone().unwrap_or_default(),
             stem(&path)
         ))?;
-        out.observations.push(observe(
+        batch.push(file_observation(
             store,
-            config,
             ObservationKind::Modified,
             &path,
             None,
             &facts,
             text,
             entities,
-            now,
         )?);
-        remember(store, root, &path, &content, &facts)?;
+        writes.push(Write::Remember(path, content, facts));
     }
     for (from, before, to, content) in renames {
         let facts = Facts::of(&to, &content, &matcher)?;
@@ -240,19 +237,17 @@ pub fn settle(
             }
         }
         let text = format!("moved from {}", rel(root, &from));
-        out.observations.push(observe(
+        batch.push(file_observation(
             store,
-            config,
             ObservationKind::Renamed,
             &to,
             Some(&from),
             &facts,
             text,
             entities,
-            now,
         )?);
-        forget(store, &from)?;
-        remember(store, root, &to, &content, &facts)?;
+        writes.push(Write::Forget(from));
+        writes.push(Write::Remember(to, content, facts));
     }
     for (path, before) in vanished {
         let facts = Facts {
@@ -261,59 +256,81 @@ pub fn settle(
             entity_ids: before.entity_ids.clone(),
         };
         let text = match &before.line_hashes {
-            Some(lines) => format!("deleted ({} lines)", lines.len()),
+            Some(lines) => format!("deleted ({})", lines_words(lines.len())),
             None => format!("deleted ({})", size_words(before.stat.size)),
         };
         let entities = before.entity_ids.clone();
-        out.observations.push(observe(
+        batch.push(file_observation(
             store,
-            config,
             ObservationKind::Deleted,
             &path,
             None,
             &facts,
             text,
             entities,
-            now,
         )?);
-        forget(store, &path)?;
+        writes.push(Write::Forget(path));
     }
+    if batch.is_empty() && writes.is_empty() {
+        return Ok(out);
+    }
+    out.observations = super::record_all(store, config, batch, |c| apply(c, root, writes), now)?;
     Ok(out)
 }
 
-/// Stores one file observation.
-#[allow(clippy::too_many_arguments)]
-fn observe(
+/// A change to the watcher's memory of a file, written with the observations it goes with.
+enum Write {
+    Remember(PathBuf, Content, Facts),
+    Touch(PathBuf, Stat),
+    Forget(PathBuf),
+}
+
+fn apply(c: &Connection, root: &Path, writes: Vec<Write>) -> rusqlite::Result<()> {
+    for w in writes {
+        match w {
+            Write::Remember(path, content, facts) => remember(c, root, &path, &content, &facts)?,
+            Write::Touch(path, stat) => {
+                c.execute(
+                    "UPDATE tracked_files SET size = ?2, mtime_ns = ?3 WHERE path = ?1",
+                    params![path.to_string_lossy(), stat.size as i64, stat.mtime_ns],
+                )?;
+            }
+            Write::Forget(path) => {
+                c.execute(
+                    "DELETE FROM tracked_files WHERE path = ?1",
+                    [path.to_string_lossy()],
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One file observation, placed in the work context whose `cwd` rule holds the file.
+fn file_observation(
     store: &Store,
-    config: &ContinuityConfig,
     kind: ObservationKind,
     path: &Path,
     from: Option<&Path>,
     facts: &Facts,
     text: String,
     entities: Vec<EntityId>,
-    now: DateTime<Utc>,
-) -> Result<Observation> {
+) -> Result<NewObservation> {
     let work_context = store
         .graph()
         .with_conn_result(|c| crate::contexts::for_path_in(c, &path.to_string_lossy()))?;
-    super::record(
-        store,
-        config,
-        NewObservation {
-            source: ObservationSource::File,
-            kind,
-            path: Some(path.to_owned()),
-            from_path: from.map(Path::to_owned),
-            title: facts.title.clone().or_else(|| file_name(path)),
-            text,
-            details: facts.details.clone(),
-            work_context,
-            entities,
-            create: Vec::new(),
-        },
-        now,
-    )
+    Ok(NewObservation {
+        source: ObservationSource::File,
+        kind,
+        path: Some(path.to_owned()),
+        from_path: from.map(Path::to_owned),
+        title: facts.title.clone().or_else(|| file_name(path)),
+        text,
+        details: facts.details.clone(),
+        work_context,
+        entities,
+        create: Vec::new(),
+    })
 }
 
 /// What the disk has and what the table remembers, for the scope.
@@ -533,12 +550,12 @@ impl<'s> Matcher<'s> {
 }
 
 fn remember(
-    store: &Store,
+    c: &Connection,
     root: &Path,
     path: &Path,
     content: &Content,
     facts: &Facts,
-) -> Result<()> {
+) -> rusqlite::Result<()> {
     let lines: Option<Vec<u8>> = content.text.as_deref().map(|t| {
         line_hashes(t)
             .iter()
@@ -551,36 +568,24 @@ fn remember(
         .map(EntityId::as_str)
         .collect::<Vec<_>>()
         .join(",");
-    store.graph().with_conn_result(|c| {
-        c.execute(
-            "INSERT INTO tracked_files
-                 (path, root, size, mtime_ns, hash, line_hashes, title, entity_ids)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-             ON CONFLICT (path) DO UPDATE SET root = ?2, size = ?3, mtime_ns = ?4, hash = ?5,
-                 line_hashes = ?6, title = ?7, entity_ids = ?8",
-            params![
-                path.to_string_lossy(),
-                root.to_string_lossy(),
-                content.stat.size as i64,
-                content.stat.mtime_ns,
-                content.hash,
-                lines,
-                facts.title,
-                entity_ids
-            ],
-        )
-        .map(|_| ())
-    })
-}
-
-fn forget(store: &Store, path: &Path) -> Result<()> {
-    store.graph().with_conn_result(|c| {
-        c.execute(
-            "DELETE FROM tracked_files WHERE path = ?1",
-            [path.to_string_lossy()],
-        )
-        .map(|_| ())
-    })
+    c.execute(
+        "INSERT INTO tracked_files
+             (path, root, size, mtime_ns, hash, line_hashes, title, entity_ids)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (path) DO UPDATE SET root = ?2, size = ?3, mtime_ns = ?4, hash = ?5,
+             line_hashes = ?6, title = ?7, entity_ids = ?8",
+        params![
+            path.to_string_lossy(),
+            root.to_string_lossy(),
+            content.stat.size as i64,
+            content.stat.mtime_ns,
+            content.hash,
+            lines,
+            facts.title,
+            entity_ids
+        ],
+    )
+    .map(|_| ())
 }
 
 /// Forgets every file of a folder that is no longer tracked, so tracking it again starts with a
@@ -611,7 +616,7 @@ fn line_hash(line: &str) -> u64 {
 
 fn created_delta(content: &Content, facts: &Facts) -> String {
     let mut s = match &content.text {
-        Some(t) => format!("new file, {} lines", t.lines().count()),
+        Some(t) => format!("new file, {}", lines_words(t.lines().count())),
         None => format!("new file, {}", size_words(content.stat.size)),
     };
     if let Some(details) = &facts.details
@@ -650,7 +655,12 @@ fn modified_delta(before: &Known, content: &Content) -> (String, String) {
         }
     }
     let removed: usize = old_counts.values().sum();
-    let mut s = format!("+{} −{} lines", added.len(), removed);
+    let mut s = format!(
+        "+{} −{} line{}",
+        added.len(),
+        removed,
+        if added.len() + removed == 1 { "" } else { "s" }
+    );
     if let Some(first) = added.iter().map(|l| l.trim()).find(|l| !l.is_empty()) {
         s.push_str(&format!(": “{first}”"));
     }
@@ -664,6 +674,14 @@ fn condense(s: &str) -> String {
     let mut out: String = s.chars().take(DELTA_CHARS - 1).collect();
     out.push('…');
     out
+}
+
+fn lines_words(n: usize) -> String {
+    if n == 1 {
+        "1 line".to_owned()
+    } else {
+        format!("{n} lines")
+    }
 }
 
 fn size_words(bytes: u64) -> String {

@@ -28,7 +28,8 @@ use crate::store::Store;
 const TICK: Duration = Duration::from_secs(1);
 
 /// Whether the watcher is doing its job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WatcherState {
     Running,
     /// Running, but something is wrong; see [`WatcherStatus::problem`].
@@ -47,7 +48,7 @@ impl WatcherState {
 }
 
 /// What the watcher reports.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct WatcherStatus {
     pub state: WatcherState,
     /// Tracked folders and whether each is watched right now.
