@@ -2184,3 +2184,100 @@ async fn tracked_folders_in_settings_feed_the_timeline() {
     let paths: Vec<_> = observed.iter().filter_map(|o| o.path.clone()).collect();
     assert_eq!(paths, [notes.join("kickoff.md")]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn timeline_items_open_their_sessions_proposals_and_nodes() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    // The review world (three sessions three weeks ago, their captures, two proposals) with the
+    // directive approved through the engine, as Review would.
+    let world = review_world();
+    let store = Store::open(&world.root).unwrap();
+    let node =
+        elnor_engine::promotion::approve(&store, world.directive.proposal_id, None, Utc::now())
+            .unwrap()
+            .node_id
+            .expect("an approval writes a node");
+    drop(store);
+    let obligation = world.obligation.proposal_id;
+    let item = |kind: &str| format!("#timeline-items li.timeline-item[data-kind='{kind}']");
+
+    let (driver, client) = launch(&app, &world.root, world.dir.path()).await;
+    let result = async {
+        click(&client, "#nav-timeline").await?;
+        // Every kind the world has: three sessions, their captures, two proposals, one approval.
+        assert_eq!(wait_count(&client, &item("session"), 3).await?.len(), 3);
+        assert_eq!(wait_count(&client, &item("promotion"), 3).await?.len(), 3);
+        assert!(
+            !client
+                .find_all(Locator::Css(&item("capture")))
+                .await?
+                .is_empty()
+        );
+        let legend = text_of(&client, "#timeline-legend").await;
+        assert!(legend.contains("Henderson"), "{legend}");
+        screenshot(&client, "timeline-world").await;
+
+        // A harness keeps its sessions and captures only; another harness has nothing here.
+        select(&client, "#timeline-harness", "claude_code").await?;
+        assert_eq!(wait_count(&client, &item("promotion"), 0).await?.len(), 0);
+        assert_eq!(wait_count(&client, &item("session"), 3).await?.len(), 3);
+        select(&client, "#timeline-harness", "codex").await?;
+        let empty = text_of(&client, "#timeline-empty").await;
+        assert!(
+            empty.contains("Nothing happened in the past 30 days"),
+            "{empty}"
+        );
+
+        // A session item opens the session's transcript.
+        click(&client, "#nav-sessions").await?;
+        click(&client, "#nav-timeline").await?;
+        click(
+            &client,
+            "li.timeline-item[data-kind='session'][data-target='session:hend-1']",
+        )
+        .await?;
+        wait_for(&client, ".session-row.active[data-session-id='hend-1']").await?;
+
+        // The approval opens the node on the Knowledge page.
+        click(&client, "#nav-timeline").await?;
+        click(
+            &client,
+            &format!("li.timeline-item[data-target='node:{node}']"),
+        )
+        .await?;
+        wait_for(
+            &client,
+            &format!("li.node-row.active[data-node-id='{node}']"),
+        )
+        .await?;
+
+        // The obligation's proposal opens in Review, with its evidence.
+        click(&client, "#nav-timeline").await?;
+        click(
+            &client,
+            &format!("li.timeline-item[data-target='proposal:{obligation}']"),
+        )
+        .await?;
+        wait_for(
+            &client,
+            &format!("#review-detail[data-proposal-id='{obligation}']"),
+        )
+        .await?;
+        let detail = text_of(&client, "#review-detail").await;
+        assert!(detail.contains(QUESTION), "{detail}");
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "timeline-targets-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+}

@@ -418,6 +418,17 @@ fn item_row(item: TimelineItem, selected: RwSignal<Option<i64>>, nav: Nav) -> im
         Some(TimelineTarget::Observation { observation_id }) => Some(*observation_id),
         _ => None,
     };
+    // Where the item leads, as `to:id` (`session:hend-1`, `proposal:3`, `observation:7`), so that
+    // whatever drives the page (the e2e tests) can find an item by what it opens.
+    let data_target = item.target.as_ref().map(|t| match t {
+        TimelineTarget::Session { session_id } => format!("session:{session_id}"),
+        TimelineTarget::Observation { observation_id } => format!("observation:{observation_id}"),
+        TimelineTarget::Proposal { proposal_id } => format!("proposal:{proposal_id}"),
+        TimelineTarget::Node { node_id } => format!("node:{node_id}"),
+        TimelineTarget::WorkContext { work_context_id } => {
+            format!("work_context:{work_context_id}")
+        }
+    });
     let target = item.target.clone();
     let clickable = target.is_some();
     let go = move |_| match target.clone() {
@@ -440,6 +451,7 @@ fn item_row(item: TimelineItem, selected: RwSignal<Option<i64>>, nav: Nav) -> im
             class:active=move || observation.is_some() && selected.get() == observation
             data-kind=item.kind.clone()
             data-observation-id=observation.map(|id| id.to_string())
+            data-target=data_target
             on:click=go
         >
             <span class="meta timeline-time">{time}</span>
