@@ -1795,6 +1795,7 @@ async fn pushes_from_home_and_the_shortcut_reach_the_timeline() {
     );
     let first = "Called Dana about the zephyr-17 rebuttal deadline";
     let second = "Sent the qx-42 exhibit list for the Christensen report";
+    let third = "Booked the vt-9 deposition room";
 
     // Two named work contexts linked to one entity: a push that mentions it reaches both.
     let dir = tempfile::tempdir().unwrap();
@@ -1993,7 +1994,30 @@ async fn pushes_from_home_and_the_shortcut_reach_the_timeline() {
         )
         .await?;
 
-        // The sidebar button opens the same dialog anywhere; Esc closes it.
+        // The sidebar button opens the same dialog anywhere, the Timeline included, whose pane
+        // then follows the outcome's link without the page being opened again.
+        click(&client, "#nav-timeline").await?;
+        wait_for(&client, "#timeline-items").await?;
+        click(&client, "#nav-push").await?;
+        wait_for(&client, "#push-dialog-text")
+            .await?
+            .send_keys(&format!("{third}\u{E007}"))
+            .await?;
+        let third_id = pushed_id(&client, "#push-dialog-outcome").await?;
+        click(&client, "#push-dialog-open").await?;
+        wait_gone(&client, "#push-dialog").await?;
+        wait_for(
+            &client,
+            &format!("#observation-detail[data-observation-id='{third_id}']"),
+        )
+        .await?;
+        assert_eq!(
+            wait_text(&client, "#observation-text", |t| t == third).await,
+            third
+        );
+        wait_text(&client, "#timeline-items", |t| t.contains(third)).await;
+
+        // Esc closes the dialog.
         click(&client, "#nav-push").await?;
         wait_for(&client, "#push-dialog").await?;
         client.active_element().await?.send_keys("\u{E00C}").await?;

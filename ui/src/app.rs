@@ -83,10 +83,15 @@ impl Nav {
         self.page.set(Page::Contexts);
     }
 
-    /// Shows one observation (a file change or a push) in the Timeline's detail pane.
+    /// Shows one observation (a file change or a push) in the Timeline's detail pane. The push
+    /// dialog links here from over any page, the Timeline included; an open Timeline takes the
+    /// target as it stands rather than being mounted again, which would dispose its state while
+    /// its rows still answer the change.
     pub fn open_observation(self, observation_id: i64) {
         self.observation.set(Some(observation_id));
-        self.page.set(Page::Timeline);
+        if self.page.get_untracked() != Page::Timeline {
+            self.page.set(Page::Timeline);
+        }
     }
 }
 

@@ -58,6 +58,14 @@ pub fn TimelinePage() -> impl IntoView {
     // show; it is taken once, like the other pages' targets.
     let selected = RwSignal::new(nav.observation.get_untracked());
     nav.observation.set(None);
+    // The push dialog can open over this very page and link back to it; the page is not mounted
+    // again then (see `Nav::open_observation`), so a target set while it is shown is taken here.
+    Effect::new(move |_| {
+        if let Some(id) = nav.observation.get() {
+            nav.observation.set(None);
+            selected.set(Some(id));
+        }
+    });
     let context = RwSignal::new(String::new());
     let kinds = RwSignal::new(KINDS.iter().map(|(k, _)| *k).collect::<BTreeSet<_>>());
     let harness = RwSignal::new(String::new());
