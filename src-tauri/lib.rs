@@ -4,7 +4,8 @@
 //! The store is chosen like the CLI's: `--store DIR`, else `ELNOR_MEMORY`, else the platform data
 //! dir. A store that fails to open does not stop the window from opening: every command then
 //! returns the engine's error, which the UI shows. With a store, the nightly scheduler
-//! (`scheduler.rs`) runs beside the window for the app's lifetime.
+//! (`scheduler.rs`) and the file watcher over the tracked folders (`watcher.rs`) run beside the
+//! window for the app's lifetime.
 //!
 //! Diagnostics go to stderr through `tracing`; `ELNOR_LOG` (an env-filter spec, as for the CLI)
 //! chooses how much.
@@ -12,6 +13,7 @@
 mod commands;
 mod scheduler;
 mod state;
+mod watcher;
 
 use std::path::PathBuf;
 
@@ -21,7 +23,8 @@ pub fn run() {
     init_tracing();
     let state = state::AppState::open(store_flag);
     if let Ok(store) = state.store() {
-        scheduler::start(store, state.nightly_handle(), state.agent_handle());
+        scheduler::start(store.clone(), state.nightly_handle(), state.agent_handle());
+        state.watcher().start(store);
     }
     let result = tauri::Builder::default()
         .manage(state)
@@ -77,6 +80,14 @@ pub fn run() {
             commands::knowledge::knowledge_set_warrant,
             commands::knowledge::knowledge_retire,
             commands::knowledge::knowledge_supersede,
+            commands::observe::push_observation,
+            commands::observe::observations_list,
+            commands::observe::observation_get,
+            commands::observe::tracked_folders,
+            commands::observe::add_tracked_folder,
+            commands::observe::remove_tracked_folder,
+            commands::observe::set_ignore_patterns,
+            commands::timeline::timeline,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {

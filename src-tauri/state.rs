@@ -1,6 +1,7 @@
 //! The shell's managed state: the open store (or why it could not be opened), the progress of the
-//! running ingest, the continuity agent that captures sessions after each ingest, and what the
-//! app knows of the nightly job (whether it is running, its last report or error).
+//! running ingest, the continuity agent that captures sessions after each ingest, what the app
+//! knows of the nightly job (whether it is running, its last report or error), and the file
+//! watcher over the tracked folders.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -10,6 +11,7 @@ use elnor_engine::{Store, StoreLocation};
 use elnor_types::{CommandError, ErrorKind, IngestStatus};
 
 use crate::scheduler::NightlyHandle;
+use crate::watcher::WatcherHandle;
 
 /// Shared by every command.
 pub struct AppState {
@@ -20,6 +22,8 @@ pub struct AppState {
     /// config of that moment.
     agent: Arc<Mutex<Option<Agent>>>,
     nightly: NightlyHandle,
+    /// Started in `run` once the store is open; commands reload it after a Settings change.
+    watcher: Arc<WatcherHandle>,
 }
 
 impl AppState {
@@ -36,6 +40,7 @@ impl AppState {
             ingest: Arc::default(),
             agent: Arc::default(),
             nightly: Arc::default(),
+            watcher: Arc::default(),
         }
     }
 
@@ -52,6 +57,11 @@ impl AppState {
     /// The nightly job's state, shared with the scheduler thread.
     pub fn nightly_handle(&self) -> NightlyHandle {
         self.nightly.clone()
+    }
+
+    /// The file watcher, shared with the commands that change what it watches.
+    pub fn watcher(&self) -> Arc<WatcherHandle> {
+        self.watcher.clone()
     }
 
     pub fn ingest_status(&self) -> IngestStatus {

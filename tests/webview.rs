@@ -1746,3 +1746,562 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
     );
     assert!(graph.nodes(false).unwrap().is_empty());
 }
+
+/// The `data-observation-id` of the push outcome at `css`, once it says the push is stored.
+async fn pushed_id(client: &Client, css: &str) -> Result<i64, fantoccini::error::CmdError> {
+    wait_text(client, css, |t| t.starts_with("Pushed as observation")).await;
+    let id = wait_for(client, css)
+        .await?
+        .attr("data-observation-id")
+        .await?
+        .unwrap_or_default();
+    Ok(id
+        .parse()
+        .unwrap_or_else(|_| panic!("{css}: no observation id in {id:?}")))
+}
+
+/// Chooses `value` in the select `css` once the option is there (options load with their list).
+async fn select(
+    client: &Client,
+    css: &str,
+    value: &str,
+) -> Result<(), fantoccini::error::CmdError> {
+    wait_for(client, &format!("{css} option[value='{value}']")).await?;
+    client
+        .find(Locator::Css(css))
+        .await?
+        .select_by_value(value)
+        .await
+}
+
+/// Waits until nothing matches `css`.
+async fn wait_gone(client: &Client, css: &str) -> Result<(), fantoccini::error::CmdError> {
+    let started = Instant::now();
+    while !client.find_all(Locator::Css(css)).await?.is_empty() {
+        assert!(started.elapsed() < WAIT, "{css} never went away");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn pushes_from_home_and_the_shortcut_reach_the_timeline() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let first = "Called Dana about the zephyr-17 rebuttal deadline";
+    let second = "Sent the qx-42 exhibit list for the Christensen report";
+    let third = "Booked the vt-9 deposition room";
+
+    // Two named work contexts linked to one entity: a push that mentions it reaches both.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let now = Utc::now();
+    let report = store
+        .graph()
+        .create_entity(
+            &elnor_engine::entities::NewEntity {
+                kind: "document".into(),
+                canonical_name: "Christensen report".into(),
+                aliases: Vec::new(),
+                deadline: None,
+            },
+            now,
+        )
+        .unwrap();
+    let context = |name: &str| {
+        store
+            .graph()
+            .create_work_context(
+                &elnor_engine::contexts::NewWorkContext {
+                    name: name.into(),
+                    entity_ids: vec![report.entity_id.to_string()],
+                    ..Default::default()
+                },
+                now,
+            )
+            .unwrap()
+            .work_context_id
+    };
+    let henderson = context("Henderson");
+    let spotter = context("Spotter");
+    let root = store.root().to_owned();
+    drop(store);
+    let (mut first_id, mut second_id) = (0, 0);
+
+    let (driver, client) = launch(&app, &root, dir.path()).await;
+    let result = async {
+        // Home: the push box above an empty list of observations that says how to fill it.
+        let empty = text_of(&client, "#recent-observations-empty").await;
+        assert!(empty.contains("Nothing observed yet"), "{empty}");
+        wait_for(&client, "#push-text")
+            .await?
+            .send_keys(first)
+            .await?;
+        select(&client, "#push-context", henderson.as_str()).await?;
+        client
+            .find(Locator::Css("#push-entities"))
+            .await?
+            .send_keys("Rebuttal memo")
+            .await?;
+        click(&client, "#push-submit").await?;
+        first_id = pushed_id(&client, "#push-outcome").await?;
+        let outcome = text_of(&client, "#push-outcome").await;
+        assert!(
+            outcome.contains(&format!("observation #{first_id}, in Henderson.")),
+            "{outcome}"
+        );
+        assert!(outcome.contains("Rebuttal memo (new)"), "{outcome}");
+        // Told straight to its own context, which no agent session saw it in.
+        assert!(
+            outcome.contains("1 cross-conversation update written"),
+            "{outcome}"
+        );
+        let recent = wait_text(&client, "#recent-observations", |t| t.contains(first)).await;
+        assert!(recent.contains("Henderson"), "{recent}");
+        screenshot(&client, "home-push").await;
+        // The box is ready for the next push.
+        let left = client
+            .find(Locator::Css("#push-text"))
+            .await?
+            .prop("value")
+            .await?;
+        assert_eq!(left.as_deref(), Some(""));
+
+        // From another page, Ctrl+Shift+P opens the dialog with the cursor in its text box.
+        click(&client, "#nav-knowledge").await?;
+        text_of(&client, "#knowledge-empty").await;
+        client
+            .find(Locator::Css("body"))
+            .await?
+            .send_keys("\u{E009}\u{E008}p")
+            .await?;
+        wait_for(&client, "#push-dialog").await?;
+        let started = Instant::now();
+        loop {
+            let focused = client.active_element().await?.attr("id").await?;
+            if focused.as_deref() == Some("push-dialog-text") {
+                break;
+            }
+            assert!(
+                started.elapsed() < WAIT,
+                "the dialog's text box never had the focus: {focused:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        client
+            .active_element()
+            .await?
+            .send_keys(&format!("{second}\u{E007}"))
+            .await?;
+        second_id = pushed_id(&client, "#push-dialog-outcome").await?;
+        let outcome = text_of(&client, "#push-dialog-outcome").await;
+        assert!(outcome.contains("outside any work context"), "{outcome}");
+        // Recognised in the text, it reaches both contexts linked to it.
+        assert!(
+            outcome.contains("Entities touched: Christensen report."),
+            "{outcome}"
+        );
+        assert!(
+            outcome.contains("2 cross-conversation updates written"),
+            "{outcome}"
+        );
+        screenshot(&client, "push-dialog").await;
+        // The Knowledge page stayed underneath.
+        text_of(&client, "#knowledge-empty").await;
+
+        // The outcome's link closes the dialog and shows the push on the Timeline.
+        click(&client, "#push-dialog-open").await?;
+        wait_gone(&client, "#push-dialog").await?;
+        let pane = format!("#observation-detail[data-observation-id='{second_id}']");
+        wait_for(&client, &pane).await?;
+        assert_eq!(text_of(&client, "#observation-text").await, second);
+        let entities = text_of(&client, "#observation-entities").await;
+        assert_eq!(entities, "Christensen report");
+        let updates = text_of(&client, "#observation-updates").await;
+        assert_eq!(updates, "2 cross-conversation updates");
+
+        // Both pushes, newest first; one chart column per day of the window.
+        let pushes = wait_count(
+            &client,
+            "#timeline-items li.timeline-item[data-kind='push']",
+            2,
+        )
+        .await?;
+        assert_eq!(pushes.len(), 2);
+        assert!(pushes[0].text().await?.contains(second));
+        assert!(pushes[1].text().await?.contains(first));
+        assert_eq!(
+            wait_count(&client, "#timeline-chart g.chart-day", 30)
+                .await?
+                .len(),
+            30
+        );
+        let legend = text_of(&client, "#timeline-legend").await;
+        assert!(legend.contains("Henderson"), "{legend}");
+        screenshot(&client, "timeline").await;
+        click(&client, "#timeline-days-7").await?;
+        assert_eq!(
+            wait_count(&client, "#timeline-chart g.chart-day", 7)
+                .await?
+                .len(),
+            7
+        );
+        let today = client
+            .find(Locator::Css("#timeline-chart g.chart-day:last-of-type"))
+            .await?
+            .attr("data-total")
+            .await?;
+        assert_eq!(today.as_deref(), Some("2"));
+
+        // Kinds: without pushes there is nothing here, and the page says what would be.
+        click(&client, "#timeline-kind-push").await?;
+        let empty = text_of(&client, "#timeline-empty").await;
+        assert!(
+            empty.contains("Nothing happened in the past 7 days"),
+            "{empty}"
+        );
+        click(&client, "#timeline-kind-push").await?;
+        // The work context filter keeps the push made in Henderson.
+        select(&client, "#timeline-context", henderson.as_str()).await?;
+        wait_count(&client, "#timeline-items li.timeline-item", 1).await?;
+        let only = text_of(&client, "#timeline-items li.timeline-item").await;
+        assert!(only.contains(first), "{only}");
+
+        // Clicking the first push shows its detail; its context opens on its page.
+        click(
+            &client,
+            &format!("li.timeline-item[data-observation-id='{first_id}']"),
+        )
+        .await?;
+        let pane = format!("#observation-detail[data-observation-id='{first_id}']");
+        wait_for(&client, &pane).await?;
+        assert_eq!(
+            wait_text(&client, "#observation-text", |t| t == first).await,
+            first
+        );
+        let entities = text_of(&client, "#observation-entities").await;
+        assert!(entities.contains("Rebuttal memo"), "{entities}");
+        assert_eq!(text_of(&client, "#observation-kind").await, "Pushed by you");
+        click(&client, "#observation-context").await?;
+        wait_for(
+            &client,
+            &format!(".context-row.active[data-work-context-id='{henderson}']"),
+        )
+        .await?;
+
+        // The sidebar button opens the same dialog anywhere, the Timeline included, whose pane
+        // then follows the outcome's link without the page being opened again.
+        click(&client, "#nav-timeline").await?;
+        wait_for(&client, "#timeline-items").await?;
+        click(&client, "#nav-push").await?;
+        wait_for(&client, "#push-dialog-text")
+            .await?
+            .send_keys(&format!("{third}\u{E007}"))
+            .await?;
+        let third_id = pushed_id(&client, "#push-dialog-outcome").await?;
+        click(&client, "#push-dialog-open").await?;
+        wait_gone(&client, "#push-dialog").await?;
+        wait_for(
+            &client,
+            &format!("#observation-detail[data-observation-id='{third_id}']"),
+        )
+        .await?;
+        assert_eq!(
+            wait_text(&client, "#observation-text", |t| t == third).await,
+            third
+        );
+        wait_text(&client, "#timeline-items", |t| t.contains(third)).await;
+
+        // Esc closes the dialog.
+        click(&client, "#nav-push").await?;
+        wait_for(&client, "#push-dialog").await?;
+        client.active_element().await?.send_keys("\u{E00C}").await?;
+        wait_gone(&client, "#push-dialog").await?;
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "push-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+
+    // On disk, through the engine: both pushes, the new entity, and the update Spotter received.
+    let store = Store::open(&root).unwrap();
+    let graph = store.graph();
+    let o = graph.observation(first_id).unwrap();
+    assert_eq!(
+        (
+            o.source.as_str(),
+            o.text.as_str(),
+            o.work_context_id.as_ref()
+        ),
+        ("push", first, Some(&henderson))
+    );
+    assert!(o.entities.iter().any(|(_, name)| name == "Rebuttal memo"));
+    let o = graph.observation(second_id).unwrap();
+    assert_eq!((o.text.as_str(), o.updates_written), (second, 2));
+    let updates: Vec<String> = store
+        .log(&spotter)
+        .read()
+        .unwrap()
+        .entries
+        .into_iter()
+        .filter_map(|e| match e.content {
+            EntryContent::CrossConversationUpdate(u) => Some(u.summary),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        updates.iter().any(|u| u.contains(second)),
+        "Spotter's updates: {updates:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn tracked_folders_in_settings_feed_the_timeline() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    Store::open(&root).unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    std::fs::write(notes.join("plan.md"), "# Quarterly plan\n\nSteps.\n").unwrap();
+    let notes_path = notes.display().to_string();
+    let gone = dir.path().join("archive");
+
+    let (driver, client) = launch(&app, &root, dir.path()).await;
+    let result = async {
+        click(&client, "#nav-settings").await?;
+        let empty = text_of(&client, "#tracked-folders-empty").await;
+        assert!(empty.contains("No folders tracked yet"), "{empty}");
+        // Started with the app, with nothing to watch yet.
+        assert_eq!(
+            wait_text(&client, "#watcher-state", |t| t == "running").await,
+            "running"
+        );
+        let defaults = text_of(&client, "#default-ignores").await;
+        assert!(defaults.contains(".git"), "{defaults}");
+
+        // Track the folder: it is listed, and the watcher's first scan finds its one file.
+        wait_for(&client, "#tracked-folder-path")
+            .await?
+            .send_keys(&format!("{notes_path}\u{E007}"))
+            .await?;
+        let listed = wait_text(&client, "#tracked-folder-list", |t| t.contains(&notes_path)).await;
+        assert!(listed.contains("watched"), "{listed}");
+        let files = wait_text(&client, "#watcher-files", |t| {
+            t.starts_with("1 file known") && t.contains("last full check")
+        })
+        .await;
+        assert!(files.starts_with("1 file known"), "{files}");
+        // A folder that is not there is tracked all the same, badged missing.
+        client
+            .find(Locator::Css("#tracked-folder-path"))
+            .await?
+            .send_keys(&gone.display().to_string())
+            .await?;
+        click(&client, "#tracked-folder-add").await?;
+        let missing = text_of(
+            &client,
+            &format!("tr.tracked-folder.missing[data-path='{}']", gone.display()),
+        )
+        .await;
+        assert!(missing.contains("missing"), "{missing}");
+        // A folder inside a tracked one is refused, with the engine's reason.
+        client
+            .find(Locator::Css("#tracked-folder-path"))
+            .await?
+            .send_keys(&format!("{notes_path}/sub\u{E007}"))
+            .await?;
+        let refused = text_of(&client, "#tracked-folders-error").await;
+        assert!(refused.contains("overlaps the tracked folder"), "{refused}");
+
+        // The person's ignore pattern, saved as the engine keeps it.
+        wait_for(&client, "#ignore-patterns")
+            .await?
+            .send_keys("*.bak\n\n")
+            .await?;
+        click(&client, "#ignore-save").await?;
+        wait_for(&client, "#ignore-saved").await?;
+        let saved = client
+            .find(Locator::Css("#ignore-patterns"))
+            .await?
+            .prop("value")
+            .await?;
+        assert_eq!(saved.as_deref(), Some("*.bak"));
+        screenshot(&client, "tracked-folders").await;
+
+        // A new note is observed and lands on the Timeline; the ignored file does not.
+        std::fs::write(notes.join("draft.bak"), "scratch\n").unwrap();
+        std::fs::write(
+            notes.join("kickoff.md"),
+            "# Henderson kickoff notes\n\nAgreed the scope.\n",
+        )
+        .unwrap();
+        click(&client, "#nav-timeline").await?;
+        let item = "#timeline-items li.timeline-item[data-kind='observation']";
+        let started = Instant::now();
+        while client.find_all(Locator::Css(item)).await?.is_empty() {
+            assert!(
+                started.elapsed() < WAIT,
+                "the new note never reached the Timeline"
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            click(&client, "#timeline-refresh").await?;
+        }
+        let items = wait_text(&client, "#timeline-items", |t| t.contains("kickoff")).await;
+        assert!(items.contains("Henderson kickoff notes"), "{items}");
+        assert!(!items.contains("draft.bak"), "{items}");
+        click(&client, item).await?;
+        let path = text_of(&client, "#observation-path").await;
+        assert_eq!(path, notes.join("kickoff.md").display().to_string());
+        assert_eq!(
+            text_of(&client, "#observation-title").await,
+            "Henderson kickoff notes"
+        );
+        assert_eq!(text_of(&client, "#observation-kind").await, "File created");
+
+        // Stop tracking the folder: the list keeps only the missing one.
+        click(&client, "#nav-settings").await?;
+        click(
+            &client,
+            &format!("tr.tracked-folder[data-path='{notes_path}'] .folder-remove"),
+        )
+        .await?;
+        let listed = wait_text(&client, "#tracked-folder-list", |t| {
+            !t.contains(&notes_path)
+        })
+        .await;
+        assert!(!listed.contains(&notes_path), "{listed}");
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "tracked-folders-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+
+    // On disk, through the engine: what Settings saved, and the observation it led to.
+    let store = Store::open(&root).unwrap();
+    let tracked = store.tracked_folders().load().unwrap();
+    assert_eq!(tracked.folders, [gone]);
+    assert_eq!(tracked.ignore_patterns, ["*.bak"]);
+    let observed = store
+        .graph()
+        .observations(&elnor_engine::observe::ObservationFilter::default())
+        .unwrap();
+    let paths: Vec<_> = observed.iter().filter_map(|o| o.path.clone()).collect();
+    assert_eq!(paths, [notes.join("kickoff.md")]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn timeline_items_open_their_sessions_proposals_and_nodes() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    // The review world (three sessions three weeks ago, their captures, two proposals) with the
+    // directive approved through the engine, as Review would.
+    let world = review_world();
+    let store = Store::open(&world.root).unwrap();
+    let node =
+        elnor_engine::promotion::approve(&store, world.directive.proposal_id, None, Utc::now())
+            .unwrap()
+            .node_id
+            .expect("an approval writes a node");
+    drop(store);
+    let obligation = world.obligation.proposal_id;
+    let item = |kind: &str| format!("#timeline-items li.timeline-item[data-kind='{kind}']");
+
+    let (driver, client) = launch(&app, &world.root, world.dir.path()).await;
+    let result = async {
+        click(&client, "#nav-timeline").await?;
+        // Every kind the world has: three sessions, their captures, two proposals, one approval.
+        assert_eq!(wait_count(&client, &item("session"), 3).await?.len(), 3);
+        assert_eq!(wait_count(&client, &item("promotion"), 3).await?.len(), 3);
+        assert!(
+            !client
+                .find_all(Locator::Css(&item("capture")))
+                .await?
+                .is_empty()
+        );
+        let legend = text_of(&client, "#timeline-legend").await;
+        assert!(legend.contains("Henderson"), "{legend}");
+        screenshot(&client, "timeline-world").await;
+
+        // A harness keeps its sessions and captures only; another harness has nothing here.
+        select(&client, "#timeline-harness", "claude_code").await?;
+        assert_eq!(wait_count(&client, &item("promotion"), 0).await?.len(), 0);
+        assert_eq!(wait_count(&client, &item("session"), 3).await?.len(), 3);
+        select(&client, "#timeline-harness", "codex").await?;
+        let empty = text_of(&client, "#timeline-empty").await;
+        assert!(
+            empty.contains("Nothing happened in the past 30 days"),
+            "{empty}"
+        );
+
+        // A session item opens the session's transcript.
+        click(&client, "#nav-sessions").await?;
+        click(&client, "#nav-timeline").await?;
+        click(
+            &client,
+            "li.timeline-item[data-kind='session'][data-target='session:hend-1']",
+        )
+        .await?;
+        wait_for(&client, ".session-row.active[data-session-id='hend-1']").await?;
+
+        // The approval opens the node on the Knowledge page.
+        click(&client, "#nav-timeline").await?;
+        click(
+            &client,
+            &format!("li.timeline-item[data-target='node:{node}']"),
+        )
+        .await?;
+        wait_for(
+            &client,
+            &format!("li.node-row.active[data-node-id='{node}']"),
+        )
+        .await?;
+
+        // The obligation's proposal opens in Review, with its evidence.
+        click(&client, "#nav-timeline").await?;
+        click(
+            &client,
+            &format!("li.timeline-item[data-target='proposal:{obligation}']"),
+        )
+        .await?;
+        wait_for(
+            &client,
+            &format!("#review-detail[data-proposal-id='{obligation}']"),
+        )
+        .await?;
+        let detail = text_of(&client, "#review-detail").await;
+        assert!(detail.contains(QUESTION), "{detail}");
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "timeline-targets-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+}

@@ -1,5 +1,6 @@
 //! The Continuity section of Settings: `get_continuity_settings`, `set_config_field`,
-//! `set_api_key`, `clear_api_key` and `test_model_connection`.
+//! `set_api_key`, `clear_api_key` and `test_model_connection`. A change to one of the file
+//! watcher's fields (`watch_*`) restarts the app's watcher so it applies at once.
 //!
 //! The synthesis model's API key goes to the OS keyring and nowhere else. It arrives in
 //! `set_api_key`'s request, is handed straight to the keyring, and never appears in a response,
@@ -82,10 +83,16 @@ pub async fn set_config_field(
     request: SetConfigFieldRequest,
 ) -> Result<ConfigFields, CommandError> {
     let store = state.store()?;
+    let watcher = state.watcher();
     blocking(move || {
         let config = store
             .set_config(&request.key, &request.value)
             .map_err(|e| to_command_error(&e))?;
+        // The watcher takes its debounce when it starts, so a change to its fields restarts it
+        // (which rescans the folders on its own thread); the person sees the new value at work.
+        if request.key.starts_with("watch_") {
+            watcher.start(store.clone());
+        }
         Ok(fields(&store, &config))
     })
     .await

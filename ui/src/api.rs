@@ -7,14 +7,15 @@ use elnor_types::{
     BriefPreviewRequest, CommandError, ConfigFields, ConnectionTest, ConstellationView,
     ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
     EditEntityRequest, EditFactRequest, EditWorkContextRequest, EntityListRequest, EntityRow,
-    ErrorKind, EvaluationSummary, FactRef, IngestStatus, KnowledgeList, KnowledgeListRequest,
-    LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail, NodeRef,
-    NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest, PendingCount,
-    ProposalDetail, ProposalIds, ProposalRef, RejectRequest, RemoveLinkRuleRequest,
+    ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList,
+    KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail,
+    NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest,
+    ObservationListRequest, ObservationRef, ObservationRow, PendingCount, ProposalDetail,
+    ProposalIds, ProposalRef, PushOutcome, PushRequest, RejectRequest, RemoveLinkRuleRequest,
     ReviewListRequest, ReviewOutcome, ReviewQueue, RollupView, SessionListRequest, SessionRow,
     SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
-    SourceRow, StoreStatus, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef,
-    WorkContextRow, commands,
+    SourceRow, StoreStatus, Timeline, TimelineRequest, TrackedFolderRequest, TrackedFolders,
+    TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow, commands,
 };
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
@@ -382,6 +383,49 @@ pub async fn knowledge_supersede(
 ) -> Result<NodeDetail, CommandError> {
     let request = NodeTextRequest { node_id, text };
     call(commands::KNOWLEDGE_SUPERSEDE, &Request { request }).await
+}
+
+/// "I just did X": records the push as an observation; the reply says what it touched.
+pub async fn push_observation(request: PushRequest) -> Result<PushOutcome, CommandError> {
+    call(commands::PUSH_OBSERVATION, &Request { request }).await
+}
+
+/// Observations (file changes and pushes), newest first.
+pub async fn observations_list(
+    request: ObservationListRequest,
+) -> Result<Vec<ObservationRow>, CommandError> {
+    call(commands::OBSERVATIONS_LIST, &Request { request }).await
+}
+
+pub async fn observation_get(observation_id: i64) -> Result<ObservationRow, CommandError> {
+    let request = ObservationRef { observation_id };
+    call(commands::OBSERVATION_GET, &Request { request }).await
+}
+
+/// What happened in a window of days, newest first, with the per-day chart.
+pub async fn timeline(request: TimelineRequest) -> Result<Timeline, CommandError> {
+    call(commands::TIMELINE, &Request { request }).await
+}
+
+/// The tracked folders, the ignore rules and the file watcher's state.
+pub async fn tracked_folders() -> Result<TrackedFolders, CommandError> {
+    call(commands::TRACKED_FOLDERS, &NoArgs {}).await
+}
+
+pub async fn add_tracked_folder(path: String) -> Result<TrackedFolders, CommandError> {
+    let request = TrackedFolderRequest { path };
+    call(commands::ADD_TRACKED_FOLDER, &Request { request }).await
+}
+
+pub async fn remove_tracked_folder(path: String) -> Result<TrackedFolders, CommandError> {
+    let request = TrackedFolderRequest { path };
+    call(commands::REMOVE_TRACKED_FOLDER, &Request { request }).await
+}
+
+/// Replaces the person's ignore patterns with `patterns`.
+pub async fn set_ignore_patterns(patterns: Vec<String>) -> Result<TrackedFolders, CommandError> {
+    let request = IgnorePatternsRequest { patterns };
+    call(commands::SET_IGNORE_PATTERNS, &Request { request }).await
 }
 
 /// Resolves after `ms` milliseconds (for polling progress).

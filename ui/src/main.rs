@@ -4,6 +4,7 @@
 mod api;
 mod app;
 mod pages;
+mod push;
 
 fn main() {
     console_error_panic_hook::set_once();

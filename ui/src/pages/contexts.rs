@@ -27,7 +27,11 @@ use crate::app::use_nav;
 pub fn ContextsPage() -> impl IntoView {
     // Bumped after every change so the list and the open context reload.
     let generation = RwSignal::new(0u32);
-    let selected = RwSignal::new(None::<String>);
+    // A link elsewhere (a Timeline item) may name the context to open; it is taken once, so coming
+    // back later starts from the list.
+    let nav = use_nav();
+    let selected = RwSignal::new(nav.work_context.get_untracked());
+    nav.work_context.set(None);
     let contexts = LocalResource::new(move || {
         generation.track();
         api::list_work_contexts()

@@ -1,20 +1,28 @@
-//! Home: the brief a fresh agent session would get now (a preview assembled by the engine, with
-//! its token counts per tier and a link to the Inspector's explanation), then the store's status
-//! (path, schema, counts, mode), read through `store_status`.
+//! Home: the push box ("I just did X") with the most recent observations below it, the brief a
+//! fresh agent session would get now (a preview assembled by the engine, with its token counts per
+//! tier and a link to the Inspector's explanation), then the store's status (path, schema, counts,
+//! mode), read through `store_status`.
 
-use elnor_types::{BriefPreview, BriefPreviewRequest, StoreStatus};
+use elnor_types::{
+    BriefPreview, BriefPreviewRequest, ObservationListRequest, ObservationRow, StoreStatus,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::error_list;
+use super::{error_list, short_time};
 use crate::api;
-use crate::app::use_nav;
+use crate::app::{use_activity, use_nav};
+use crate::push::PushForm;
+
+/// Observations listed under the push box; the Timeline has the rest.
+const RECENT_OBSERVATIONS: u32 = 5;
 
 #[component]
 pub fn Home() -> impl IntoView {
     let status = LocalResource::new(api::store_status);
     view! {
         <h2>"Home"</h2>
+        <PushCard />
         <BriefPanel />
         <Transition fallback=|| view! { <p class="hint">"Reading the store…"</p> }>
             <ErrorBoundary fallback=error_list>
@@ -24,6 +32,82 @@ pub fn Home() -> impl IntoView {
             </ErrorBoundary>
         </Transition>
     }
+}
+
+/// "I just did…": the push form, then what ELNOR observed last (pushes and file changes), read
+/// again after every push, from here or from the dialog.
+#[component]
+fn PushCard() -> impl IntoView {
+    let activity = use_activity();
+    let recent = LocalResource::new(move || {
+        activity.0.track();
+        api::observations_list(ObservationListRequest {
+            limit: RECENT_OBSERVATIONS,
+            ..ObservationListRequest::default()
+        })
+    });
+    view! {
+        <div class="card" id="push-card">
+            <h3>"I just did…"</h3>
+            <p class="hint">
+                "Tell ELNOR about work its agents did not see: a call, an email, a document sent. "
+                "It goes into the work context's log and reaches the other contexts that share its "
+                "entities. Ctrl+Shift+P opens this box from any page."
+            </p>
+            <PushForm prefix="push" />
+            <h4>"Recently observed"</h4>
+            <Transition fallback=|| view! { <p class="hint">"Reading observations…"</p> }>
+                <ErrorBoundary fallback=error_list>
+                    {move || Suspend::new(async move { recent.await.map(recent_list) })}
+                </ErrorBoundary>
+            </Transition>
+        </div>
+    }
+}
+
+fn recent_list(rows: Vec<ObservationRow>) -> AnyView {
+    if rows.is_empty() {
+        return view! {
+            <p class="hint" id="recent-observations-empty">
+                "Nothing observed yet. Push what you just did above, or add a folder under "
+                "Settings → Tracked folders so that changes to your files show up here."
+            </p>
+        }
+        .into_any();
+    }
+    let nav = use_nav();
+    view! {
+        <ul class="recent-observations" id="recent-observations">
+            {rows
+                .into_iter()
+                .map(|o| {
+                    let id = o.observation_id;
+                    let what = o
+                        .title
+                        .clone()
+                        .or_else(|| o.path.clone())
+                        .unwrap_or_else(|| o.text.clone());
+                    view! {
+                        <li data-observation-id=id>
+                            <a
+                                href="#"
+                                on:click=move |ev| {
+                                    ev.prevent_default();
+                                    nav.open_observation(id);
+                                }
+                            >
+                                <span class="meta">{short_time(&o.observed_at)}</span>
+                                <span class=format!("badge obs-{}", o.kind)>{o.kind.clone()}</span>
+                                <span class="obs-what">{what}</span>
+                            </a>
+                            {o.work_context_name.map(|n| view! { <span class="meta">{format!(" · {n}")}</span> })}
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    }
+    .into_any()
 }
 
 #[component]
@@ -118,10 +202,14 @@ fn StatusCard(status: StoreStatus) -> impl IntoView {
 fn BriefPanel() -> impl IntoView {
     // Bumped by "Assemble again" and after the rollup is refreshed.
     let generation = RwSignal::new(0u32);
+    // A push may write cross-conversation updates into the chosen context's log, which the brief
+    // shows, so the preview follows pushes too.
+    let activity = use_activity();
     let context = RwSignal::new(String::new());
     let contexts = LocalResource::new(api::list_work_contexts);
     let preview = LocalResource::new(move || {
         generation.track();
+        activity.0.track();
         let request = BriefPreviewRequest {
             work_context_id: Some(context.get()).filter(|c| !c.is_empty()),
             ..BriefPreviewRequest::default()

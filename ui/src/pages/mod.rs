@@ -7,6 +7,7 @@ pub mod knowledge;
 pub mod review;
 pub mod sessions;
 pub mod settings;
+pub mod timeline;
 
 use leptos::prelude::*;
 

@@ -23,6 +23,7 @@ use wasm_bindgen::JsCast;
 use super::{error_list, session_link, short_time};
 use crate::api;
 use crate::app::{PendingReviews, use_nav, use_pending_reviews};
+use crate::push::dialog_open;
 
 /// The form open over the queue, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -329,7 +330,8 @@ pub fn ReviewPage() -> impl IntoView {
     });
 
     let keys = window_event_listener(ev::keydown, move |ev| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) {
+        // The push dialog (Ctrl+Shift+P) is modal: keys typed while it is open are not decisions.
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) || dialog_open() {
             return;
         }
         match ev.key().as_str() {

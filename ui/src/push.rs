@@ -1,0 +1,282 @@
+//! The push box: "I just did X", told to ELNOR by hand. The person writes what they did, may name
+//! the work context it belongs to and the entities it is about (comma-separated; unknown names
+//! become new entities), and pushes it. The engine records it as an observation, resolves the
+//! entities it mentions, and writes cross-conversation updates into the other work contexts that
+//! reference them; the reply says all of that, so the person sees what their sentence reached.
+//!
+//! The same form sits on Home and in a dialog that any page opens with Ctrl+Shift+P (⌘⇧P on a
+//! Mac) or the sidebar's "I just did…" button; the two differ only in their element ids.
+
+use elnor_types::{PushOutcome, PushRequest};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api;
+use crate::app::{use_activity, use_nav};
+use crate::pages::error_list;
+
+/// The dialog's element id; pages with their own keys leave them alone while it is open.
+const DIALOG_ID: &str = "push-dialog";
+
+/// Whether a key press is the push shortcut, Ctrl+Shift+P or ⌘⇧P. `code` names the physical key,
+/// so the shortcut works on any keyboard layout; `key` (which Shift makes "P") is the fallback
+/// for the rare event that carries no code.
+pub fn is_push_shortcut(ev: &web_sys::KeyboardEvent) -> bool {
+    (ev.ctrl_key() || ev.meta_key())
+        && ev.shift_key()
+        && !ev.alt_key()
+        && (ev.code() == "KeyP" || ev.key().eq_ignore_ascii_case("p"))
+}
+
+/// Whether the push dialog is open over the page. A modal dialog owns the keyboard: the Review
+/// page's one-letter shortcuts must not decide proposals behind it.
+pub fn dialog_open() -> bool {
+    document().get_element_by_id(DIALOG_ID).is_some()
+}
+
+/// Splits "Christensen report, Henderson" into names, dropping empty ones.
+fn entity_names(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The push form. `prefix` makes its element ids unique (`push` on Home, `push-dialog` in the
+/// dialog); `dialog`, when set, is closed by the outcome's link to the Timeline.
+#[component]
+pub fn PushForm(
+    prefix: &'static str,
+    /// Puts the cursor in the text box as soon as the form appears.
+    #[prop(optional)]
+    focus: bool,
+    #[prop(optional)] dialog: Option<RwSignal<bool>>,
+) -> impl IntoView {
+    let activity = use_activity();
+    let text = RwSignal::new(String::new());
+    let context = RwSignal::new(String::new());
+    let entities = RwSignal::new(String::new());
+    let busy = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<Result<PushOutcome, String>>);
+    let contexts = LocalResource::new(api::list_work_contexts);
+    let text_box = NodeRef::<leptos::html::Textarea>::new();
+    if focus {
+        Effect::new(move |_| {
+            if let Some(el) = text_box.get() {
+                let _ = el.focus();
+            }
+        });
+    }
+    let push = move || {
+        let said = text.get_untracked();
+        if busy.get_untracked() || said.trim().is_empty() {
+            return;
+        }
+        let request = PushRequest {
+            text: said.trim().to_owned(),
+            work_context_id: Some(context.get_untracked()).filter(|c| !c.is_empty()),
+            entities: entity_names(&entities.get_untracked()),
+        };
+        busy.set(true);
+        outcome.set(None);
+        spawn_local(async move {
+            let reply = api::push_observation(request).await;
+            busy.set(false);
+            if reply.is_ok() {
+                // The context stays chosen: several pushes in a row are usually about one piece
+                // of work. The text and the entities are this push's own.
+                text.set(String::new());
+                entities.set(String::new());
+                activity.bump();
+            }
+            outcome.set(Some(reply.map_err(|e| e.message)));
+        });
+    };
+    let id = move |suffix: &str| format!("{prefix}-{suffix}");
+    view! {
+        <div class="push-form" id=id("form")>
+            <textarea
+                id=id("text")
+                rows="2"
+                placeholder="I just… (e.g. sent the Henderson draft to Christensen for review)"
+                node_ref=text_box
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+                on:keydown=move |ev| {
+                    // Enter pushes, as in a chat box; Shift+Enter starts a new line.
+                    if ev.key() == "Enter" && !ev.shift_key() {
+                        ev.prevent_default();
+                        push();
+                    }
+                }
+            ></textarea>
+            <div class="inline-form">
+                <label for=id("context")>"Work context"</label>
+                <Transition fallback=|| view! { <span class="hint">"Loading work contexts…"</span> }>
+                    <ErrorBoundary fallback=error_list>
+                        {move || Suspend::new(async move {
+                            contexts
+                                .await
+                                .map(|list| {
+                                    view! {
+                                        <select
+                                            id=id("context")
+                                            on:change=move |ev| context.set(event_target_value(&ev))
+                                            prop:value=move || context.get()
+                                        >
+                                            <option value="">"None in particular"</option>
+                                            {list
+                                                .into_iter()
+                                                .map(|wc| {
+                                                    view! {
+                                                        <option value=wc.work_context_id.clone()>
+                                                            {wc.name.clone()}
+                                                        </option>
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </select>
+                                    }
+                                })
+                        })}
+                    </ErrorBoundary>
+                </Transition>
+            </div>
+            <div class="inline-form">
+                <label for=id("entities")>"About"</label>
+                <input
+                    id=id("entities")
+                    type="text"
+                    placeholder="entities, comma-separated (optional): Christensen report, Henderson"
+                    prop:value=move || entities.get()
+                    on:input=move |ev| entities.set(event_target_value(&ev))
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" {
+                            ev.prevent_default();
+                            push();
+                        }
+                    }
+                />
+                <button
+                    class="primary"
+                    id=id("submit")
+                    disabled=move || busy.get() || text.with(|t| t.trim().is_empty())
+                    on:click=move |_| push()
+                >
+                    {move || if busy.get() { "Pushing…" } else { "Push" }}
+                </button>
+            </div>
+            <p class="hint">
+                "Enter pushes; Shift+Enter starts a new line. Entities named in the text are "
+                "recognised on their own; names you list that ELNOR does not know yet become new "
+                "entities."
+            </p>
+            {move || {
+                outcome
+                    .get()
+                    .map(|o| match o {
+                        Ok(o) => outcome_view(o, prefix, dialog).into_any(),
+                        Err(e) => view! { <div class="error" id=id("error") role="alert">{e}</div> }.into_any(),
+                    })
+            }}
+        </div>
+    }
+}
+
+/// What a push did: its observation, the entities it touched (and which of them are new), and how
+/// many cross-conversation updates it wrote, with a link to it on the Timeline.
+fn outcome_view(
+    o: PushOutcome,
+    prefix: &'static str,
+    dialog: Option<RwSignal<bool>>,
+) -> impl IntoView {
+    let nav = use_nav();
+    let obs = o.observation;
+    let observation_id = obs.observation_id;
+    let place = match &obs.work_context_name {
+        Some(name) => format!("Pushed as observation #{observation_id}, in {name}."),
+        None => format!("Pushed as observation #{observation_id}, outside any work context."),
+    };
+    let entities = if obs.entities.is_empty() {
+        "No entities named or recognised in the text.".to_owned()
+    } else {
+        let names: Vec<String> = obs
+            .entities
+            .iter()
+            .map(|e| {
+                if o.entities_created.contains(&e.name) {
+                    format!("{} (new)", e.name)
+                } else {
+                    e.name.clone()
+                }
+            })
+            .collect();
+        format!("Entities touched: {}.", names.join(", "))
+    };
+    let updates = match obs.updates_written {
+        0 => "No cross-conversation updates written: no work context references these entities."
+            .to_owned(),
+        1 => "1 cross-conversation update written into a work context's log.".to_owned(),
+        n => format!("{n} cross-conversation updates written into work contexts' logs."),
+    };
+    view! {
+        <div
+            class="push-outcome"
+            id=format!("{prefix}-outcome")
+            data-observation-id=observation_id
+            data-updates=obs.updates_written
+        >
+            <p class="saved">{place}</p>
+            <p class="push-entities">{entities}</p>
+            <p class="push-updates">{updates}</p>
+            <a
+                href="#"
+                id=format!("{prefix}-open")
+                on:click=move |ev| {
+                    ev.prevent_default();
+                    if let Some(open) = dialog {
+                        open.set(false);
+                    }
+                    nav.open_observation(observation_id);
+                }
+            >
+                "See it on the Timeline"
+            </a>
+        </div>
+    }
+}
+
+/// The push form over the current page. Esc, the Close button or a click beside it closes it.
+#[component]
+pub fn PushDialog(open: RwSignal<bool>) -> impl IntoView {
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" {
+            ev.prevent_default();
+            open.set(false);
+        }
+    });
+    on_cleanup(move || keys.remove());
+    view! {
+        <div
+            class="dialog-backdrop"
+            on:click=move |ev| {
+                // Only a click on the backdrop itself: clicks inside the dialog bubble up here too.
+                if ev.target() == ev.current_target() {
+                    open.set(false);
+                }
+            }
+        >
+            <div class="dialog card" id=DIALOG_ID role="dialog" aria-modal="true" aria-labelledby="push-dialog-title">
+                <h3 id="push-dialog-title">"I just did…"</h3>
+                <PushForm prefix="push-dialog" focus=true dialog=open />
+                <div class="dialog-buttons">
+                    <span class="hint">"Esc closes."</span>
+                    <button class="small" id="push-dialog-close" on:click=move |_| open.set(false)>
+                        "Close"
+                    </button>
+                </div>
+            </div>
+        </div>
+    }
+}
