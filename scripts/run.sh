@@ -19,7 +19,7 @@ elnor="$target_dir/debug/elnor"
 
 store="${ELNOR_MEMORY:-$PWD/target/demo-store}"
 # The marker names the seed's version, so a demo store from an older checkout is seeded again.
-if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v4" ]; then
+if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v5" ]; then
   rm -rf "$store"
   echo "Seeding a demo store at $store"
   "$elnor" --store "$store" init >/dev/null
@@ -66,8 +66,24 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v4" ]; then
   # Tier 3 of every brief: the person's own stable facts and preferences.
   "$elnor" --store "$store" facts add "Backend engineer; works on Spotter (Elixir) and the ELNOR spec." >/dev/null
   "$elnor" --store "$store" facts add "Prefers direct answers and paste-ready code over descriptions." >/dev/null
+  # A tracked folder of notes (recorded silently on its first scan), then an edit the watcher
+  # would see, and a push: both name the Christensen report, so the Henderson context hears of
+  # them, and both are on the Timeline. The desktop app keeps watching the folder: edit a note
+  # there and it appears on the Timeline.
+  notes="$PWD/target/demo-notes"
+  rm -rf "$notes"
+  mkdir -p "$notes/henderson"
+  printf -- '---\ntitle: Henderson damages outline\n---\n# Outline\n\n## Loss causation\n\nPrice impact first.\n' \
+    > "$notes/henderson/damages-outline.md"
+  printf '# Reading list\n\n- Dura Pharmaceuticals v. Broudo\n' > "$notes/reading-list.md"
+  "$elnor" --store "$store" folders add "$notes" >/dev/null
+  "$elnor" --store "$store" folders scan >/dev/null
+  printf '\n## Data\n\nWaiting on the Christensen report for the event study.\n' \
+    >> "$notes/henderson/damages-outline.md"
+  "$elnor" --store "$store" folders scan >/dev/null
+  "$elnor" --store "$store" push "Sent the damages outline to the Christensen report team" >/dev/null
   "$elnor" --store "$store" rollup >/dev/null
-  touch "$store/.demo-seed-v4"
+  touch "$store/.demo-seed-v5"
 fi
 
 if has_display; then
@@ -103,6 +119,9 @@ echo "\$ elnor --store $store review list"
 echo
 echo "\$ elnor --store $store nodes list"
 "$elnor" --store "$store" nodes list
+echo
+echo "\$ elnor --store $store timeline --days 7 --limit 8"
+"$elnor" --store "$store" timeline --days 7 --limit 8
 echo
 echo "\$ elnor --store $store config get"
 "$elnor" --store "$store" config get

@@ -53,6 +53,9 @@ pub enum FoldersCommand {
     Remove { path: PathBuf },
     /// Replace your ignore patterns (globs such as `*.bak` or `drafts/**`); none clears them.
     Ignore { patterns: Vec<String> },
+    /// Compare every tracked folder with what was recorded, once, and store what changed (a
+    /// folder's first scan records it silently). `elnor watch` does this continuously.
+    Scan,
 }
 
 #[derive(Debug, Args)]
@@ -180,6 +183,7 @@ fn print_line(o: &Observation) {
 pub fn folders(store: &Store, cmd: &FoldersCommand, json: bool) -> anyhow::Result<ExitCode> {
     let file = store.tracked_folders();
     let config = match cmd {
+        FoldersCommand::Scan => return scan(store, json),
         FoldersCommand::List => file.load()?,
         FoldersCommand::Add { path } => {
             let path = std::path::absolute(path)
@@ -219,6 +223,23 @@ pub fn folders(store: &Store, cmd: &FoldersCommand, json: bool) -> anyhow::Resul
     }
     println!("built-in ignores: {}", observe::default_ignores().join(" "));
     println!("files remembered: {files}; `elnor watch` (or the desktop app) observes changes");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn scan(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
+    let observed = observe::files::reconcile_all(store, Utc::now())?;
+    if json {
+        output::json(&observed)?;
+    } else {
+        for o in &observed {
+            print_line(o);
+        }
+        println!(
+            "{} change(s) observed; {} file(s) remembered",
+            observed.len(),
+            observe::files::tracked_file_count(store)?
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

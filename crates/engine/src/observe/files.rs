@@ -113,7 +113,7 @@ pub fn settle(
 ) -> Result<Settled> {
     let mut out = Settled::default();
     let baseline = !is_baselined(store, root)?;
-    let (on_disk, known) = gather(store, rules, root, scope, baseline)?;
+    let (on_disk, known) = gather(store, rules, root, scope, baseline, &mut out.skipped)?;
     out.files_seen = on_disk.len();
     let mut appeared: Vec<(PathBuf, Content)> = Vec::new();
     let mut changed: Vec<(PathBuf, Known, Content)> = Vec::new();
@@ -340,6 +340,7 @@ fn gather(
     root: &Path,
     scope: &Scope,
     baseline: bool,
+    skipped: &mut Vec<(PathBuf, String)>,
 ) -> Result<(BTreeMap<PathBuf, Stat>, BTreeMap<PathBuf, Known>)> {
     let mut on_disk = BTreeMap::new();
     let mut known = BTreeMap::new();
@@ -347,14 +348,15 @@ fn gather(
     let all = baseline || matches!(scope, Scope::All);
     let mut paths = Vec::new();
     if all {
-        walk(rules, root, root, &mut on_disk);
+        walk(rules, root, root, &mut on_disk, skipped);
     } else if let Scope::Paths(named) = scope {
         for p in named {
             if !p.starts_with(root) || rules.is_ignored(root, p) {
                 continue;
             }
             match fs::symlink_metadata(p) {
-                Ok(m) if m.is_dir() => walk(rules, root, p, &mut on_disk),
+                Ok(m) if m.is_dir() => walk(rules, root, p, &mut on_disk, skipped),
+                Ok(_) if p.to_str().is_none() => skipped.push((p.clone(), NOT_UTF8.to_owned())),
                 Ok(m) if m.is_file() => {
                     on_disk.insert(p.clone(), stat_of(&m));
                 }
@@ -424,22 +426,37 @@ fn known_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(PathBuf, Known)> {
     ))
 }
 
-/// Every regular file under `dir`, skipping ignored folders without entering them.
-fn walk(rules: &IgnoreRules, root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Stat>) {
+/// Every regular file under `dir`, skipping ignored folders without entering them. A file whose
+/// path is not valid UTF-8 is skipped and counted: the store keeps paths as text, and a lossy
+/// spelling would never match the disk again.
+fn walk(
+    rules: &IgnoreRules,
+    root: &Path,
+    dir: &Path,
+    out: &mut BTreeMap<PathBuf, Stat>,
+    skipped: &mut Vec<(PathBuf, String)>,
+) {
     let entries = walkdir::WalkDir::new(dir)
         .follow_links(false)
         .into_iter()
         .filter_entry(|e| e.path() == root || !rules.is_ignored(root, e.path()));
-    // An unreadable folder is skipped here and reported by no one but the next pass, which will
-    // try again; the files it could read are still settled.
+    // An unreadable folder is skipped here and tried again by the next pass; the files it could
+    // read are still settled.
     for entry in entries.flatten() {
-        if entry.file_type().is_file()
-            && let Ok(m) = entry.metadata()
-        {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        if entry.path().to_str().is_none() {
+            skipped.push((entry.into_path(), NOT_UTF8.to_owned()));
+            continue;
+        }
+        if let Ok(m) = entry.metadata() {
             out.insert(entry.into_path(), stat_of(&m));
         }
     }
 }
+
+const NOT_UTF8: &str = "the file's path is not valid UTF-8";
 
 fn stat_of(m: &fs::Metadata) -> Stat {
     let mtime_ns = m
@@ -711,4 +728,20 @@ fn rel(root: &Path, path: &Path) -> String {
         .unwrap_or(path)
         .display()
         .to_string()
+}
+
+/// One full pass over every tracked folder that exists (or was baselined and is now gone): what
+/// `elnor folders scan` runs, and what the watcher's periodic reconcile does per folder.
+pub fn reconcile_all(store: &Store, now: DateTime<Utc>) -> Result<Vec<Observation>> {
+    let config = store.config()?;
+    let tracked = store.tracked_folders().load()?;
+    let rules = IgnoreRules::new(&tracked.ignore_patterns);
+    let mut out = Vec::new();
+    for root in &tracked.folders {
+        if !root.exists() && !is_baselined(store, root)? {
+            continue;
+        }
+        out.extend(settle(store, &config, &rules, root, &Scope::All, now)?.observations);
+    }
+    Ok(out)
 }

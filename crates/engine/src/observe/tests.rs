@@ -396,6 +396,35 @@ fn binary_unreadable_and_invalid_utf8_files_are_observed_without_content() {
 }
 
 #[test]
+fn a_file_name_that_is_not_utf8_is_skipped_and_counted() {
+    use std::os::unix::ffi::OsStrExt;
+    let w = world();
+    let rules = IgnoreRules::new(&[]);
+    settle_docs(&w, Scope::All, &rules);
+    let bad = w.docs.join(std::ffi::OsStr::from_bytes(b"caf\xe9.md"));
+    std::fs::write(&bad, "x").unwrap();
+    write(&w.docs.join("good.md"), "# Good\n");
+    let config = w.store.config().unwrap();
+    for _ in 0..2 {
+        let s = settle(&w.store, &config, &rules, &w.docs, &Scope::All, now()).unwrap();
+        assert_eq!(s.skipped.len(), 1, "{:?}", s.skipped);
+        assert!(
+            s.observations
+                .iter()
+                .all(|o| o.path.as_deref() != Some(bad.as_path()))
+        );
+    }
+    assert_eq!(
+        w.store
+            .graph()
+            .observations(&ObservationFilter::default())
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
 fn ignore_rules() {
     let root = Path::new("/r");
     let rules = IgnoreRules::new(&["drafts".to_owned(), "*.log".to_owned()]);
