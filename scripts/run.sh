@@ -19,11 +19,13 @@ elnor="$target_dir/debug/elnor"
 
 store="${ELNOR_MEMORY:-$PWD/target/demo-store}"
 # The marker names the seed's version, so a demo store from an older checkout is seeded again.
-if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v5" ]; then
+if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v6" ]; then
   rm -rf "$store"
   echo "Seeding a demo store at $store"
   "$elnor" --store "$store" init >/dev/null
-  wc=henderson-v-acme
+  notes="$PWD/target/demo-notes"
+  "$elnor" --store "$store" contexts create "Henderson v. Acme" --cwd "$notes/henderson" >/dev/null
+  wc=wc_henderson_v_acme
   "$elnor" --store "$store" log append "$wc" work_phase_change research --session demo-1 \
     --note "Started on loss causation" >/dev/null
   "$elnor" --store "$store" log append "$wc" open_question \
@@ -59,6 +61,7 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v5" ]; then
       "${q%%|*}" "$captured" "${q#*|}" "$entity" "$wc" |
       "$elnor" --store "$store" log append "$wc" --stdin >/dev/null
   done
+  "$elnor" --store "$store" contexts link "$wc" "$entity" >/dev/null
   "$elnor" --store "$store" review evaluate >/dev/null
   first=$("$elnor" --store "$store" review list | grep "event study" | cut -d' ' -f1 | tr -d '#')
   "$elnor" --store "$store" review approve "$first" \
@@ -70,7 +73,6 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v5" ]; then
   # would see, and a push: both name the Christensen report, so the Henderson context hears of
   # them, and both are on the Timeline. The desktop app keeps watching the folder: edit a note
   # there and it appears on the Timeline.
-  notes="$PWD/target/demo-notes"
   rm -rf "$notes"
   mkdir -p "$notes/henderson"
   printf -- '---\ntitle: Henderson damages outline\n---\n# Outline\n\n## Loss causation\n\nPrice impact first.\n' \
@@ -83,7 +85,7 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v5" ]; then
   "$elnor" --store "$store" folders scan >/dev/null
   "$elnor" --store "$store" push "Sent the damages outline to the Christensen report team" >/dev/null
   "$elnor" --store "$store" rollup >/dev/null
-  touch "$store/.demo-seed-v5"
+  touch "$store/.demo-seed-v6"
 fi
 
 if has_display; then
@@ -96,8 +98,8 @@ echo
 echo "\$ elnor --store $store status"
 "$elnor" --store "$store" status
 echo
-echo "\$ elnor --store $store log tail henderson-v-acme"
-"$elnor" --store "$store" log tail henderson-v-acme
+echo "\$ elnor --store $store log tail wc_henderson_v_acme"
+"$elnor" --store "$store" log tail wc_henderson_v_acme
 echo
 echo "\$ elnor --store $store sessions list --limit 5"
 "$elnor" --store "$store" sessions list --limit 5
@@ -126,4 +128,4 @@ echo
 echo "\$ elnor --store $store config get"
 "$elnor" --store "$store" config get
 echo
-echo "Try: $elnor --store $store brief --context henderson-v-acme --dry-run --explain"
+echo "Try: $elnor --store $store brief --context wc_henderson_v_acme --dry-run --explain"

@@ -392,10 +392,16 @@ fn insert_with_entities(
     graph: &Graph,
 ) -> Result<(i64, ChangeSource, Vec<EntityId>)> {
     let id = insert(tx, new, now).map_err(|e| graph.sql(e))?;
+    // The event names the context that already knows, so delivery skips it: a push's own context
+    // was told directly. A file's context knows nothing of an edit made outside chat, so it is
+    // not skipped and hears of it like any other context referencing the entity.
     let source = ChangeSource {
         kind: new.source.as_str(),
         session_id: None,
-        work_context_id: new.work_context.clone(),
+        work_context_id: match new.source {
+            ObservationSource::Push => new.work_context.clone(),
+            ObservationSource::File => None,
+        },
         observation: Some(ObservedBy {
             observation_id: id,
             source_key: new.source_key(id),

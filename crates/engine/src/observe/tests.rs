@@ -350,7 +350,19 @@ fn issue_7_a_file_edit_mentioning_another_contexts_entity_reaches_it_once() {
     write(&w.docs.join("other.txt"), "Filed the reply.\n");
     settle_docs(&w, Scope::All, &rules);
     assert_eq!(updates(&w.store, &w.henderson).len(), 2);
-    let _ = &w.henderson_entity;
+    // The context whose folder holds the file hears of an edit mentioning its own entity too: no
+    // session of it saw the edit.
+    w.store
+        .graph()
+        .link_entity(w.motion.as_str(), w.henderson_entity.as_str())
+        .unwrap();
+    write(
+        &w.docs.join("status.txt"),
+        "Motion status\nCalled Henderson about the settlement.\nHenderson agreed.\nHenderson paid.\n",
+    );
+    settle_docs(&w, Scope::All, &rules);
+    expect![[r#"["status.txt edited outside chat."]"#]]
+        .assert_eq(&format!("{:?}", updates(&w.store, &w.motion)));
 }
 
 #[test]
