@@ -6,7 +6,7 @@
 //! entities, with text naming the file or the push (CSA §5.5). A push placed in a work context
 //! also tells that context directly, since no agent session of it saw the work either; a file is
 //! placed in the context whose `cwd` rule holds it (for the timeline and its filters) but reaches
-//! logs only through the entities it mentions.
+//! logs, that context's included, only through the entities it mentions.
 //!
 //! Nothing here blocks on the OS watcher: [`files`] compares the disk with what it recorded, so the
 //! same code serves an event, a rescan of a new folder, and the periodic reconcile.
