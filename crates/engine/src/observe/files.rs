@@ -730,7 +730,7 @@ fn rel(root: &Path, path: &Path) -> String {
         .to_string()
 }
 
-/// One full pass over every tracked folder that exists (or was baselined and is now gone): what
+/// One full pass over every tracked folder that exists: what
 /// `elnor folders scan` runs, and what the watcher's periodic reconcile does per folder.
 pub fn reconcile_all(store: &Store, now: DateTime<Utc>) -> Result<Vec<Observation>> {
     let config = store.config()?;
@@ -738,7 +738,8 @@ pub fn reconcile_all(store: &Store, now: DateTime<Utc>) -> Result<Vec<Observatio
     let rules = IgnoreRules::new(&tracked.ignore_patterns);
     let mut out = Vec::new();
     for root in &tracked.folders {
-        if !root.exists() && !is_baselined(store, root)? {
+        // A missing folder (deleted, or a drive not mounted) is compared when it is back.
+        if !root.is_dir() {
             continue;
         }
         out.extend(settle(store, &config, &rules, root, &Scope::All, now)?.observations);

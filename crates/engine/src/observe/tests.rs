@@ -610,8 +610,11 @@ fn issue_7_live_watcher_keeps_watching_a_removed_and_recreated_folder() {
     while !files::is_baselined(&store, &w.docs).unwrap() && start.elapsed().as_secs() < 10 {
         std::thread::sleep(StdDuration::from_millis(20));
     }
+    // A vanished folder is not a burst of deletions (it may be a drive not mounted); its files
+    // are compared with what was recorded when it is back.
     std::fs::remove_dir_all(&w.docs).unwrap();
-    assert_eq!(kinds(&wait_for(&store, 1)), ["deleted"]);
+    std::thread::sleep(StdDuration::from_millis(1_500));
+    assert_eq!(watcher.status().folders, vec![(w.docs.clone(), false)]);
     std::fs::create_dir_all(&w.docs).unwrap();
     // Give the watcher its tick to see the folder back, then write into it.
     std::thread::sleep(StdDuration::from_millis(1_500));

@@ -298,14 +298,13 @@ impl Worker {
     fn check_roots(&mut self) {
         for i in 0..self.roots.len() {
             let exists = dir_identity(&self.roots[i].path).is_some();
-            let was_watched = self.roots[i].watched.is_some();
-            if self.ensure_watched(i) || (was_watched && !exists) {
-                if !exists {
-                    self.roots[i].watched = None;
-                    let _ = self.debouncer.unwatch(&self.roots[i].path);
-                }
-                // Whatever happened while unwatched (files gone with the folder, files already in
-                // the new one) is settled now.
+            if !exists && self.roots[i].watched.is_some() {
+                self.roots[i].watched = None;
+                let _ = self.debouncer.unwatch(&self.roots[i].path);
+            }
+            if self.ensure_watched(i) {
+                // The folder is back (or replaced): what changed while it was away, files gone
+                // and files already in it, is settled now against what was recorded.
                 let path = self.roots[i].path.clone();
                 self.settle(&path, &Scope::All);
             }
@@ -329,7 +328,6 @@ impl Worker {
     fn reconcile_all(&mut self) {
         let roots: Vec<PathBuf> = self.roots.iter().map(|r| r.path.clone()).collect();
         for root in roots {
-            // A missing folder is reconciled too: its recorded files are gone.
             self.settle(&root, &Scope::All);
         }
         self.last_reconcile = Instant::now();
@@ -344,7 +342,9 @@ impl Worker {
                 return;
             }
         };
-        if !root.exists() && !files::is_baselined(&self.store, root).unwrap_or(false) {
+        // A missing folder is not settled: an unmounted drive would read as every file deleted,
+        // and then every file created again. Its files are compared when it comes back.
+        if !root.is_dir() {
             return;
         }
         match files::settle(&self.store, &config, &self.rules, root, scope, Utc::now()) {
