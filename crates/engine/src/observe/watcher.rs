@@ -122,6 +122,7 @@ impl FileWatcher {
             last_reconcile: Instant::now(),
             watch_problem: None,
             event_problem: None,
+            files: None,
         };
         let thread = std::thread::Builder::new()
             .name("elnor-file-watcher".into())
@@ -220,6 +221,9 @@ struct Worker {
     watch_problem: Option<String>,
     /// An error the OS watcher reported after starting.
     event_problem: Option<String>,
+    /// The count of remembered files, until a settle or reload may have changed it: an idle
+    /// tick then costs no query.
+    files: Option<u64>,
 }
 
 impl Worker {
@@ -240,6 +244,7 @@ impl Worker {
                 Duration::from_secs(60 * u64::from(config.watch_reconcile_minutes));
         }
         self.rules = IgnoreRules::new(&tracked.ignore_patterns);
+        self.files = None;
         // Folders no longer tracked: unwatched and forgotten, so tracking one again starts with
         // a silent baseline. What was observed in them stays.
         let old = std::mem::take(&mut self.roots);
@@ -347,6 +352,7 @@ impl Worker {
         if !root.is_dir() {
             return;
         }
+        self.files = None;
         match files::settle(&self.store, &config, &self.rules, root, scope, Utc::now()) {
             Ok(settled) => {
                 for o in &settled.observations {
@@ -364,8 +370,15 @@ impl Worker {
         }
     }
 
-    fn publish(&self) {
-        let files = files::tracked_file_count(&self.store).unwrap_or(0);
+    fn publish(&mut self) {
+        let files = match self.files {
+            Some(n) => n,
+            None => {
+                let n = files::tracked_file_count(&self.store).unwrap_or(0);
+                self.files = Some(n);
+                n
+            }
+        };
         let problem = self.watch_problem.clone().or(self.event_problem.clone());
         let mut s = self.status_mut();
         s.folders = self
