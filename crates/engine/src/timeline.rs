@@ -168,7 +168,8 @@ WITH items (at, kind, title, detail, wc, harness, tkind, tid) AS (
     UNION ALL
     SELECT p.decided_at, 'promotion',
            upper(substr(p.status, 1, 1)) || substr(p.status, 2) || ' ' ||
-               replace(p.node_kind, '_', ' ') || ': ' || p.text,
+               replace(p.node_kind, '_', ' ') || ': ' ||
+               coalesce((SELECT n.text FROM durable_nodes n WHERE n.node_id = p.node_id), p.text),
            p.decision_note, p.work_context_id, NULL,
            CASE WHEN p.node_id IS NOT NULL THEN 'node' ELSE 'proposal' END,
            coalesce(p.node_id, p.proposal_id)
@@ -201,7 +202,8 @@ pub fn query(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Timel
     let kinds_json = serde_json::to_string(&kinds).unwrap_or_default();
     let wc = filter.work_context.as_ref().map(WorkContextId::as_str);
     let harness = filter.harness.as_deref();
-    let selected = "FROM items i
+    // Both queries read the same filtered items, with the context's name beside each.
+    let selected = "FROM items i LEFT JOIN work_contexts w ON w.work_context_id = i.wc
          WHERE i.kind IN (SELECT value FROM json_each(?2))
            AND (?3 IS NULL OR i.wc = ?3)
            AND (?4 IS NULL OR i.harness = ?4)";
@@ -210,13 +212,8 @@ pub fn query(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Timel
         let mut stmt = c.prepare_cached(&format!(
             "{ITEMS} SELECT i.at, i.kind, i.title, i.detail, i.wc, w.name, i.harness, i.tkind,
                     i.tid
-             {selected_from}
-             ORDER BY i.at DESC, i.kind, i.tid DESC LIMIT ?5",
-            selected_from = selected.replacen(
-                "FROM items i",
-                "FROM items i LEFT JOIN work_contexts w ON w.work_context_id = i.wc",
-                1
-            )
+             {selected}
+             ORDER BY i.at DESC, i.kind, i.tid DESC LIMIT ?5"
         ))?;
         let rows = stmt
             .query_map(
@@ -238,13 +235,8 @@ pub fn query(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Timel
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let mut stmt = c.prepare_cached(&format!(
             "{ITEMS} SELECT substr(i.at, 1, 10), i.wc, coalesce(w.name, i.wc), count(*)
-             {selected_from}
-             GROUP BY 1, 2 ORDER BY 1, 2",
-            selected_from = selected.replacen(
-                "FROM items i",
-                "FROM items i LEFT JOIN work_contexts w ON w.work_context_id = i.wc",
-                1
-            )
+             {selected}
+             GROUP BY 1, 2 ORDER BY 1, 2"
         ))?;
         let counts = stmt
             .query_map(params![ts(since), kinds_json, wc, harness], |r| {

@@ -83,6 +83,12 @@ fn store() -> (tempfile::TempDir, Store) {
                  VALUES ('referenced_decision', 'memory_directive', ?1, 'e1', 'Use price impact',
                          '{}', 'k', 'approved', 'dir_1', ?2, ?3)",
                 rusqlite::params![wc.as_str(), at(2, 12), at(1, 8)],
+            )?;
+            // Approved in the person's own words: the timeline says what the node says.
+            c.execute(
+                "INSERT INTO memory_directives (directive_id, text, created_at, updated_at)
+                 VALUES ('dir_1', 'Lead with price impact', ?1, ?1)",
+                [at(1, 8)],
             )
         })
         .unwrap();
@@ -109,7 +115,7 @@ fn every_kind_newest_first_with_a_day_chart() {
     expect![[r#"
         11-22 11:00 push "Called the expert" detail=None wc=Some("Henderson") harness=None -> Some(Observation(1))
         11-21 10:00 session "Session s2" detail=Some("3 turns") wc=None harness=Some("codex") -> Some(Session(SessionId("s2")))
-        11-21 08:00 promotion "Approved memory directive: Use price impact" detail=None wc=Some("Henderson") harness=None -> Some(Node(NodeId("dir_1")))
+        11-21 08:00 promotion "Approved memory directive: Lead with price impact" detail=None wc=Some("Henderson") harness=None -> Some(Node(NodeId("dir_1")))
         11-20 12:00 promotion "Proposed memory directive: Use price impact" detail=None wc=Some("Henderson") harness=None -> Some(Proposal(1))
         11-20 11:00 capture "Captured 3 entries from Damages draft" detail=Some("idle, deterministic") wc=Some("Henderson") harness=Some("claude_code") -> Some(Session(SessionId("s1")))
         11-20 09:00 session "Damages draft" detail=Some("12 turns in /work/h") wc=Some("Henderson") harness=Some("claude_code") -> Some(Session(SessionId("s1")))
