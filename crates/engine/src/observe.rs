@@ -197,7 +197,9 @@ impl NewObservation {
     /// The update text: "Henderson brief edited outside chat (brief.md)." or "You noted: …".
     fn summary(&self) -> String {
         if self.source == ObservationSource::Push {
-            return format!("You noted: {}", self.text.trim());
+            // A brief line is one line: the push's own line breaks become spaces there.
+            let words: Vec<&str> = self.text.split_whitespace().collect();
+            return format!("You noted: {}", words.join(" "));
         }
         let file = self
             .path
