@@ -158,6 +158,7 @@ fn issue_7_a_push_mentioning_another_contexts_entity_reaches_it_once() {
         now() + Duration::minutes(6),
     )
     .unwrap();
+    assert_eq!(updates(&w.store, &w.henderson).len(), 2);
     assert_eq!(
         updates(&w.store, &w.henderson).last().map(String::as_str),
         Some("You noted: Henderson signed")
