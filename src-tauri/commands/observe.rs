@@ -12,7 +12,10 @@
 use std::path::Path;
 
 use chrono::{DateTime, Local, Utc};
-use elnor_engine::observe::{self, Observation, ObservationFilter, ObservationSource, Push};
+use elnor_engine::observe::{
+    self, Observation, ObservationFilter, ObservationSource, Push, TrackedConfig,
+    TrackedFoldersFile,
+};
 use elnor_engine::{Store, WorkContextId};
 use elnor_types::{
     CommandError, ErrorKind, IgnorePatternsRequest, ObservationListRequest, ObservationRef,
@@ -159,22 +162,28 @@ pub async fn tracked_folders(state: State<'_, AppState>) -> Result<TrackedFolder
     blocking(move || tracked(&store, &watcher)).await
 }
 
+/// Applies a change to the tracked folders file, tells the watcher to reload, and replies with
+/// the new state; the three folder commands differ only in the change.
+async fn change_folders(
+    state: State<'_, AppState>,
+    change: impl FnOnce(&TrackedFoldersFile) -> elnor_engine::Result<TrackedConfig> + Send + 'static,
+) -> Result<TrackedFolders, CommandError> {
+    let store = state.store()?;
+    let watcher = state.watcher();
+    blocking(move || {
+        change(store.tracked_folders()).map_err(err)?;
+        watcher.reload(store.clone());
+        tracked(&store, &watcher)
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn add_tracked_folder(
     state: State<'_, AppState>,
     request: TrackedFolderRequest,
 ) -> Result<TrackedFolders, CommandError> {
-    let store = state.store()?;
-    let watcher = state.watcher();
-    blocking(move || {
-        store
-            .tracked_folders()
-            .add(Path::new(request.path.trim()))
-            .map_err(err)?;
-        watcher.reload(store.clone());
-        tracked(&store, &watcher)
-    })
-    .await
+    change_folders(state, move |f| f.add(Path::new(request.path.trim()))).await
 }
 
 #[tauri::command]
@@ -182,17 +191,7 @@ pub async fn remove_tracked_folder(
     state: State<'_, AppState>,
     request: TrackedFolderRequest,
 ) -> Result<TrackedFolders, CommandError> {
-    let store = state.store()?;
-    let watcher = state.watcher();
-    blocking(move || {
-        store
-            .tracked_folders()
-            .remove(Path::new(&request.path))
-            .map_err(err)?;
-        watcher.reload(store.clone());
-        tracked(&store, &watcher)
-    })
-    .await
+    change_folders(state, move |f| f.remove(Path::new(request.path.trim()))).await
 }
 
 #[tauri::command]
@@ -200,17 +199,7 @@ pub async fn set_ignore_patterns(
     state: State<'_, AppState>,
     request: IgnorePatternsRequest,
 ) -> Result<TrackedFolders, CommandError> {
-    let store = state.store()?;
-    let watcher = state.watcher();
-    blocking(move || {
-        store
-            .tracked_folders()
-            .set_ignore_patterns(request.patterns)
-            .map_err(err)?;
-        watcher.reload(store.clone());
-        tracked(&store, &watcher)
-    })
-    .await
+    change_folders(state, move |f| f.set_ignore_patterns(request.patterns)).await
 }
 
 #[cfg(test)]
