@@ -2,8 +2,8 @@
 //! with a debouncer names the paths that changed; [`files::settle`] decides what happened. Around
 //! that, the watcher repairs what the OS misses: a folder created with files already in it is
 //! walked (inotify adds the new folder's watch only after some of its files may exist); a tracked
-//! folder that disappears is settled as deleted and watched again the moment it (or a new folder
-//! of that name) is back; and every `watch_reconcile_minutes` a full reconcile compares every file
+//! folder that disappears is left as recorded (it may be a drive not mounted) and, the moment it
+//! (or a new folder of that name) is back, watched again and compared with the record; and every `watch_reconcile_minutes` a full reconcile compares every file
 //! with what was recorded. An exhausted inotify watch limit is reported in the status, with the
 //! fix, not hidden: the reconcile still catches those folders' changes, only later. Access events
 //! (the watcher's own reads) are dropped, so an idle folder costs nothing but a stat per second.
