@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use chrono::{Local, Utc};
+use chrono::Local;
 use clap::{Subcommand, ValueEnum};
 use elnor_engine::brief::{self, Brief, BriefRequest, Delivery, Format, MAX_BUDGET};
 use elnor_engine::{Store, WorkContextId, constellation, rollup};
@@ -95,7 +95,7 @@ pub fn brief_cmd(store: &Store, a: &BriefArgs, json: bool) -> anyhow::Result<Exi
         (FormatArg::ClaudeCode, _) => Format::ClaudeCode,
         (FormatArg::Codex, _) => Format::Codex,
     };
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     let req = BriefRequest {
         now,
         today: Local::now().date_naive(),
@@ -244,7 +244,7 @@ pub fn constellation_cmd(
     cmd: &ConstellationCommand,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     match cmd {
         ConstellationCommand::Show { id } => {
             let wc = WorkContextId::new(id.clone())?;
@@ -310,7 +310,7 @@ pub fn constellation_cmd(
 }
 
 pub fn rollup_cmd(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
-    let r = rollup::generate(store, Utc::now())?;
+    let r = rollup::generate(store, elnor_engine::clock::now())?;
     if json {
         output::json(&r)?;
     } else {
@@ -340,7 +340,7 @@ pub enum FactsCommand {
 
 pub fn facts_cmd(store: &Store, cmd: &FactsCommand, json: bool) -> anyhow::Result<ExitCode> {
     let graph = store.graph();
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     match cmd {
         FactsCommand::List => {
             let facts = graph.living_facts()?;

@@ -8,7 +8,6 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::Context;
-use chrono::Utc;
 use clap::{Args, ValueEnum};
 use elnor_engine::Store;
 use elnor_engine::agent::{Agent, AgentRun, Trigger};
@@ -75,6 +74,17 @@ fn print_outcome(o: &CaptureOutcome) {
         CaptureStatus::NothingNew => {
             println!("{}: nothing new since the last capture", o.session_id)
         }
+        CaptureStatus::Subagent => println!(
+            "{}: a sub-agent's session, kept with its parent's work context ({}); no items",
+            o.session_id,
+            o.work_context_id
+                .as_ref()
+                .map_or("none yet", |w| w.as_str())
+        ),
+        CaptureStatus::Internal => println!(
+            "{}: the harness's own session (no person in it); no work context, no items",
+            o.session_id
+        ),
         CaptureStatus::Captured => {
             let wc = o
                 .work_context_id
@@ -135,7 +145,7 @@ fn print_run(run: &AgentRun, json: bool) -> anyhow::Result<()> {
 
 pub fn capture_cmd(store: &Store, args: &CaptureArgs, json: bool) -> anyhow::Result<ExitCode> {
     let secrets = OsKeyring::new();
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     if let Some(session) = &args.session {
         let trigger = match args.trigger {
             TriggerArg::ManualRequest => Trigger::ManualRequest,
@@ -248,7 +258,7 @@ pub fn watch(store: &Store, args: &WatchArgs, json: bool) -> anyhow::Result<Exit
         if !json && report.records_added > 0 {
             println!("ingested {} new record(s)", report.records_added);
         }
-        let run = agent.run_once(store, &secrets, Utc::now())?;
+        let run = agent.run_once(store, &secrets, elnor_engine::clock::now())?;
         if !run.captures.is_empty() || !run.failures.is_empty() || json {
             print_run(&run, json)?;
         }

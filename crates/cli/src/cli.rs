@@ -24,6 +24,10 @@ pub struct Args {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// Run as if it were this moment (RFC 3339), for replays and tests; overrides $ELNOR_NOW.
+    #[arg(long, global = true, value_name = "RFC3339")]
+    pub now: Option<String>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -115,6 +119,11 @@ fn open(args: &Args) -> anyhow::Result<Store> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // The clock first: every verb reads "now" through the engine's clock.
+    elnor_engine::clock::init_from_env()?;
+    if let Some(at) = &args.now {
+        elnor_engine::clock::set_override(Some(elnor_engine::clock::parse(at)?));
+    }
     let store = open(&args)?;
     match &args.command {
         Command::Init => init(&store, args.json),

@@ -5,7 +5,6 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
-use chrono::Utc;
 use clap::Subcommand;
 use elnor_engine::capture::crossconv;
 use elnor_engine::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
@@ -133,7 +132,7 @@ fn deliver(store: &Store) -> anyhow::Result<usize> {
     Ok(crossconv::deliver_pending(
         store,
         &store.config()?,
-        Utc::now(),
+        elnor_engine::clock::now(),
     )?)
 }
 
@@ -163,7 +162,7 @@ fn entity_out(store: &Store, e: &Entity, json: bool) -> anyhow::Result<ExitCode>
 
 pub fn entities(store: &Store, cmd: &EntitiesCommand, json: bool) -> anyhow::Result<ExitCode> {
     let g = store.graph();
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     match cmd {
         EntitiesCommand::List { kind } => {
             let all = g.entities(kind.as_deref())?;
@@ -248,7 +247,7 @@ fn print_context(wc: &WorkContext) {
 
 pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Result<ExitCode> {
     let g = store.graph();
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     let done = |wc: &WorkContext| -> anyhow::Result<ExitCode> {
         deliver(store)?;
         if json {

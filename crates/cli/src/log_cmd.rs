@@ -4,7 +4,6 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
 use elnor_engine::continuity::{
     CrossConversationUpdateContent, KeyDecisionContent, OpenQuestionContent,
@@ -97,7 +96,7 @@ pub fn run(store: &Store, cmd: &LogCommand, json: bool) -> anyhow::Result<ExitCo
                 let mut entry = ContinuityEntry::new(
                     wc.clone(),
                     session,
-                    Utc::now(),
+                    elnor_engine::clock::now(),
                     CaptureMode::Deterministic,
                     content,
                     &config,

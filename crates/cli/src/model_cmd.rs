@@ -6,7 +6,6 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use chrono::Utc;
 use clap::Subcommand;
 use elnor_engine::Store;
 use elnor_engine::SynthesisProvider;
@@ -40,7 +39,7 @@ pub fn run(store: &Store, cmd: &ModelCommand, json: bool) -> anyhow::Result<Exit
     let keyring = OsKeyring::new();
     match cmd {
         ModelCommand::Show => {
-            let usage = store.graph().model_usage(Utc::now())?;
+            let usage = store.graph().model_usage(elnor_engine::clock::now())?;
             // A keyring that cannot be asked is reported, not fatal: the rest is still useful.
             let key = match keyring.get(SYNTHESIS_API_KEY) {
                 Ok(k) => if k.is_some() {

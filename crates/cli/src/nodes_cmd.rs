@@ -4,7 +4,6 @@
 
 use std::process::ExitCode;
 
-use chrono::Utc;
 use clap::Subcommand;
 use elnor_engine::Store;
 use elnor_engine::nodes::{self, Change, Node, Warrant};
@@ -44,7 +43,7 @@ pub enum NodesCommand {
 
 pub fn nodes(store: &Store, cmd: &NodesCommand, json: bool) -> anyhow::Result<ExitCode> {
     let graph = store.graph();
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     let (id, change) = match cmd {
         NodesCommand::List { all } => {
             let list = graph.nodes(*all)?;

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use chrono::Utc;
 use clap::{Args, Subcommand};
 use elnor_engine::observe::{self, Observation, ObservationFilter, ObservationSource, Push};
 use elnor_engine::timeline::{self, ItemKind};
@@ -84,7 +83,7 @@ pub fn push(store: &Store, args: &PushArgs, json: bool) -> anyhow::Result<ExitCo
             work_context,
             entities: args.entities.clone(),
         },
-        Utc::now(),
+        elnor_engine::clock::now(),
     )?;
     if json {
         output::json(&out)?;
@@ -227,7 +226,7 @@ pub fn folders(store: &Store, cmd: &FoldersCommand, json: bool) -> anyhow::Resul
 }
 
 fn scan(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
-    let observed = observe::files::reconcile_all(store, Utc::now())?;
+    let observed = observe::files::reconcile_all(store, elnor_engine::clock::now())?;
     if json {
         output::json(&observed)?;
     } else {
@@ -258,7 +257,7 @@ pub fn timeline(store: &Store, args: &TimelineArgs, json: bool) -> anyhow::Resul
             days: args.days,
             limit: args.limit,
         },
-        Utc::now(),
+        elnor_engine::clock::now(),
     )?;
     if json {
         output::json(&t)?;

@@ -3,7 +3,6 @@
 
 use std::process::ExitCode;
 
-use chrono::Utc;
 use clap::Subcommand;
 use elnor_engine::Store;
 use elnor_engine::promotion::{self, Proposal};
@@ -45,7 +44,7 @@ pub enum ReviewCommand {
 
 pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<ExitCode> {
     let graph = store.graph();
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     let decided = match cmd {
         ReviewCommand::List { all } => {
             let list = graph.proposals(*all)?;
@@ -145,7 +144,7 @@ fn print_line(p: &Proposal) {
 }
 
 pub fn nightly(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
-    let report = elnor_engine::nightly::run(store, &OsKeyring::new(), Utc::now())?;
+    let report = elnor_engine::nightly::run(store, &OsKeyring::new(), elnor_engine::clock::now())?;
     if json {
         output::json(&report)?;
     } else {

@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use chrono::Utc;
 use clap::Subcommand;
 use elnor_engine::Store;
 use elnor_engine::sessions::{self, ListQuery, ReadQuery};
@@ -69,7 +68,7 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
                 limit: *limit,
                 ..ListQuery::default()
             };
-            let rows = sessions::list(store.graph(), &q, Utc::now())?;
+            let rows = sessions::list(store.graph(), &q, elnor_engine::clock::now())?;
             if json {
                 output::json(&serde_json::json!({ "sessions": rows }))?;
             } else if rows.is_empty() {
@@ -159,7 +158,7 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
             }
         }
         SessionsCommand::Summarize { session_id } => {
-            let s = sessions::summarize(store.graph(), session_id, Utc::now())?;
+            let s = sessions::summarize(store.graph(), session_id, elnor_engine::clock::now())?;
             if json {
                 output::json(&s)?;
             } else {

@@ -71,6 +71,8 @@ pub struct ContinuityConfig {
     /// Not a field of CSA §5.1, whose TTL table (§3.3) nonetheless makes this TTL configurable.
     pub work_phase_ttl_days: u32,
     pub deterministic_heuristic_capture: bool,
+    /// Make a work context for each project folder found in the transcripts (issue 14).
+    pub auto_project_contexts: bool,
     /// Token budget of one `session.read_transcript` (CSA §8.4, "4,000 tokens (configurable)").
     pub transcript_read_max_tokens: u32,
     /// The synthesis model's provider, base URL and call timeout (CSA §5.4); its API key lives
@@ -161,6 +163,7 @@ impl Default for ContinuityConfig {
             cross_update_ttl_days_after_delivery: 7,
             work_phase_ttl_days: 30,
             deterministic_heuristic_capture: true,
+            auto_project_contexts: true,
             transcript_read_max_tokens: 4000,
             synthesis_provider: SynthesisProvider::Ollama,
             synthesis_base_url: None,
@@ -288,6 +291,11 @@ pub const FIELDS: &[ConfigField] = &[
         key: "deterministic_heuristic_capture",
         rule: FieldRule::Bool,
         help: "detect open questions and decisions heuristically without an LLM",
+    },
+    ConfigField {
+        key: "auto_project_contexts",
+        rule: FieldRule::Bool,
+        help: "make a work context for each project folder the transcripts worked in",
     },
     ConfigField {
         key: "transcript_read_max_tokens",

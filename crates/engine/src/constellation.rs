@@ -496,7 +496,7 @@ fn build(
     // several entries at one instant) keep log order.
     let mut entries: Vec<&ContinuityEntry> = read.entries.iter().collect();
     entries.reverse();
-    entries.sort_by_key(|e| std::cmp::Reverse(e.captured_at));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.happened_at()));
 
     // Step 1: non-expired entries. Undelivered updates do not decay: their TTL runs from
     // delivery (CSA §3.3), and a context nobody opened for weeks is exactly where they matter.
@@ -541,7 +541,7 @@ fn build(
     let month_ago = reference - Duration::days(30);
     let recent_sessions: BTreeSet<&str> = summaries
         .iter()
-        .filter(|e| e.captured_at >= month_ago)
+        .filter(|e| e.happened_at() >= month_ago)
         .map(|e| e.source_session_id.as_str())
         .collect();
     let sessions_in_last_30_days = recent_sessions.len() as u32;
@@ -586,8 +586,8 @@ fn build(
         let last_activity_at = last_turn
             .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
             .map(|t| t.with_timezone(&Utc))
-            .filter(|t| *t <= e.captured_at)
-            .unwrap_or(e.captured_at);
+            .filter(|t| *t <= e.happened_at())
+            .unwrap_or(e.happened_at());
         let summary = text.unwrap_or_default();
         let shown = if summary.is_empty() {
             format!("{} turn(s), summary not available", s.turn_count)

@@ -221,11 +221,10 @@ fn glob_match(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
+/// Directories compare normalised (Windows paths case-insensitively, either separator, no
+/// trailing separator), so a rule matches however a harness wrote the session's cwd.
 fn cwd_within(cwd: &str, dir: &str) -> bool {
-    cwd == dir
-        || cwd
-            .strip_prefix(dir)
-            .is_some_and(|rest| rest.starts_with('/') || rest.starts_with('\\'))
+    crate::projects::within(cwd, dir)
 }
 
 fn rules_in(conn: &Connection, wc: Option<&str>) -> rusqlite::Result<Vec<(String, LinkRule)>> {
@@ -430,8 +429,11 @@ pub(crate) fn referencing_in(
 fn get_in(conn: &Connection, id: &str) -> rusqlite::Result<Option<WorkContext>> {
     let row = conn
         .query_row(
-            "SELECT work_context_id, name, domain_lineage, origin, local_only, created_at,
-                    updated_at,
+            "SELECT work_context_id, name, domain_lineage,
+                    CASE WHEN EXISTS (SELECT 1 FROM projects p
+                                      WHERE p.work_context_id = w.work_context_id AND p.made = 1)
+                         THEN 'project' ELSE origin END,
+                    local_only, created_at, updated_at,
                     (SELECT count(*) FROM transcript_sessions s
                      WHERE s.work_context_id = w.work_context_id)
              FROM work_contexts w WHERE work_context_id = ?1",
@@ -767,6 +769,8 @@ impl Store {
             "UPDATE transcript_sessions SET work_context_id = ?1 WHERE work_context_id = ?2",
             "UPDATE session_captures SET work_context_id = ?1 WHERE work_context_id = ?2",
             "UPDATE goals SET work_context_id = ?1 WHERE work_context_id = ?2",
+            // A merged project stays known, so the next ingest does not make it again.
+            "UPDATE projects SET work_context_id = ?1 WHERE work_context_id = ?2",
             "UPDATE update_deliveries SET work_context_id = ?1 WHERE work_context_id = ?2",
             // Every statement here is bound to both ids; this one needs only the absorbed one.
             "DELETE FROM constellation_generations WHERE work_context_id = ?2 AND ?1 IS NOT NULL",
@@ -788,6 +792,195 @@ impl Store {
         crate::constellation::remove_view(self, &absorb_id)?;
         graph.work_context(keep)
     }
+}
+
+/// What [`ensure_projects`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ProjectsReport {
+    /// Work contexts made for projects seen for the first time.
+    pub created: Vec<WorkContextId>,
+    /// Auto contexts whose every session belonged to one project, merged into its context.
+    pub merged: Vec<(WorkContextId, WorkContextId)>,
+}
+
+/// This machine's home directory, for `~` and for refusing it as a project.
+fn home_dir() -> Option<String> {
+    std::env::var("HOME")
+        .ok()
+        .or_else(|| std::env::var("USERPROFILE").ok())
+        .filter(|h| !h.is_empty())
+}
+
+/// Gives each project with primary sessions a named work context, once (issue 14): records each
+/// session's project, makes a context named after the folder with a `cwd` rule for its root
+/// (unless a rule the person made already covers the root, or `auto_project_contexts` is off),
+/// and moves what earlier captures put in auto contexts of that project only, as a merge would.
+/// A project is remembered in `projects`, so a context the person deleted or merged away is not
+/// made again.
+pub fn ensure_projects(store: &Store, now: DateTime<Utc>) -> Result<ProjectsReport> {
+    let graph = store.graph();
+    let home = home_dir();
+    let auto = store.config()?.auto_project_contexts;
+    let mut report = ProjectsReport::default();
+    let mut fresh: Vec<(WorkContextId, String)> = Vec::new();
+    {
+        let mut conn = graph.conn();
+        let tx = conn.transaction().map_err(|e| graph.sql(e))?;
+        let err = sql_err(&tx);
+        let sessions: Vec<(String, String, Option<String>)> = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT session_id, cwd, project_key FROM transcript_sessions
+                     WHERE cwd IS NOT NULL",
+                )
+                .map_err(&err)?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .map_err(&err)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(&err)?
+        };
+        let mut by_cwd: std::collections::HashMap<String, Option<crate::projects::Project>> =
+            std::collections::HashMap::new();
+        let mut projects: std::collections::BTreeMap<String, crate::projects::Project> =
+            std::collections::BTreeMap::new();
+        for (session, cwd, known) in &sessions {
+            let project = by_cwd
+                .entry(cwd.clone())
+                .or_insert_with(|| crate::projects::of_cwd(cwd, home.as_deref()))
+                .clone();
+            let key = project.as_ref().map(|p| p.key.clone());
+            if &key != known {
+                tx.execute(
+                    "UPDATE transcript_sessions SET project_key = ?2 WHERE session_id = ?1",
+                    params![session, key],
+                )
+                .map_err(&err)?;
+            }
+            if let Some(p) = project {
+                projects.entry(p.key.clone()).or_insert(p);
+            }
+        }
+        let person_rules: Vec<(String, LinkRule)> = rules_in(&tx, None)
+            .map_err(&err)?
+            .into_iter()
+            .filter(|(_, r)| r.kind == LinkRuleKind::Cwd)
+            .collect();
+        for (key, project) in &projects {
+            let primary: i64 = tx
+                .query_row(
+                    "SELECT count(*) FROM transcript_sessions
+                     WHERE project_key = ?1 AND session_kind = 'primary'",
+                    [key],
+                    |r| r.get(0),
+                )
+                .map_err(&err)?;
+            let known = tx
+                .query_row(
+                    "SELECT 1 FROM projects WHERE project_key = ?1",
+                    [key],
+                    |_| Ok(()),
+                )
+                .optional()
+                .map_err(&err)?
+                .is_some();
+            if primary == 0 || known {
+                continue;
+            }
+            let covering = person_rules
+                .iter()
+                .filter(|(_, r)| cwd_within(&project.root, &r.pattern))
+                .max_by_key(|(_, r)| r.pattern.len())
+                .map(|(wc, _)| wc.clone());
+            let (wc, made) = match covering {
+                Some(wc) => (Some(wc), false),
+                None if auto => {
+                    let id = project.work_context_id();
+                    tx.execute(
+                        "INSERT OR IGNORE INTO work_contexts
+                             (work_context_id, name, origin, created_at, updated_at)
+                         VALUES (?1, ?2, 'named', ?3, ?3)",
+                        params![id, project.name, ts(now)],
+                    )
+                    .map_err(&err)?;
+                    tx.execute(
+                        "INSERT INTO work_context_link_rules (work_context_id, rule_kind, pattern)
+                         VALUES (?1, 'cwd', ?2)",
+                        params![id, project.root],
+                    )
+                    .map_err(&err)?;
+                    let wc = WorkContextId::new(id.clone())?;
+                    report.created.push(wc.clone());
+                    fresh.push((wc, key.clone()));
+                    (Some(id), true)
+                }
+                // Off: nothing is made and nothing remembered, so turning it on later works.
+                None => continue,
+            };
+            tx.execute(
+                "INSERT INTO projects (project_key, root, name, work_context_id, made, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![key, project.root, project.name, wc, made, ts(now)],
+            )
+            .map_err(&err)?;
+        }
+        // A primary session no capture has placed yet is placed by its link rules now, so every
+        // session of a known project shows in its context from the first ingest on.
+        let unplaced: Vec<(String, Option<String>, Option<String>)> = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT session_id, agent_id, cwd FROM transcript_sessions
+                     WHERE work_context_id IS NULL AND session_kind = 'primary'
+                       AND session_id NOT IN (SELECT session_id FROM session_captures)",
+                )
+                .map_err(&err)?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .map_err(&err)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(&err)?
+        };
+        for (session, agent, cwd) in &unplaced {
+            let facts = SessionFacts {
+                session_id: session,
+                agent_id: agent.as_deref(),
+                cwd: cwd.as_deref(),
+                ..SessionFacts::default()
+            };
+            if let (wc, Resolution::Rule { .. }) = resolve_in(&tx, &facts).map_err(&err)? {
+                tx.execute(
+                    "UPDATE transcript_sessions SET work_context_id = ?2 WHERE session_id = ?1",
+                    params![session, wc.as_str()],
+                )
+                .map_err(&err)?;
+            }
+        }
+        drop(err);
+        tx.commit().map_err(|e| graph.sql(e))?;
+    }
+    // Earlier captures of this project's sessions went to auto contexts; an auto context that
+    // holds only this project's sessions moves over whole, as a merge moves it.
+    for (wc, key) in fresh {
+        let autos: Vec<String> = graph.with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT DISTINCT sc.work_context_id FROM session_captures sc
+                 JOIN transcript_sessions s ON s.session_id = sc.session_id
+                 WHERE s.project_key = ?1 AND sc.work_context_id LIKE 'wc\\_auto\\_%' ESCAPE '\\'
+                   AND NOT EXISTS (
+                     SELECT 1 FROM session_captures o
+                     JOIN transcript_sessions os ON os.session_id = o.session_id
+                     WHERE o.work_context_id = sc.work_context_id
+                       AND os.project_key IS NOT ?1)
+                 ORDER BY 1",
+            )?;
+            stmt.query_map([&key], |r| r.get(0))?.collect()
+        })?;
+        for auto in autos {
+            if graph.work_context(&auto).is_ok() {
+                store.merge_work_contexts(wc.as_str(), &auto, now)?;
+                report.merged.push((WorkContextId::new(auto)?, wc.clone()));
+            }
+        }
+    }
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -85,7 +85,15 @@ pub struct IngestReport {
     pub invalid_utf8: u64,
     pub oversized: u64,
     pub unknown_records: u64,
+    /// Lines that held several JSON records back to back (a writer that lost a newline), split
+    /// and stored as separate records.
+    pub repaired: u64,
+    /// Work contexts made for projects found in this run (see [`crate::contexts::ensure_projects`]).
+    pub projects_created: u64,
     pub problems: Vec<FileProblem>,
+    /// Sessions that received records, for the passes that run after ingest.
+    #[serde(skip)]
+    pub(crate) touched: std::collections::BTreeSet<String>,
 }
 
 /// Progress of a run, for progress bars.
@@ -210,6 +218,10 @@ pub(crate) fn ingest(
         p.bytes += report.bytes_read - before.1;
         progress(&p);
     }
+    kinds::classify_touched(conn, &report.touched).map_err(|source| Error::Sqlite {
+        path: db_path.to_owned(),
+        source,
+    })?;
     tracing::info!(
         files = report.files_seen,
         records = report.records_added,
@@ -217,6 +229,26 @@ pub(crate) fn ingest(
         "ingest finished"
     );
     Ok(report)
+}
+
+/// Splits a line holding several JSON objects back to back (`{…}{…}`) into them, with each
+/// one's byte offset in the line. `None` unless the whole line is two or more objects.
+fn split_joined(line: &str) -> Option<Vec<(usize, &str)>> {
+    let mut parts = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(line).into_iter::<serde::de::IgnoredAny>();
+    let mut start = 0;
+    while let Some(item) = stream.next() {
+        item.ok()?;
+        let end = stream.byte_offset();
+        let part = &line[start..end];
+        let lead = part.len() - part.trim_start().len();
+        if !part.trim_start().starts_with('{') {
+            return None;
+        }
+        parts.push((start + lead, part.trim()));
+        start = end;
+    }
+    (parts.len() >= 2 && line[start..].trim().is_empty()).then_some(parts)
 }
 
 /// Where a JSONL file was left.
@@ -258,6 +290,7 @@ struct Problems {
     invalid_utf8: (u64, Option<u64>),
     oversized: (u64, Option<u64>),
     unknown: (u64, Option<u64>),
+    repaired: (u64, Option<u64>),
 }
 
 impl Problems {
@@ -271,11 +304,16 @@ impl Problems {
         report.invalid_utf8 += self.invalid_utf8.0;
         report.oversized += self.oversized.0;
         report.unknown_records += self.unknown.0;
+        report.repaired += self.repaired.0;
         for (what, (count, first)) in [
             ("malformed records (not JSON objects)", self.malformed),
             ("records with invalid UTF-8", self.invalid_utf8),
             ("records over the size limit", self.oversized),
             ("records of unknown type (kept raw)", self.unknown),
+            (
+                "lines holding several records back to back (split, none lost)",
+                self.repaired,
+            ),
         ] {
             if count > 0 {
                 report.problems.push(FileProblem {
@@ -328,10 +366,31 @@ impl Writer<'_> {
         report: &mut IngestReport,
     ) -> rusqlite::Result<()> {
         match parser.parse(raw) {
-            Record::Malformed(_) => {
-                Problems::note(&mut problems.malformed, at);
-                Ok(())
-            }
+            Record::Malformed(_) => match split_joined(raw) {
+                // A writer that lost a newline joins two records on one line; each is stored
+                // at its own byte offset so both keep stable ids.
+                Some(parts) => {
+                    Problems::note(&mut problems.repaired, at);
+                    for (within, part) in parts {
+                        match parser.parse(part) {
+                            Record::Malformed(_) => {
+                                Problems::note(&mut problems.malformed, at + within as u64)
+                            }
+                            Record::Turn(turn) => {
+                                if turn.kind == TurnKind::Unknown {
+                                    Problems::note(&mut problems.unknown, at + within as u64);
+                                }
+                                self.insert(&turn, at + within as u64, report)?;
+                            }
+                        }
+                    }
+                    Ok(())
+                }
+                None => {
+                    Problems::note(&mut problems.malformed, at);
+                    Ok(())
+                }
+            },
             Record::Turn(turn) => {
                 if turn.kind == TurnKind::Unknown {
                     Problems::note(&mut problems.unknown, at);
@@ -444,6 +503,7 @@ impl Writer<'_> {
             )?;
         }
         report.sessions_touched += self.deltas.len() as u64;
+        report.touched.extend(self.deltas.keys().cloned());
         self.tx.execute(
             "INSERT INTO ingest_files (source_key, harness, size, mtime_ns, offset, head_len,
                  head_hash, last_seq, parser_state, malformed, invalid_utf8, oversized, unknown,
@@ -474,7 +534,7 @@ impl Writer<'_> {
                 problems.oversized.0 as i64,
                 problems.unknown.0 as i64,
                 i64::from(replaced),
-                format_ts(Utc::now()),
+                format_ts(crate::clock::now()),
             ],
         )?;
         self.tx.commit()
@@ -794,6 +854,8 @@ fn ingest_openclaw_db(
     }
     Ok(())
 }
+
+pub mod kinds;
 
 #[cfg(test)]
 mod tests;

@@ -174,7 +174,7 @@ pub fn evaluate(store: &Store, now: DateTime<Utc>) -> Result<Evaluation> {
             if q.resolved
                 || latest.is_expired(now)
                 || promoted.contains(e.entry_id.as_str())
-                || now - e.captured_at < question_age
+                || now - e.happened_at() < question_age
             {
                 continue;
             }
@@ -200,7 +200,7 @@ pub fn evaluate(store: &Store, now: DateTime<Utc>) -> Result<Evaluation> {
             let Some((entity_id, entity_name, deadline)) = deadline else {
                 continue;
             };
-            let age_days = (now - e.captured_at).num_days();
+            let age_days = (now - e.happened_at()).num_days();
             candidates.push(Candidate {
                 rule: Rule::UnresolvedQuestion,
                 work_context_id: wc.to_string(),
@@ -256,7 +256,7 @@ pub fn evaluate(store: &Store, now: DateTime<Utc>) -> Result<Evaluation> {
                 text: d.decision.clone(),
                 evidence: Evidence {
                     captured_at: e.captured_at,
-                    age_days: (now - e.captured_at).num_days(),
+                    age_days: (now - e.happened_at()).num_days(),
                     because: format!(
                         "stated in {} session(s) (rule: {min_sessions} or more)",
                         sessions.len()

@@ -154,9 +154,9 @@ pub fn generate(store: &Store, now: DateTime<Utc>) -> Result<Rollup> {
             .read()?
             .entries
             .into_iter()
-            .filter(|e| e.captured_at >= since)
+            .filter(|e| e.happened_at() >= since)
             .collect();
-        let Some(last_activity) = entries.iter().map(|e| e.captured_at).max() else {
+        let Some(last_activity) = entries.iter().map(|e| e.happened_at()).max() else {
             continue;
         };
         let mut sessions = BTreeSet::new();
@@ -170,9 +170,10 @@ pub fn generate(store: &Store, now: DateTime<Utc>) -> Result<Rollup> {
                     sessions.insert(e.source_session_id.as_str().to_owned());
                     if latest_summary
                         .as_ref()
-                        .is_none_or(|(t, _)| e.captured_at >= *t)
+                        .is_none_or(|(t, _)| e.happened_at() >= *t)
                     {
-                        latest_summary = Some((e.captured_at, s.doc73_session_summary_id.clone()));
+                        latest_summary =
+                            Some((e.happened_at(), s.doc73_session_summary_id.clone()));
                     }
                 }
                 EntryContent::WorkPhaseChange(p) => phase = Some(p.new_phase),

@@ -158,7 +158,7 @@ pub fn get(graph: &Graph, session_id: &str) -> Result<SessionInfo> {
         session_id: Some(id.to_owned()),
         ..ListQuery::default()
     };
-    list(graph, &query, Utc::now())?
+    list(graph, &query, crate::clock::now())?
         .pop()
         .ok_or_else(|| Error::NotFound {
             what: "session",

@@ -181,7 +181,13 @@ impl Store {
         // graph's own writes need is not needed here, and it would dominate small files.
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(|e| self.graph.sql(e))?;
-        crate::ingest::ingest(&mut conn, self.graph.path(), roots, progress)
+        let mut report = crate::ingest::ingest(&mut conn, self.graph.path(), roots, progress)?;
+        drop(conn);
+        // New sessions may name projects not seen before: each gets its work context now, so the
+        // first capture already lands there.
+        let projects = crate::contexts::ensure_projects(self, crate::clock::now())?;
+        report.projects_created = projects.created.len() as u64;
+        Ok(report)
     }
 
     /// Summarises the store. This reads every continuity log once, so it costs time linear in the

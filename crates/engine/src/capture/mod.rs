@@ -38,6 +38,7 @@ use crate::resolve::{self, EntityMatcher};
 use crate::secrets::SecretStore;
 use crate::sessions;
 use crate::store::Store;
+use crate::transcripts::clean::{self, InjectedCounts};
 
 use heuristics::Speaker;
 
@@ -65,6 +66,12 @@ pub enum CaptureStatus {
     Off,
     /// No conversation turns since the last capture: nothing written.
     NothingNew,
+    /// A sub-agent's session: it belongs to its parent's work context and makes no items of
+    /// its own (its prompts are another agent's, not the person's).
+    Subagent,
+    /// The harness talking to itself (compaction, warm-up, title generation, a scheduled run
+    /// with no person in it): no work context, no items.
+    Internal,
 }
 
 /// The result of one capture.
@@ -119,20 +126,22 @@ pub(crate) struct WindowTurn {
     pub timestamp: Option<DateTime<Utc>>,
 }
 
-/// Harness noise in user records: slash commands, their output, interruption markers.
+/// Whether a user record holds anything the person typed (see [`clean::person_text`]).
 pub(crate) fn is_person_text(text: &str) -> bool {
-    let t = text.trim_start();
-    !(t.is_empty()
-        || t.starts_with("<command-")
-        || t.starts_with("<local-command")
-        || t.starts_with("[Request interrupted")
-        || t.starts_with("[REDACTED"))
+    !clean::person_text(text).text.is_empty()
 }
 
-fn load_window(store: &Store, session_id: &str, after: i64) -> Result<Vec<WindowTurn>> {
-    store.graph().with_conn_result(|c| {
+/// The capture window: conversation turns since `after`, each message reduced to the person's
+/// or the assistant's own words, and what was left out as injected, per kind.
+fn load_window(
+    store: &Store,
+    session_id: &str,
+    after: i64,
+) -> Result<(Vec<WindowTurn>, InjectedCounts)> {
+    let mut skipped = InjectedCounts::new();
+    let turns = store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare_cached(
-            "SELECT seq, role, kind, text, tool_calls, timestamp FROM turns
+            "SELECT seq, role, kind, text, tool_calls, timestamp, is_sidechain FROM turns
              WHERE session_id = ?1 AND seq > ?2
                AND kind IN ('message', 'tool_call', 'tool_result')
              ORDER BY seq",
@@ -140,15 +149,23 @@ fn load_window(store: &Store, session_id: &str, after: i64) -> Result<Vec<Window
         let rows = stmt.query_map(params![session_id, after], |r| {
             let role: String = r.get(1)?;
             let kind: String = r.get(2)?;
-            let text: String = r.get(3)?;
+            let raw: String = r.get(3)?;
             let calls: String = r.get(4)?;
             let at: Option<String> = r.get(5)?;
-            let speaker = match (role.as_str(), kind.as_str()) {
-                ("user", "message") if is_person_text(&text) => Some(Speaker::User),
-                ("assistant", "message") if !text.starts_with("[error]") => {
-                    Some(Speaker::Assistant)
+            let sidechain: bool = r.get(6)?;
+            // A sidechain message is one agent talking to a sub-agent: neither the person's
+            // words nor the prose the person read.
+            let cleaned = match (role.as_str(), kind.as_str(), sidechain) {
+                ("user", "message", false) => Some((Speaker::User, clean::person_text(&raw))),
+                ("assistant", "message", false) => {
+                    Some((Speaker::Assistant, clean::assistant_prose(&raw)))
                 }
                 _ => None,
+            };
+            let (speaker, text, left_out) = match cleaned {
+                Some((who, c)) if !c.text.is_empty() => (Some(who), c.text, c.skipped),
+                Some((_, c)) => (None, String::new(), c.skipped),
+                None => (None, raw, InjectedCounts::new()),
             };
             // Tool results repeat their call's name; only the calls count as tools used.
             let calls = if role == "assistant" {
@@ -162,20 +179,32 @@ fn load_window(store: &Store, session_id: &str, after: i64) -> Result<Vec<Window
                 .map(|c| c.split(':').next().unwrap_or("").trim().to_owned())
                 .filter(|n| !n.is_empty())
                 .collect();
-            Ok(WindowTurn {
-                seq: r.get(0)?,
-                speaker,
-                text,
-                tools,
-                timestamp: at.and_then(|a| {
-                    DateTime::parse_from_rfc3339(&a)
-                        .ok()
-                        .map(|t| t.with_timezone(&Utc))
-                }),
-            })
+            Ok((
+                WindowTurn {
+                    seq: r.get(0)?,
+                    speaker,
+                    text,
+                    tools,
+                    timestamp: at.and_then(|a| {
+                        DateTime::parse_from_rfc3339(&a)
+                            .ok()
+                            .map(|t| t.with_timezone(&Utc))
+                    }),
+                },
+                left_out,
+            ))
         })?;
-        rows.collect()
-    })
+        let mut out = Vec::new();
+        for row in rows {
+            let (turn, left_out) = row?;
+            for (k, n) in left_out {
+                *skipped.entry(k).or_default() += n;
+            }
+            out.push(turn);
+        }
+        Ok(out)
+    })?;
+    Ok((turns, skipped))
 }
 
 /// The id of the summary record for a session's capture ending at `last_seq`: the same capture
@@ -210,10 +239,15 @@ pub fn capture(
         })?
         .unwrap_or((None, 0));
     let previous = previous.and_then(|p| WorkContextId::new(p).ok());
-    let window = load_window(store, &session.session_id, after)?;
+    let (window, injected) = load_window(store, &session.session_id, after)?;
     let Some(last_seq) = window.last().map(|t| t.seq) else {
         return Ok(CaptureOutcome::empty(req, CaptureStatus::NothingNew));
     };
+    if let Some(outcome) = skip_non_primary(store, req, &session.session_id, last_seq)? {
+        return Ok(outcome);
+    }
+    // When the work happened: the window's last turn with a time (issue 14's time truth).
+    let source_at = window.iter().rev().find_map(|t| t.timestamp);
 
     let user_texts: Vec<&str> = window
         .iter()
@@ -380,6 +414,9 @@ pub fn capture(
             content,
             &config,
         );
+        if let Some(at) = source_at {
+            e = e.happened(at, &config);
+        }
         e.linked_entity_ids = linked.clone();
         e.source_agent_id = agent.clone();
         e.linked_doc73_session_summary_id = Some(sid.clone());
@@ -597,8 +634,8 @@ pub fn capture(
         .map_err(&err)?;
         tx.execute(
             "INSERT INTO capture_runs (session_id, work_context_id, trigger, config_mode,
-                 capture_mode, fallback_reason, entries_written, captured_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 capture_mode, fallback_reason, entries_written, captured_at, injected_skipped)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 session.session_id,
                 wc.as_str(),
@@ -607,7 +644,8 @@ pub fn capture(
                 capture_mode_name(capture_mode),
                 fallback_reason,
                 entries.len() as i64,
-                ts(req.now)
+                ts(req.now),
+                injected_json(&injected),
             ],
         )
         .map_err(&err)?;
@@ -635,6 +673,66 @@ pub fn capture(
         entries,
         cross_updates,
     })
+}
+
+/// The per-kind counts of injected text a capture left out, as stored with its run.
+fn injected_json(counts: &InjectedCounts) -> String {
+    let map: BTreeMap<&str, u32> = counts.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+    serde_json::to_string(&map).unwrap_or_else(|_| "{}".into())
+}
+
+/// A sub-agent's or the harness's own session makes no items: a sub-agent's session is placed
+/// in its parent's work context, an internal one in none. Its capture state is saved so the
+/// agent does not return to it until it has new turns.
+fn skip_non_primary(
+    store: &Store,
+    req: &CaptureRequest,
+    session_id: &str,
+    last_seq: i64,
+) -> Result<Option<CaptureOutcome>> {
+    let graph = store.graph();
+    let (kind, parent_wc): (String, Option<String>) = graph.with_conn_result(|c| {
+        c.query_row(
+            "SELECT s.session_kind, p.work_context_id FROM transcript_sessions s
+             LEFT JOIN transcript_sessions p ON p.session_id = s.parent_session_id
+             WHERE s.session_id = ?1",
+            [session_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    })?;
+    let status = match crate::ingest::kinds::SessionKind::parse(&kind) {
+        Some(crate::ingest::kinds::SessionKind::Subagent) => CaptureStatus::Subagent,
+        Some(crate::ingest::kinds::SessionKind::Internal) => CaptureStatus::Internal,
+        _ => return Ok(None),
+    };
+    let wc = match status {
+        CaptureStatus::Subagent => parent_wc.and_then(|w| WorkContextId::new(w).ok()),
+        _ => None,
+    };
+    graph.with_conn_result(|c| {
+        c.execute(
+            "INSERT INTO session_captures
+                 (session_id, work_context_id, last_seq, captured_at, capture_count)
+             VALUES (?1, ?2, ?3, ?4, 1)
+             ON CONFLICT (session_id) DO UPDATE SET
+                 work_context_id = excluded.work_context_id, last_seq = excluded.last_seq,
+                 captured_at = excluded.captured_at, capture_count = capture_count + 1",
+            params![
+                session_id,
+                wc.as_ref()
+                    .map_or(WorkContextId::UNLINKED, WorkContextId::as_str),
+                last_seq,
+                ts(req.now)
+            ],
+        )?;
+        c.execute(
+            "UPDATE transcript_sessions SET work_context_id = ?2 WHERE session_id = ?1",
+            params![session_id, wc.as_ref().map(WorkContextId::as_str)],
+        )
+    })?;
+    let mut outcome = CaptureOutcome::empty(req, status);
+    outcome.work_context_id = wc;
+    Ok(Some(outcome))
 }
 
 /// Entity ids, most mentioned first, ties by id.

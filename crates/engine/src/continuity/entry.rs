@@ -219,7 +219,12 @@ pub struct ContinuityEntry {
     pub entry_id: EntryId,
     pub source_session_id: SessionId,
     pub source_agent_id: Option<AgentId>,
+    /// When ELNOR captured the entry.
     pub captured_at: DateTime<Utc>,
+    /// When the work it records happened: the last turn of the captured window, or the
+    /// observation's time. Absent on entries written before issue 14 and on hand-written ones,
+    /// which happened when they were captured. Every time rule reads [`Self::happened_at`].
+    pub source_at: Option<DateTime<Utc>>,
     pub capture_mode: CaptureMode,
     pub content: EntryContent,
     pub delivered: bool,
@@ -249,6 +254,7 @@ impl ContinuityEntry {
             source_session_id,
             source_agent_id: None,
             captured_at,
+            source_at: None,
             capture_mode,
             content,
             delivered: false,
@@ -259,6 +265,20 @@ impl ContinuityEntry {
             work_context_id,
             linked_doc73_session_summary_id: None,
         }
+    }
+
+    /// Records when the work happened, and lets the type's time-to-live run from then: a
+    /// question raised 20 days ago decays as a 20-day-old question, whenever ELNOR read it.
+    pub fn happened(mut self, at: DateTime<Utc>, config: &ContinuityConfig) -> ContinuityEntry {
+        let ttl = Duration::days(i64::from(self.entry_type().ttl_days(config)));
+        self.source_at = Some(at);
+        self.decay_at = at + ttl;
+        self
+    }
+
+    /// When the work happened: the source time when known, else the capture time.
+    pub fn happened_at(&self) -> DateTime<Utc> {
+        self.source_at.unwrap_or(self.captured_at)
     }
 
     /// The entry's type.
@@ -300,6 +320,8 @@ struct RawEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     source_agent_id: Option<AgentId>,
     captured_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source_at: Option<DateTime<Utc>>,
     capture_mode: CaptureMode,
     content: serde_json::Value,
     #[serde(default)]
@@ -334,6 +356,7 @@ impl TryFrom<RawEntry> for ContinuityEntry {
             source_session_id: raw.source_session_id,
             source_agent_id: raw.source_agent_id,
             captured_at: raw.captured_at,
+            source_at: raw.source_at,
             capture_mode: raw.capture_mode,
             content,
             delivered: raw.delivered,
@@ -355,6 +378,7 @@ impl From<ContinuityEntry> for RawEntry {
             source_session_id: entry.source_session_id,
             source_agent_id: entry.source_agent_id,
             captured_at: entry.captured_at,
+            source_at: entry.source_at,
             capture_mode: entry.capture_mode,
             // Content types are plain structs of strings, numbers and lists; serialising them to
             // a JSON value cannot fail, and `Null` would be rejected on read rather than lost.

@@ -336,7 +336,7 @@ impl Worker {
             self.settle(&root, &Scope::All);
         }
         self.last_reconcile = Instant::now();
-        self.status_mut().last_reconcile_at = Some(Utc::now());
+        self.status_mut().last_reconcile_at = Some(crate::clock::now());
     }
 
     fn settle(&mut self, root: &Path, scope: &Scope) {
@@ -353,7 +353,14 @@ impl Worker {
             return;
         }
         self.files = None;
-        match files::settle(&self.store, &config, &self.rules, root, scope, Utc::now()) {
+        match files::settle(
+            &self.store,
+            &config,
+            &self.rules,
+            root,
+            scope,
+            crate::clock::now(),
+        ) {
             Ok(settled) => {
                 for o in &settled.observations {
                     (self.on_observation)(o);

@@ -7,6 +7,7 @@
 //! so nothing a harness wrote is lost even when we do not understand it yet.
 
 mod claude_code;
+pub mod clean;
 mod codex;
 mod openclaw;
 mod text;

@@ -94,21 +94,38 @@ pub(super) fn tool_summary(name: &str, args: Option<&Value>) -> String {
     }
 }
 
-/// Strips the OpenClaw gateway's wrapper from user text:
+/// Strips the OpenClaw gateway's wrappers from user text: one or more
+/// `Sender (untrusted metadata):` / `Conversation info (untrusted metadata):` headers, each with its
+/// fenced JSON block, then an optional `[weekday date time zone]` stamp:
 /// `Sender (untrusted metadata):\n```json …```\n\n[Sun 2026-03-08 22:03 GMT+9] text` → `text`.
-/// Text without the wrapper is returned unchanged.
+/// Text without a wrapper is returned unchanged.
 pub fn strip_untrusted_metadata(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix("Sender (untrusted metadata):") else {
+    let mut body = text;
+    let mut stripped = false;
+    loop {
+        let t = body.trim_start();
+        let Some(colon) = t.find("(untrusted metadata):") else {
+            break;
+        };
+        // The header is the first line: a short label before the marker.
+        if colon > 60 || t[..colon].contains('\n') {
+            break;
+        }
+        let rest = &t[colon + "(untrusted metadata):".len()..];
+        let Some(open) = rest.find("```") else {
+            break;
+        };
+        let after_open = &rest[open + 3..];
+        let Some(close) = after_open.find("```") else {
+            break;
+        };
+        body = &after_open[close + 3..];
+        stripped = true;
+    }
+    if !stripped {
         return text;
-    };
-    let Some(open) = rest.find("```") else {
-        return text;
-    };
-    let after_open = &rest[open + 3..];
-    let Some(close) = after_open.find("```") else {
-        return text;
-    };
-    let mut body = after_open[close + 3..].trim_start();
+    }
+    let mut body = body.trim_start();
     // An optional `[weekday date time zone]` stamp precedes the typed text.
     if body.starts_with('[')
         && let Some(end) = body.find(']')

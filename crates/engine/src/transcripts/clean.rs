@@ -1,0 +1,322 @@
+//! Clean inputs: what the person typed and the assistant's prose, with injected context taken out.
+//!
+//! A harness writes much into a "user" message that no person typed: system reminders, slash
+//! command wrappers and their output, environment and IDE context, instruction files
+//! (AGENTS.md, CLAUDE.md, skills), gateway metadata, heartbeat and cron prompts, compaction
+//! summaries, and long role prompts a program sends. Assistant messages carry reasoning blocks.
+//! Both carry code, pasted terminal output and quoted files. Capture reads only what is left,
+//! and counts what it left out per [`Injected`] kind, so a capture run can say what it skipped.
+//!
+//! The rules recognise the harnesses' own wrappers and the shapes of pasted material; none of
+//! them names a project, a person or a phrase of anyone's work.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// A kind of text that is not the person's or the assistant's own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Injected {
+    /// `<system-reminder>` blocks and harness caveats.
+    SystemReminder,
+    /// Slash-command wrappers (`<command-name>`) and local command output.
+    CommandWrapper,
+    /// Environment and IDE context (`<environment_context>`, "Context from my IDE setup").
+    EnvironmentContext,
+    /// Instruction files: AGENTS.md, CLAUDE.md, `<user_instructions>`, skill texts.
+    InstructionFile,
+    /// Gateway metadata: untrusted-metadata blocks, channel and timestamp headers.
+    GatewayMetadata,
+    /// Heartbeat and cron prompts.
+    Scheduled,
+    /// Hook output delivered into the conversation.
+    HookOutput,
+    /// A summary that replaced compacted history.
+    CompactionSummary,
+    /// A long role prompt a program sent as the user ("You are …").
+    ProgramPrompt,
+    /// Reasoning blocks (`<think>`, `<thinking>`).
+    Reasoning,
+    /// Fenced or indented code.
+    Code,
+    /// Pasted terminal output, tracebacks, logs.
+    TerminalOutput,
+    /// Quoted lines (`> …`) and tables.
+    Quoted,
+    /// Interruption markers and redaction stubs.
+    Marker,
+}
+
+impl Injected {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Injected::SystemReminder => "system_reminder",
+            Injected::CommandWrapper => "command_wrapper",
+            Injected::EnvironmentContext => "environment_context",
+            Injected::InstructionFile => "instruction_file",
+            Injected::GatewayMetadata => "gateway_metadata",
+            Injected::Scheduled => "scheduled",
+            Injected::HookOutput => "hook_output",
+            Injected::CompactionSummary => "compaction_summary",
+            Injected::ProgramPrompt => "program_prompt",
+            Injected::Reasoning => "reasoning",
+            Injected::Code => "code",
+            Injected::TerminalOutput => "terminal_output",
+            Injected::Quoted => "quoted",
+            Injected::Marker => "marker",
+        }
+    }
+}
+
+/// Counts of what was left out, per kind.
+pub type InjectedCounts = BTreeMap<Injected, u32>;
+
+/// A message's own words and what was taken out of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cleaned {
+    pub text: String,
+    pub skipped: InjectedCounts,
+}
+
+impl Cleaned {
+    fn skip(&mut self, kind: Injected) {
+        *self.skipped.entry(kind).or_default() += 1;
+    }
+
+    fn whole(kind: Injected) -> Cleaned {
+        let mut c = Cleaned::default();
+        c.skip(kind);
+        c
+    }
+}
+
+/// Prefixes that make a whole user message something the harness or a program wrote.
+const WHOLE_MESSAGE: &[(&str, Injected)] = &[
+    ("<command-", Injected::CommandWrapper),
+    ("<local-command", Injected::CommandWrapper),
+    (
+        "caveat: the messages below were generated",
+        Injected::SystemReminder,
+    ),
+    ("[request interrupted", Injected::Marker),
+    ("[redacted", Injected::Marker),
+    ("<user_instructions>", Injected::InstructionFile),
+    ("<instructions>", Injected::InstructionFile),
+    ("# agents.md instructions", Injected::InstructionFile),
+    ("# claude.md", Injected::InstructionFile),
+    ("base directory for this skill", Injected::InstructionFile),
+    (
+        "this session is being continued from a previous conversation",
+        Injected::CompactionSummary,
+    ),
+    ("[cron", Injected::Scheduled),
+    ("<user-prompt-submit-hook>", Injected::HookOutput),
+];
+
+/// Markers of a heartbeat prompt anywhere in a message.
+const SCHEDULED_MARKERS: &[&str] = &["heartbeat.md", "heartbeat_ok", "[cron:"];
+
+/// Paired tags whose content is never the person's or the assistant's words.
+const SPANS: &[(&str, &str, Injected)] = &[
+    (
+        "<system-reminder>",
+        "</system-reminder>",
+        Injected::SystemReminder,
+    ),
+    (
+        "<environment_context>",
+        "</environment_context>",
+        Injected::EnvironmentContext,
+    ),
+    (
+        "<user_instructions>",
+        "</user_instructions>",
+        Injected::InstructionFile,
+    ),
+    ("<think>", "</think>", Injected::Reasoning),
+    ("<thinking>", "</thinking>", Injected::Reasoning),
+    ("<reasoning>", "</reasoning>", Injected::Reasoning),
+];
+
+fn starts_with_ci(text: &str, prefix: &str) -> bool {
+    text.len() >= prefix.len()
+        && text.is_char_boundary(prefix.len())
+        && text[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// Removes paired-tag spans; an unclosed opening tag removes everything after it.
+fn strip_spans(text: &str, out: &mut Cleaned) -> String {
+    let mut s = text.to_owned();
+    for (open, close, kind) in SPANS {
+        while let Some(start) = s.find(open) {
+            let end = s[start..]
+                .find(close)
+                .map_or(s.len(), |e| start + e + close.len());
+            s.replace_range(start..end, " ");
+            out.skip(*kind);
+        }
+    }
+    // `<final>` only wraps the answer.
+    s.replace("<final>", "").replace("</final>", "")
+}
+
+/// A leading gateway header: `[Tue 2026-03-03 15:23 UTC] `, `[Telegram Name id:… 2026-01-30
+/// 17:19 GMT+9] `: a bracket at the very start holding a date and a time.
+fn strip_gateway_header(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    let rest = t.strip_prefix('[')?;
+    let end = rest.find(']')?;
+    let inside = &rest[..end];
+    let has_date = inside
+        .as_bytes()
+        .windows(10)
+        .any(|w| w[4] == b'-' && w[7] == b'-' && w[..4].iter().all(u8::is_ascii_digit));
+    let has_time = inside
+        .as_bytes()
+        .windows(5)
+        .any(|w| w[2] == b':' && w[..2].iter().all(u8::is_ascii_digit));
+    (has_date && has_time).then(|| &rest[end + 1..])
+}
+
+/// Whether a line looks like pasted terminal output or a log rather than a sentence.
+fn terminal_line(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("$ ")
+        || t.starts_with(">>> ")
+        || t.starts_with("PS ") && t.contains('>')
+        || t.starts_with("Traceback (most recent call last)")
+        || t.starts_with("File \"")
+        || t.starts_with("at ") && t.contains('(') && t.contains(':')
+        || t.starts_with("npm ERR")
+        || t.starts_with("error[")
+        || t.starts_with("warning: ")
+        || (t.len() > 20
+            && t.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+            && t.as_bytes()[4] == b'-')
+        || t.starts_with("[INFO]")
+        || t.starts_with("[ERROR]")
+        || t.starts_with("INFO:")
+        || t.starts_with("ERROR:")
+}
+
+/// Drops code fences, indented code, quoted lines, tables and terminal output, line by line.
+fn strip_blocks(text: &str, out: &mut Cleaned) -> String {
+    let mut kept = Vec::new();
+    let mut in_fence = false;
+    let mut last_skip: Option<Injected> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let skip = if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            Some(Injected::Code)
+        } else if in_fence {
+            Some(Injected::Code)
+        } else if (line.starts_with("    ") || line.starts_with('\t')) && !trimmed.is_empty() {
+            // Indented lines continue a list item when they read as prose.
+            let list = trimmed.starts_with(['-', '*', '•'])
+                || trimmed
+                    .split_once(['.', ')'])
+                    .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty());
+            (!list && !looks_like_prose(trimmed)).then_some(Injected::Code)
+        } else if trimmed.starts_with('>') {
+            Some(Injected::Quoted)
+        } else if trimmed.starts_with('|') {
+            Some(Injected::Quoted)
+        } else if terminal_line(line) {
+            Some(Injected::TerminalOutput)
+        } else {
+            None
+        };
+        match skip {
+            Some(kind) => {
+                // One count per block, not per line.
+                if last_skip != Some(kind) {
+                    out.skip(kind);
+                }
+                last_skip = Some(kind);
+            }
+            None => {
+                last_skip = None;
+                kept.push(line);
+            }
+        }
+    }
+    kept.join("\n")
+}
+
+/// Prose: mostly letters and spaces, with a few words.
+fn looks_like_prose(line: &str) -> bool {
+    let letters = line.chars().filter(|c| c.is_alphabetic()).count();
+    let spaces = line.chars().filter(|c| *c == ' ').count();
+    let len = line.chars().count().max(1);
+    spaces >= 3 && letters * 10 >= len * 7
+}
+
+/// What the person typed in a user message, or nothing when a harness or a program wrote it.
+pub fn person_text(raw: &str) -> Cleaned {
+    let t = raw.trim_start();
+    let lower: String = t.chars().take(80).collect::<String>().to_lowercase();
+    for (prefix, kind) in WHOLE_MESSAGE {
+        if lower.starts_with(prefix) {
+            return Cleaned::whole(*kind);
+        }
+    }
+    let head: String = t.chars().take(2000).collect::<String>().to_lowercase();
+    if SCHEDULED_MARKERS.iter().any(|m| head.contains(m)) {
+        return Cleaned::whole(Injected::Scheduled);
+    }
+    // A long role prompt a program sends as the user: "You are the … assistant …".
+    if starts_with_ci(t, "you are ") && t.chars().count() > 400 {
+        return Cleaned::whole(Injected::ProgramPrompt);
+    }
+    let mut out = Cleaned::default();
+    let mut text = t.to_owned();
+    let stripped = super::strip_untrusted_metadata(&text);
+    if stripped.len() != text.len() {
+        text = stripped.to_owned();
+        out.skip(Injected::GatewayMetadata);
+    }
+    if let Some(rest) = strip_gateway_header(&text) {
+        text = rest.to_owned();
+        out.skip(Injected::GatewayMetadata);
+    }
+    // The IDE's context block precedes the request; only the request is the person's.
+    if let Some(at) = text.find("## My request for ") {
+        let after = &text[at..];
+        let body = after.find('\n').map_or("", |n| &after[n + 1..]);
+        text = body.to_owned();
+        out.skip(Injected::EnvironmentContext);
+    }
+    text = strip_spans(&text, &mut out);
+    // Gateway message-id lines (`[message_id: 5]`).
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let l = l.trim();
+            let id_line = l.starts_with("[message_id:") || l.starts_with("[message id:");
+            if id_line {
+                out.skip(Injected::GatewayMetadata);
+            }
+            !id_line
+        })
+        .collect();
+    text = lines.join("\n");
+    out.text = strip_blocks(&text, &mut out).trim().to_owned();
+    out
+}
+
+/// The prose of an assistant message: reasoning, code and pasted output taken out.
+pub fn assistant_prose(raw: &str) -> Cleaned {
+    let mut out = Cleaned::default();
+    if raw.starts_with("[error]") {
+        out.skip(Injected::Marker);
+        return out;
+    }
+    let text = strip_spans(raw, &mut out);
+    out.text = strip_blocks(&text, &mut out).trim().to_owned();
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,74 @@
+//! Injected context recognised and left out, as a table of messages.
+
+use expect_test::expect;
+
+use super::*;
+
+fn show(c: &Cleaned) -> String {
+    let skipped: Vec<String> = c
+        .skipped
+        .iter()
+        .map(|(k, n)| format!("{}×{n}", k.as_str()))
+        .collect();
+    format!("{:?} skipped [{}]\n", c.text, skipped.join(", "))
+}
+
+#[test]
+fn person_text_keeps_only_what_was_typed() {
+    let program = format!(
+        "You are the live assistant of a shop. {}",
+        "Rules apply. ".repeat(40)
+    );
+    let cases = [
+        "<command-name>/compact</command-name>",
+        "<local-command-stdout>Compacted</local-command-stdout>",
+        "# AGENTS.md instructions for /repo\n\nAlways run tests.",
+        "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>",
+        "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly.",
+        "This session is being continued from a previous conversation that ran out of context.",
+        program.as_str(),
+        "Conversation info (untrusted metadata):\n```json\n{\"timestamp\": \"Tue\"}\n```\n\nRevisa mis tareas",
+        "[Tue 2026-03-03 15:23 UTC] revisa si tengo actividades",
+        "[Telegram Ann (@ann) id:12 +8m 2026-01-30 17:19 GMT+9] /start\n[message_id: 5]",
+        "# Context from my IDE setup:\n\n## Open tabs:\n- a.py\n\n## My request for Codex:\nShould we keep the old parser?\n",
+        "Why does it fail?\n```\n$ cargo test\nerror[E0432]: unresolved import\n```\n<system-reminder>Be brief.</system-reminder>",
+        "Here is the log:\n$ make\nTraceback (most recent call last)\n> quoted line\nLet's go with option B.",
+    ];
+    let mut out = String::new();
+    for c in cases {
+        out.push_str(&show(&person_text(c)));
+    }
+    expect![[r#"
+        "" skipped [command_wrapper×1]
+        "" skipped [command_wrapper×1]
+        "" skipped [instruction_file×1]
+        "" skipped [environment_context×1]
+        "" skipped [scheduled×1]
+        "" skipped [compaction_summary×1]
+        "" skipped [program_prompt×1]
+        "Conversation info (untrusted metadata):\n\nRevisa mis tareas" skipped [code×1]
+        "revisa si tengo actividades" skipped [gateway_metadata×1]
+        "/start" skipped [gateway_metadata×2]
+        "Should we keep the old parser?" skipped [environment_context×1]
+        "Why does it fail?" skipped [system_reminder×1, code×1]
+        "Here is the log:\nLet's go with option B." skipped [terminal_output×1, quoted×1]
+    "#]]
+    .assert_eq(&out);
+}
+
+#[test]
+fn assistant_prose_drops_reasoning_and_code() {
+    let mut out = String::new();
+    for c in [
+        "<think>The user wants X. I should check.</think><final>Done: the queue is renamed.</final>",
+        "[error] overloaded",
+        "I changed the config:\n\n    queue = \"codex\"\n    workers = 2\n\n- Kept the old name as an alias for now, until the workers restart.",
+    ] {
+        out.push_str(&show(&assistant_prose(c)));
+    }
+    expect![[r#"
+        "Done: the queue is renamed." skipped [reasoning×1]
+        "" skipped [marker×1]
+        "I changed the config:\n\n\n- Kept the old name as an alias for now, until the workers restart." skipped [code×1]
+    "#]].assert_eq(&out);
+}
