@@ -267,21 +267,34 @@ pub(crate) fn resolve_in(
     facts: &SessionFacts<'_>,
 ) -> rusqlite::Result<(WorkContextId, Resolution)> {
     let entity_set: BTreeSet<&str> = facts.entity_ids.iter().map(EntityId::as_str).collect();
-    // (rank, specificity, wc, rule): higher wins; ties go to the lower rule id.
-    let mut best: Option<((u8, usize), String, LinkRule)> = None;
+    // Contexts ELNOR made for projects: any rule the person wrote outranks theirs, so a rule made
+    // after the first ingest (a split, a broader folder, a session key) still takes effect.
+    let made: BTreeSet<String> = {
+        let mut stmt = conn.prepare_cached(
+            "SELECT work_context_id FROM projects WHERE made = 1 AND work_context_id IS NOT NULL",
+        )?;
+        stmt.query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    // (person's rule, rank, specificity, wc, rule): higher wins; ties go to the lower rule id.
+    let mut best: Option<((bool, u8, usize), String, LinkRule)> = None;
     for (wc, rule) in rules_in(conn, None)? {
+        let person = !made.contains(&wc);
         let score = match rule.kind {
             LinkRuleKind::Cwd => facts
                 .cwd
                 .filter(|cwd| cwd_within(cwd, &rule.pattern))
-                .map(|_| (3, rule.pattern.len())),
+                .map(|_| (person, 3, rule.pattern.len())),
             LinkRuleKind::SessionKey => (glob_match(&rule.pattern, facts.session_id)
                 || facts.agent_id.is_some_and(|a| glob_match(&rule.pattern, a)))
-            .then_some((2, rule.pattern.len())),
+            .then_some((person, 2, rule.pattern.len())),
             LinkRuleKind::EntitySet => {
                 let ids: Vec<&str> = rule.pattern.split(',').filter(|s| !s.is_empty()).collect();
-                (!ids.is_empty() && ids.iter().all(|id| entity_set.contains(id)))
-                    .then_some((1, ids.len()))
+                (!ids.is_empty() && ids.iter().all(|id| entity_set.contains(id))).then_some((
+                    person,
+                    1,
+                    ids.len(),
+                ))
             }
         };
         if let Some(score) = score

@@ -14,6 +14,66 @@ pub(crate) fn fixtures() -> PathBuf {
         })
 }
 
+/// The development corpus of real histories (`../shared/fixtures/real`, or `$ELNOR_REAL_FIXTURES`),
+/// or `None` in a clone without it: the tests that measure on it then say so and stop.
+pub(crate) fn real_fixtures() -> Option<PathBuf> {
+    let dir = std::env::var_os("ELNOR_REAL_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real")
+        });
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "the real-history corpus is not at {}; set ELNOR_REAL_FIXTURES to measure on it",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// A store with every session of the real-history corpus ingested (each harness's roots found by
+/// their layout), or `None` without the corpus.
+pub(crate) fn real_store() -> Option<(tempfile::TempDir, crate::Store, PathBuf)> {
+    use crate::ingest::SourceRoot;
+    use crate::transcripts::Harness;
+    let real = real_fixtures()?;
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::Store::open(dir.path()).unwrap();
+    let mut roots = vec![
+        SourceRoot {
+            harness: Harness::ClaudeCode,
+            root: real.join("claude-code"),
+        },
+        SourceRoot {
+            harness: Harness::Codex,
+            root: real.join("codex/sessions"),
+        },
+    ];
+    // OpenClaw state folders: `openclaw/<source>/agents`.
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(real.join("openclaw"))
+        .map(|rd| rd.flatten().map(|e| e.path().join("agents")).collect())
+        .unwrap_or_default();
+    sources.sort();
+    roots.extend(
+        sources
+            .into_iter()
+            .filter(|p| p.is_dir())
+            .map(|root| SourceRoot {
+                harness: Harness::OpenClaw,
+                root,
+            }),
+    );
+    let report = store.ingest(&roots, &mut |_| {}).unwrap();
+    assert!(
+        report.files_read > 0,
+        "nothing ingested from {}",
+        real.display()
+    );
+    Some((dir, store, real))
+}
+
 /// Copies the fixture at `rel` to `dest`, creating parent directories.
 pub(crate) fn copy_fixture(rel: &str, dest: &Path) {
     std::fs::create_dir_all(dest.parent().unwrap()).unwrap();

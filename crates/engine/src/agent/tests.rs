@@ -157,8 +157,7 @@ fn agent_over_the_fixture_store_captures_each_dirty_session_once() {
         DebouncedDefocus 019c8bfe-ec25-79e0-97d7-bda6a9c575ff Captured
         DebouncedDefocus 55604662-cf2a-4331-851a-ec234028f8ca Captured
         DebouncedDefocus 8555a0a4-0b79-459d-939c-e17cdbbf4fe2 Captured
-        DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5 Captured
-        DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-acompact-946d2b Captured
+        DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5 Subagent
         DebouncedDefocus d6e0bada-1959-4eec-a9d2-0bfade768d8f Captured
         IdleTimeout 019e1695-0522-7c83-8b39-0dd379793f80 Captured
         PreCompaction 019c8a59-e9dd-71f0-9ae3-4079fe9726a9 Captured

@@ -26,98 +26,81 @@ pub enum Speaker {
     Assistant,
 }
 
-/// Cues that something is left open: deferred, pending, blocked or to be found out.
+/// Cues that something is left open: deferred, blocked, waiting or still to be decided. Words
+/// that merely mention a state ("pending", "blocking", "need", "todo" in a name) are not cues:
+/// on real history they fired mostly on feature lists, plan labels and narration.
 const QUESTION_CUES: &[&str] = &[
     "come back to",
     "deal with that later",
     "deal with it later",
-    "for later",
-    "todo",
-    "to do:",
+    "todo:",
+    "todo(",
     "remember to",
     "still need to",
-    "still needs",
+    "still needs to",
     "need to figure out",
-    "figure out",
     "open question",
-    "not sure",
-    "unclear",
+    "not sure whether",
+    "not sure if",
     "to be decided",
     "tbd",
-    "need to check",
-    "needs to check",
-    "need to confirm",
     "need to decide",
+    "need to confirm",
     "remains to be",
-    "still pending",
-    "pending",
     "blocked on",
     "blocked by",
-    "blocker",
-    "blocks",
-    "blocking",
     "waiting on",
     "waiting for",
-    "still does not",
-    "still doesn't",
-    "doesnt seem to",
-    "doesn't seem to",
-    "does not work",
-    "not yet",
-    "not committed",
-    "still unstaged",
+    "cannot proceed",
+    "can't proceed",
+    "still does not work",
+    "still doesn't work",
     "unresolved",
-    "unsolved",
-    "there is a need",
-    "we need to",
-    "i need to",
-    "may need to",
-    "needs to be",
-    "next big task",
-    "remaining tasks",
-    "still in progress",
-    "still wip",
-    "still being",
-    "define whether",
-    "should review",
+    "müssen noch",
+    "noch offen",
+    "noch festlegen",
+    "todavía no",
+    "pendiente de",
 ];
 
-/// Cues that a direction was chosen.
+/// Cues that a direction was chosen. Only the person's sentences are read for these: an agent's
+/// "instead of" or "for now" narrates its own code, while the person's states the choice.
 const DECISION_CUES: &[&str] = &[
     "we decided",
     "i decided",
     "decided to",
-    "decision:",
-    "the decision is",
+    "decision is",
     "let's go with",
     "lets go with",
+    "go with",
     "going with",
     "we'll go with",
-    "i'll go with",
-    "let's do",
-    "i'll commit to",
-    "we're committing to",
-    "committing to",
     "settled on",
     "we chose",
     "i chose",
     "opted for",
-    "opting for",
     "instead of",
-    "instead.",
-    "fixed by",
-    "solved",
+    "rather than",
+    "switch to",
     "switching to",
     "we will use",
     "we'll use",
     "let's use",
-    "focusing on",
-    "definitely",
-    "for sure",
     "from now on",
-    "for now,",
-    "given the time",
-    "keep the",
+    "for now",
+    "in future",
+    "in the future",
+    "make sure",
+    "stelle sicher",
+    "in zukunft",
+    "anstatt",
+    "statt ",
+    "entscheidung",
+    "wir wollen",
+    "soll ",
+    "sollte ",
+    "en lugar de",
+    "a partir de ahora",
 ];
 
 /// Phrases that make a sentence a report of the agent's own next step, not a decision or an open
@@ -238,6 +221,21 @@ fn unusable(sentence: &str, speaker: Speaker) -> bool {
     speaker == Speaker::Assistant && NARRATION_STARTS.iter().any(|n| lower.starts_with(n))
 }
 
+/// Questions the assistant left for the person in the last message of a window: the session
+/// ended (or paused) on them, so the next session has to pick them up.
+pub fn final_questions(text: &str) -> Vec<Detected> {
+    let context = excerpt(text);
+    sentences(text)
+        .into_iter()
+        .filter(|s| s.ends_with('?') && !unusable(s, Speaker::Assistant))
+        .filter(|s| s.split_whitespace().count() >= 4)
+        .map(|text| Detected {
+            text,
+            context: context.clone(),
+        })
+        .collect()
+}
+
 /// Open questions in one message.
 pub fn open_questions(text: &str, speaker: Speaker) -> Vec<Detected> {
     let context = excerpt(text);
@@ -259,10 +257,15 @@ pub fn open_questions(text: &str, speaker: Speaker) -> Vec<Detected> {
 
 /// Key decisions in one message.
 pub fn key_decisions(text: &str, speaker: Speaker) -> Vec<Detected> {
+    if speaker != Speaker::User {
+        return Vec::new();
+    }
     let context = excerpt(text);
     sentences(text)
         .into_iter()
         .filter(|s| !unusable(s, speaker) && !s.ends_with('?'))
+        // A template placeholder ("Decision: [what was chosen]") is not a choice.
+        .filter(|s| !(s.contains('[') && s.contains(']') && s.len() < 60))
         .filter(|s| has_cue(decisions(), s))
         .map(|text| Detected {
             text,

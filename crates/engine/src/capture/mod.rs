@@ -133,7 +133,7 @@ pub(crate) fn is_person_text(text: &str) -> bool {
 
 /// The capture window: conversation turns since `after`, each message reduced to the person's
 /// or the assistant's own words, and what was left out as injected, per kind.
-fn load_window(
+pub(crate) fn load_window(
     store: &Store,
     session_id: &str,
     after: i64,
@@ -766,13 +766,24 @@ fn capture_mode_name(m: CaptureMode) -> &'static str {
 }
 
 /// The heuristic detectors over the window's messages; the latest items are kept.
-fn detect(window: &[WindowTurn]) -> (Vec<heuristics::Detected>, Vec<heuristics::Detected>) {
+pub(crate) fn detect(
+    window: &[WindowTurn],
+) -> (Vec<heuristics::Detected>, Vec<heuristics::Detected>) {
     let mut questions = Vec::new();
     let mut decisions = Vec::new();
     for t in window {
         if let Some(speaker) = t.speaker {
             questions.extend(heuristics::open_questions(&t.text, speaker));
             decisions.extend(heuristics::key_decisions(&t.text, speaker));
+        }
+    }
+    // The window ends on the assistant's words: what it asked the person is still open.
+    let last = window.iter().rev().find(|t| t.speaker.is_some());
+    if let Some(t) = last.filter(|t| t.speaker == Some(Speaker::Assistant)) {
+        for q in heuristics::final_questions(&t.text) {
+            if !questions.iter().any(|d| d.text == q.text) {
+                questions.push(q);
+            }
         }
     }
     let keep_last = |mut v: Vec<heuristics::Detected>| {

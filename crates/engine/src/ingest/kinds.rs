@@ -61,7 +61,10 @@ pub(crate) fn classify(
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    if parent.is_some() {
+    // A Claude Code file under `<session>/subagents/` names its parent session; an OpenClaw
+    // session's parent is the one it was branched from, which is the person continuing, not a
+    // sub-agent.
+    if parent.is_some() && harness == "claude_code" {
         // Claude Code names its compaction and warm-up helpers' files after what they do.
         if file.contains("compact") || file.contains("warmup") {
             return Ok((

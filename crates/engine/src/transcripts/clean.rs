@@ -270,6 +270,26 @@ pub fn person_text(raw: &str) -> Cleaned {
     if starts_with_ci(t, "you are ") && t.chars().count() > 400 {
         return Cleaned::whole(Injected::ProgramPrompt);
     }
+    // An expanded prompt template (a custom slash command): long, several headings of
+    // instructions. Only the fenced block under a "User Input" heading is the person's.
+    let headings = t
+        .lines()
+        .filter(|l| l.starts_with("## ") || l.starts_with("# "))
+        .count();
+    if t.chars().count() > 1500 && headings >= 3 {
+        let mut out = Cleaned::whole(Injected::InstructionFile);
+        if let Some(at) = t.find("User Input") {
+            let after = &t[at..];
+            if let Some(open) = after.find("```") {
+                let body = &after[open + 3..];
+                let body = body.find('\n').map_or("", |n| &body[n + 1..]);
+                if let Some(close) = body.find("```") {
+                    out.text = body[..close].trim().to_owned();
+                }
+            }
+        }
+        return out;
+    }
     let mut out = Cleaned::default();
     let mut text = t.to_owned();
     let stripped = super::strip_untrusted_metadata(&text);

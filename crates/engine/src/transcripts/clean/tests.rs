@@ -46,7 +46,7 @@ fn person_text_keeps_only_what_was_typed() {
         "" skipped [scheduled×1]
         "" skipped [compaction_summary×1]
         "" skipped [program_prompt×1]
-        "Conversation info (untrusted metadata):\n\nRevisa mis tareas" skipped [code×1]
+        "Revisa mis tareas" skipped [gateway_metadata×1]
         "revisa si tengo actividades" skipped [gateway_metadata×1]
         "/start" skipped [gateway_metadata×2]
         "Should we keep the old parser?" skipped [environment_context×1]
