@@ -98,7 +98,7 @@ pub fn brief_cmd(store: &Store, a: &BriefArgs, json: bool) -> anyhow::Result<Exi
     let now = elnor_engine::clock::now();
     let req = BriefRequest {
         now,
-        today: Local::now().date_naive(),
+        today: now.with_timezone(&Local).date_naive(),
         cwd: a.cwd.clone().or(hook.cwd),
         session_id: a.session.clone().or(hook.session_id),
         session_key: a.session_key.clone(),

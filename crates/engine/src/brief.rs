@@ -818,7 +818,7 @@ fn tier2(store: &Store, req: &BriefRequest, current: Option<&WorkContextId>) -> 
                 Decision::Excluded,
                 Reason::RollupStale,
                 &format!(
-                    "the rollup is from {}, more than {} days ago",
+                    "the rollup is from {}: more than {} days ago, or after the day of this brief",
                     rollup.as_of,
                     rollup::STALE_AFTER_DAYS
                 ),

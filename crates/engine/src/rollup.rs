@@ -52,7 +52,9 @@ pub struct Rollup {
 impl Rollup {
     /// Whether the brief must skip it at `today` (older than 7 days).
     pub fn is_stale(&self, today: NaiveDate) -> bool {
-        today - self.as_of > Duration::days(STALE_AFTER_DAYS)
+        // A rollup from after `today` (a replay of an earlier moment) tells of work that had
+        // not happened yet.
+        today - self.as_of > Duration::days(STALE_AFTER_DAYS) || self.as_of > today
     }
 
     /// The file's text.

@@ -86,6 +86,10 @@ pub struct SessionInfo {
     pub cwd: Option<String>,
     pub parent_session_id: Option<String>,
     pub source_path: String,
+    /// A person at work, a sub-agent, or the harness's own run (issue 14).
+    pub session_kind: crate::ingest::kinds::SessionKind,
+    /// Why a session is not `primary`.
+    pub kind_reason: Option<String>,
 }
 
 /// `session.list`: newest activity first.
@@ -104,7 +108,8 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
             "SELECT s.session_id, s.harness, s.agent_id, s.started_at, s.last_turn_at,
                     s.work_context_id, s.turn_count, s.record_count, s.compaction_count,
                     EXISTS (SELECT 1 FROM session_summaries x WHERE x.session_id = s.session_id),
-                    s.title, s.cwd, s.parent_session_id, s.source_path
+                    s.title, s.cwd, s.parent_session_id, s.source_path, s.session_kind,
+                    s.kind_reason
              FROM transcript_sessions s
              WHERE (?1 IS NULL OR s.work_context_id = ?1)
                AND (?2 IS NULL OR s.last_turn_at >= ?2)
@@ -144,6 +149,11 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                     cwd: r.get(11)?,
                     parent_session_id: r.get(12)?,
                     source_path: r.get(13)?,
+                    session_kind: crate::ingest::kinds::SessionKind::parse(
+                        &r.get::<_, String>(14)?,
+                    )
+                    .unwrap_or(crate::ingest::kinds::SessionKind::Primary),
+                    kind_reason: r.get(15)?,
                 })
             },
         )?;

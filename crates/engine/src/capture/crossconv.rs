@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
 use crate::config::{ContinuityConfig, ContinuityMode};
 use crate::contexts;
@@ -215,6 +215,24 @@ pub(crate) fn append_update(
         }),
         config,
     );
+    // The update happened when its source session did the work, not when ELNOR delivered it;
+    // an observation or a push has no session row and happened now.
+    let happened: Option<String> = store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT last_turn_at FROM transcript_sessions WHERE session_id = ?1",
+            [source.as_str()],
+            |r| r.get(0),
+        )
+        .optional()
+        .map(Option::flatten)
+    })?;
+    if let Some(at) = happened
+        .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
+        .map(|t| t.with_timezone(&Utc))
+        .filter(|t| *t <= now)
+    {
+        entry = entry.happened(at, config);
+    }
     entry.linked_entity_ids = entities.to_vec();
     store.log(wc).append(&entry)?;
     Ok(true)

@@ -101,8 +101,8 @@ pub(crate) fn classify(
         }
     }
     // A session whose every user message is injected (scheduled prompts, program-written role
-    // prompts, instruction files) had no person in it. A slash command or an interruption is a
-    // person at the keyboard, even with nothing else typed.
+    // prompts, instruction files) had no person in it. A slash command, an expanded command
+    // template or an interruption is a person at the keyboard, even with nothing else typed.
     let mut stmt = conn.prepare_cached(
         "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user' AND kind = 'message'
            AND is_sidechain = 0 ORDER BY seq",
@@ -126,6 +126,7 @@ pub(crate) fn classify(
         let c = clean::person_text(t);
         !c.text.trim().is_empty()
             || c.skipped.contains_key(&clean::Injected::CommandWrapper)
+            || c.skipped.contains_key(&clean::Injected::PromptTemplate)
             || c.skipped.contains_key(&clean::Injected::Marker)
     };
     if !texts.is_empty() && !texts.iter().any(person_present) {

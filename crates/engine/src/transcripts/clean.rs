@@ -26,6 +26,9 @@ pub enum Injected {
     EnvironmentContext,
     /// Instruction files: AGENTS.md, CLAUDE.md, `<user_instructions>`, skill texts.
     InstructionFile,
+    /// A custom command's prompt template, expanded into the message by the harness (the person
+    /// ran the command; the template's instructions are not their words).
+    PromptTemplate,
     /// Gateway metadata: untrusted-metadata blocks, channel and timestamp headers.
     GatewayMetadata,
     /// Heartbeat and cron prompts.
@@ -55,6 +58,7 @@ impl Injected {
             Injected::CommandWrapper => "command_wrapper",
             Injected::EnvironmentContext => "environment_context",
             Injected::InstructionFile => "instruction_file",
+            Injected::PromptTemplate => "prompt_template",
             Injected::GatewayMetadata => "gateway_metadata",
             Injected::Scheduled => "scheduled",
             Injected::HookOutput => "hook_output",
@@ -277,7 +281,7 @@ pub fn person_text(raw: &str) -> Cleaned {
         .filter(|l| l.starts_with("## ") || l.starts_with("# "))
         .count();
     if t.chars().count() > 1500 && headings >= 3 {
-        let mut out = Cleaned::whole(Injected::InstructionFile);
+        let mut out = Cleaned::whole(Injected::PromptTemplate);
         if let Some(at) = t.find("User Input") {
             let after = &t[at..];
             if let Some(open) = after.find("```") {
