@@ -223,9 +223,7 @@ fn strip_blocks(text: &str, out: &mut Cleaned) -> String {
                     .split_once(['.', ')'])
                     .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty());
             (!list && !looks_like_prose(trimmed)).then_some(Injected::Code)
-        } else if trimmed.starts_with('>') {
-            Some(Injected::Quoted)
-        } else if trimmed.starts_with('|') {
+        } else if trimmed.starts_with('>') || trimmed.starts_with('|') {
             Some(Injected::Quoted)
         } else if terminal_line(line) {
             Some(Injected::TerminalOutput)
