@@ -133,8 +133,14 @@ fn fingerprint_tracks_log_graph_and_day() {
     );
     let c = rebuild(&store, &wc, now()).unwrap();
     assert_eq!(c.entities[0].text, "DOC72 entity graph");
-    // The next day the view is stale: windows and decay are evaluated per day.
-    assert!(view(&store, &wc, now() + Duration::days(1)).unwrap().stale);
+    // Windows and decay are evaluated per day: the next day (or, in a replay, an earlier one)
+    // the view is rebuilt for that day rather than served as it was.
+    let next = view(&store, &wc, now() + Duration::days(1)).unwrap();
+    assert!(!next.stale);
+    assert_eq!(
+        next.constellation.as_of,
+        (now() + Duration::days(1)).date_naive()
+    );
 
     // A corrupt view is derived data: it is rebuilt, not an error.
     std::fs::write(view_path(&store, &wc), b"{not json").unwrap();
