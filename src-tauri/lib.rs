@@ -40,6 +40,7 @@ pub fn run() {
             commands::ingest::start_ingest,
             commands::ingest::ingest_status,
             commands::contexts::list_work_contexts,
+            commands::contexts::projects_overview,
             commands::contexts::get_work_context,
             commands::contexts::create_work_context,
             commands::contexts::edit_work_context,

@@ -14,8 +14,8 @@ use elnor_engine::{ContinuityEntry, Store, WorkContextId};
 use elnor_types::{
     AddLinkRuleRequest, CommandError, ContinuityEntryRow, CreateEntityRequest,
     CreateWorkContextRequest, EditEntityRequest, EditWorkContextRequest, EntityListRequest,
-    EntityRow, ErrorKind, LinkRuleRow, MergeRequest, RemoveLinkRuleRequest, WorkContextDetail,
-    WorkContextRef, WorkContextRow,
+    EntityRow, ErrorKind, LinkRuleRow, MergeRequest, ProjectOverviewRow, RemoveLinkRuleRequest,
+    WorkContextDetail, WorkContextRef, WorkContextRow,
 };
 use tauri::State;
 
@@ -39,6 +39,7 @@ fn row(wc: WorkContext) -> WorkContextRow {
             })
             .collect(),
         session_count: wc.session_count,
+        last_active_at: wc.last_active_at,
     }
 }
 
@@ -169,6 +170,36 @@ fn deliver(store: &Store) {
 pub(crate) fn non_empty(text: Option<String>) -> Option<String> {
     text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
 }
+
+#[tauri::command]
+pub async fn projects_overview(
+    state: State<'_, AppState>,
+) -> Result<Vec<ProjectOverviewRow>, CommandError> {
+    let store = state.store()?;
+    blocking(move || {
+        elnor_engine::overview::projects(&store, OVERVIEW_LIMIT)
+            .map(|rows| {
+                rows.into_iter()
+                    .map(|p| ProjectOverviewRow {
+                        work_context_id: p.work_context_id.to_string(),
+                        name: p.name,
+                        origin: p.origin,
+                        session_count: p.session_count,
+                        last_active_at: p.last_active_at,
+                        phase: p.phase.map(phase_name),
+                        latest_summary: p.latest_summary,
+                        open_questions: p.open_questions,
+                        heuristic_questions: p.heuristic_questions as u64,
+                    })
+                    .collect()
+            })
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+/// How many projects Home's overview shows.
+const OVERVIEW_LIMIT: usize = 12;
 
 #[tauri::command]
 pub async fn list_work_contexts(

@@ -44,6 +44,8 @@ pub async fn list_sessions(
                 cwd: s.cwd,
                 has_summary: s.has_doc73_summary,
                 parent_session_id: s.parent_session_id,
+                session_kind: s.session_kind.as_str().to_owned(),
+                kind_reason: s.kind_reason,
             })
             .collect())
     })

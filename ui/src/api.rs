@@ -10,12 +10,13 @@ use elnor_types::{
     ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList,
     KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail,
     NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest,
-    ObservationListRequest, ObservationRef, ObservationRow, PendingCount, ProposalDetail,
-    ProposalIds, ProposalRef, PushOutcome, PushRequest, RejectRequest, RemoveLinkRuleRequest,
-    ReviewListRequest, ReviewOutcome, ReviewQueue, RollupView, SessionListRequest, SessionRow,
-    SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
-    SourceRow, StoreStatus, Timeline, TimelineRequest, TrackedFolderRequest, TrackedFolders,
-    TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow, commands,
+    ObservationListRequest, ObservationRef, ObservationRow, PendingCount, ProjectOverviewRow,
+    ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushRequest, RejectRequest,
+    RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome, ReviewQueue, RollupView,
+    SessionListRequest, SessionRow, SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest,
+    SetSourceEnabledRequest, Settings, SourceRow, StoreStatus, Timeline, TimelineRequest,
+    TrackedFolderRequest, TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail,
+    WorkContextRef, WorkContextRow, commands,
 };
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
@@ -139,6 +140,10 @@ pub async fn ingest_status() -> Result<IngestStatus, CommandError> {
 
 pub async fn list_work_contexts() -> Result<Vec<WorkContextRow>, CommandError> {
     call(commands::LIST_WORK_CONTEXTS, &NoArgs {}).await
+}
+
+pub async fn projects_overview() -> Result<Vec<ProjectOverviewRow>, CommandError> {
+    call(commands::PROJECTS_OVERVIEW, &NoArgs {}).await
 }
 
 pub async fn get_work_context(work_context_id: String) -> Result<WorkContextDetail, CommandError> {

@@ -70,6 +70,9 @@ pub struct WorkContext {
     pub rules: Vec<LinkRule>,
     /// Sessions resolved to this context.
     pub session_count: u64,
+    /// When its newest session's last turn happened (RFC 3339): when the work was, not when
+    /// ELNOR read it.
+    pub last_active_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -448,6 +451,8 @@ fn get_in(conn: &Connection, id: &str) -> rusqlite::Result<Option<WorkContext>> 
                          THEN 'project' ELSE origin END,
                     local_only, created_at, updated_at,
                     (SELECT count(*) FROM transcript_sessions s
+                     WHERE s.work_context_id = w.work_context_id),
+                    (SELECT max(s.last_turn_at) FROM transcript_sessions s
                      WHERE s.work_context_id = w.work_context_id)
              FROM work_contexts w WHERE work_context_id = ?1",
             [id],
@@ -461,11 +466,14 @@ fn get_in(conn: &Connection, id: &str) -> rusqlite::Result<Option<WorkContext>> 
                     r.get::<_, String>(5)?,
                     r.get::<_, String>(6)?,
                     r.get::<_, i64>(7)?,
+                    r.get::<_, Option<String>>(8)?,
                 ))
             },
         )
         .optional()?;
-    let Some((id, name, lineage, origin, local_only, created, updated, sessions)) = row else {
+    let Some((id, name, lineage, origin, local_only, created, updated, sessions, last_active)) =
+        row
+    else {
         return Ok(None);
     };
     let mut stmt = conn.prepare_cached(
@@ -493,6 +501,7 @@ fn get_in(conn: &Connection, id: &str) -> rusqlite::Result<Option<WorkContext>> 
             entity_ids,
             rules,
             session_count: sessions.max(0) as u64,
+            last_active_at: last_active,
             created_at: created,
             updated_at: updated,
         }))
@@ -585,12 +594,17 @@ impl Graph {
             .ok_or_else(|| not_found(id))
     }
 
-    /// Every work context in the graph: named ones first, then by name.
+    /// Every work context in the graph, the most recently active first (by when the work
+    /// happened), then those with no session by name.
     pub fn work_contexts(&self) -> Result<Vec<WorkContext>> {
         let ids: Vec<String> = self.with_conn_result(|c| {
             let mut stmt = c.prepare(
-                "SELECT work_context_id FROM work_contexts
-                 ORDER BY origin = 'auto', name COLLATE NOCASE, work_context_id",
+                "SELECT w.work_context_id FROM work_contexts w
+                 LEFT JOIN (SELECT work_context_id, max(last_turn_at) AS last
+                            FROM transcript_sessions GROUP BY work_context_id) s
+                   ON s.work_context_id = w.work_context_id
+                 ORDER BY s.last DESC NULLS LAST, w.origin = 'auto', w.name COLLATE NOCASE,
+                          w.work_context_id",
             )?;
             stmt.query_map([], |r| r.get(0))?.collect()
         })?;
@@ -816,14 +830,6 @@ pub struct ProjectsReport {
     pub merged: Vec<(WorkContextId, WorkContextId)>,
 }
 
-/// This machine's home directory, for `~` and for refusing it as a project.
-fn home_dir() -> Option<String> {
-    std::env::var("HOME")
-        .ok()
-        .or_else(|| std::env::var("USERPROFILE").ok())
-        .filter(|h| !h.is_empty())
-}
-
 /// Gives each project with primary sessions a named work context, once (issue 14): records each
 /// session's project, makes a context named after the folder with a `cwd` rule for its root
 /// (unless a rule the person made already covers the root, or `auto_project_contexts` is off),
@@ -832,7 +838,7 @@ fn home_dir() -> Option<String> {
 /// made again.
 pub fn ensure_projects(store: &Store, now: DateTime<Utc>) -> Result<ProjectsReport> {
     let graph = store.graph();
-    let home = home_dir();
+    let home = crate::projects::home_dir();
     let auto = store.config()?.auto_project_contexts;
     let mut report = ProjectsReport::default();
     let mut fresh: Vec<(WorkContextId, String)> = Vec::new();

@@ -25,6 +25,7 @@ pub mod model;
 pub mod nightly;
 pub mod nodes;
 pub mod observe;
+pub mod overview;
 pub mod projects;
 pub mod promotion;
 pub mod redact;

@@ -35,6 +35,14 @@ impl Project {
     }
 }
 
+/// This machine's home directory, for `~` and for refusing it as a project.
+pub fn home_dir() -> Option<String> {
+    std::env::var("HOME")
+        .ok()
+        .or_else(|| std::env::var("USERPROFILE").ok())
+        .filter(|h| !h.is_empty())
+}
+
 /// Whether a path is written the Windows way (`C:\…`, `c:/…` or `\\server\share`).
 fn is_windows(path: &str) -> bool {
     let b = path.as_bytes();

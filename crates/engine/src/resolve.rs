@@ -280,8 +280,17 @@ pub fn candidates<'a>(
         let prose: String = text
             .lines()
             .filter(|l| {
-                let t = l.trim().trim_end_matches('*');
-                !(t.starts_with('#') || t.ends_with(':') || t.starts_with("**"))
+                let t = l
+                    .trim()
+                    .trim_start_matches(['-', '*', '•', ' '])
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start_matches(['.', ')', ' '])
+                    .trim_end_matches('*');
+                // Headings, labels ("- **Key Points**: …") and table rows are not prose.
+                !(l.trim().starts_with('#')
+                    || t.ends_with(':')
+                    || t.starts_with("**")
+                    || l.trim().starts_with('|'))
             })
             .collect::<Vec<_>>()
             .join("\n");
@@ -309,6 +318,102 @@ pub fn candidates<'a>(
             }
         })
         .collect()
+}
+
+/// Folders whose files are never the work: temp, caches, toolchains, dependencies, the system.
+const NOT_WORK_DIRS: &[&str] = &[
+    "tmp",
+    "temp",
+    ".cache",
+    "cache",
+    "caches",
+    "node_modules",
+    "site-packages",
+    "dist-packages",
+    "hostedtoolcache",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".git",
+    ".npm",
+    ".cargo",
+    ".rustup",
+    "appdata",
+];
+
+/// Top-level system folders: a path starting in one is the machine's, not the work's.
+const SYSTEM_ROOTS: &[&str] = &[
+    "tmp", "var", "private", "proc", "sys", "dev", "etc", "usr", "opt", "bin", "lib", "library",
+    "system",
+];
+
+/// Names of the tooling itself (harnesses, model families, vendors): every session mentions
+/// them, so they say nothing about the work.
+const TOOLING: &[&str] = &[
+    "claude",
+    "codex",
+    "openclaw",
+    "clawdbot",
+    "anthropic",
+    "openai",
+    "chatgpt",
+    "gpt",
+    "sonnet",
+    "opus",
+    "haiku",
+    "gemini",
+    "copilot",
+    "cursor",
+    "ollama",
+];
+
+/// Decides whether a candidate is worth an entity, and gives its stored form: temp, cache,
+/// toolchain and system paths are dropped; a file inside the session's project is named relative
+/// to the project root (so the same file is one entity whichever machine or worktree mentioned
+/// it); names of the tooling are dropped.
+pub fn worth_having(mut c: Candidate, project_root: Option<&str>) -> Option<Candidate> {
+    match c.kind {
+        CandidateKind::File => {
+            let path = c.text.replace('\\', "/");
+            if let Some(root) = project_root
+                && crate::projects::within(&path, root)
+            {
+                let root = crate::projects::normalise(root, None).replace('\\', "/");
+                let rest = path.get(root.len()..).unwrap_or("").trim_start_matches('/');
+                if rest.is_empty() {
+                    return None;
+                }
+                c.text = rest.to_owned();
+            }
+            let lower = c.text.to_lowercase();
+            let parts: Vec<&str> = lower.split('/').filter(|p| !p.is_empty()).collect();
+            let absolute = lower.starts_with('/');
+            if absolute && parts.first().is_some_and(|f| SYSTEM_ROOTS.contains(f)) {
+                return None;
+            }
+            if parts.iter().any(|p| NOT_WORK_DIRS.contains(p)) {
+                return None;
+            }
+            // A home folder's hidden files are the tools' settings (`~/.claude/…`).
+            if parts
+                .iter()
+                .any(|p| p.starts_with('.') && TOOLING.iter().any(|t| p[1..].starts_with(t)))
+            {
+                return None;
+            }
+            Some(c)
+        }
+        CandidateKind::Name => {
+            let tooling = c.text.split([' ', '-']).any(|w| {
+                let w = w.to_lowercase();
+                TOOLING
+                    .iter()
+                    .any(|t| w == *t || w.starts_with(&format!("{t}-")))
+            });
+            (!tooling).then_some(c)
+        }
+        _ => Some(c),
+    }
 }
 
 /// The significance threshold for one observation (CSA §11.2): the configured base, times the

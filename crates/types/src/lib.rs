@@ -30,8 +30,10 @@ pub mod commands {
     pub const START_INGEST: &str = "start_ingest";
     /// `() -> IngestStatus`
     pub const INGEST_STATUS: &str = "ingest_status";
-    /// `() -> Vec<WorkContextRow>`
+    /// `() -> Vec<WorkContextRow>` (most recently active first)
     pub const LIST_WORK_CONTEXTS: &str = "list_work_contexts";
+    /// `() -> Vec<ProjectOverviewRow>` (the projects found in the history, newest work first)
+    pub const PROJECTS_OVERVIEW: &str = "projects_overview";
     /// `WorkContextRef -> WorkContextDetail`
     pub const GET_WORK_CONTEXT: &str = "get_work_context";
     /// `CreateWorkContextRequest -> WorkContextRow`
@@ -248,6 +250,10 @@ pub struct SessionRow {
     pub has_summary: bool,
     /// The session that spawned this one (sub-agents) or that it branched from.
     pub parent_session_id: Option<String>,
+    /// `primary` (a person at work), `subagent` or `internal` (the harness's own run).
+    pub session_kind: String,
+    /// Why a session is not `primary`.
+    pub kind_reason: Option<String>,
 }
 
 /// A window of a session's turns.
@@ -343,12 +349,34 @@ pub struct WorkContextRow {
     pub work_context_id: String,
     pub name: String,
     pub domain_lineage: Option<String>,
-    /// `named` (made by the person) or `auto` (made by capture from the entities).
+    /// `project` (made for a project folder found in the history), `named` (made or renamed by
+    /// the person) or `auto` (made by capture from the entities).
     pub origin: String,
     pub local_only: bool,
     pub entity_ids: Vec<String>,
     pub rules: Vec<LinkRuleRow>,
     pub session_count: u64,
+    /// When the newest session's last turn happened (RFC 3339): when the work was.
+    pub last_active_at: Option<String>,
+}
+
+/// One project in the first-run overview: where its work stood when its last session ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectOverviewRow {
+    pub work_context_id: String,
+    pub name: String,
+    pub origin: String,
+    pub session_count: u64,
+    /// RFC 3339, when the work happened.
+    pub last_active_at: Option<String>,
+    /// The latest recorded work phase.
+    pub phase: Option<String>,
+    /// The latest session summary.
+    pub latest_summary: Option<String>,
+    /// Unresolved open questions, newest first (at most three).
+    pub open_questions: Vec<String>,
+    /// Of those, how many the heuristic detectors found (reduced confidence).
+    pub heuristic_questions: u64,
 }
 
 /// Names one work context.

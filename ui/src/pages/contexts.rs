@@ -1,4 +1,6 @@
-//! Work contexts: the list (name, origin, local-only, sessions, rules), a form that creates a
+//! Work contexts: the list (most recently active first, with a filter box that hides rows in
+//! place so hundreds of contexts stay fast; name, origin, local-only, sessions, last activity,
+//! rules), a form that creates a
 //! named context with its link rules, and the selected context's rules, entities and continuity
 //! log, grouped by what the entries say: current phase, open questions, key decisions, session
 //! summaries and cross-conversation updates. Below them, every entity of the graph, with a form
@@ -36,15 +38,24 @@ pub fn ContextsPage() -> impl IntoView {
         generation.track();
         api::list_work_contexts()
     });
+    let filter = RwSignal::new(String::new());
     view! {
         <h2>"Work contexts"</h2>
         <CreateContextCard generation selected />
         <div class="contexts-layout">
             <div class="context-list">
+                <input
+                    id="context-filter"
+                    class="context-filter"
+                    type="search"
+                    placeholder="Filter by name, folder or id"
+                    prop:value=move || filter.get()
+                    on:input=move |ev| filter.set(event_target_value(&ev))
+                />
                 <Transition fallback=|| view! { <p class="hint">"Loading work contexts…"</p> }>
                     <ErrorBoundary fallback=error_list>
                         {move || Suspend::new(async move {
-                            contexts.await.map(|rows| context_rows(rows, selected))
+                            contexts.await.map(|rows| context_rows(rows, selected, filter))
                         })}
                     </ErrorBoundary>
                 </Transition>
@@ -65,7 +76,30 @@ pub fn ContextsPage() -> impl IntoView {
     }
 }
 
-fn context_rows(rows: Vec<WorkContextRow>, selected: RwSignal<Option<String>>) -> AnyView {
+/// Whether a row matches the filter text: its name, id or a rule's pattern holds every word.
+fn matches_filter(wc: &WorkContextRow, filter: &str) -> bool {
+    let hay = format!(
+        "{} {} {}",
+        wc.name,
+        wc.work_context_id,
+        wc.rules
+            .iter()
+            .map(|r| r.pattern.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+    .to_lowercase();
+    filter
+        .to_lowercase()
+        .split_whitespace()
+        .all(|w| hay.contains(w))
+}
+
+fn context_rows(
+    rows: Vec<WorkContextRow>,
+    selected: RwSignal<Option<String>>,
+    filter: RwSignal<String>,
+) -> AnyView {
     if rows.is_empty() {
         return view! {
             <div class="empty" id="contexts-empty">
@@ -89,9 +123,19 @@ fn context_rows(rows: Vec<WorkContextRow>, selected: RwSignal<Option<String>>) -
                 .map(|r| format!("{}: {}", r.kind, r.pattern))
                 .collect::<Vec<_>>()
                 .join(" · ");
+            let last = wc
+                .last_active_at
+                .as_deref()
+                .map(|t| format!(" · last active {}", short_time(t)))
+                .unwrap_or_default();
+            let hidden = {
+                let wc = wc.clone();
+                move || filter.with(|f| !matches_filter(&wc, f))
+            };
             view! {
                 <button
                     class="context-row"
+                    class:filtered-out=hidden
                     class:active=move || selected.with(|s| s.as_deref() == Some(id.as_str()))
                     data-work-context-id=wc.work_context_id.clone()
                     on:click=move |_| selected.set(Some(pick.clone()))
@@ -102,7 +146,7 @@ fn context_rows(rows: Vec<WorkContextRow>, selected: RwSignal<Option<String>>) -
                         {wc.local_only.then(|| view! { <span class="badge local-only">"local only"</span> })}
                         <span class="meta">
                             {format!(
-                                "{} session{}",
+                                "{} session{}{last}",
                                 wc.session_count,
                                 if wc.session_count == 1 { "" } else { "s" },
                             )}

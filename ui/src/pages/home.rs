@@ -1,10 +1,12 @@
-//! Home: the push box ("I just did X") with the most recent observations below it, the brief a
+//! Home: the projects found in the history (newest work first, each with its sessions, when it
+//! was last active and where it stood: phase, the latest summary, open questions), the push box ("I just did X") with the most recent observations below it, the brief a
 //! fresh agent session would get now (a preview assembled by the engine, with its token counts per
 //! tier and a link to the Inspector's explanation), then the store's status (path, schema, counts,
 //! mode), read through `store_status`.
 
 use elnor_types::{
-    BriefPreview, BriefPreviewRequest, ObservationListRequest, ObservationRow, StoreStatus,
+    BriefPreview, BriefPreviewRequest, ObservationListRequest, ObservationRow, ProjectOverviewRow,
+    StoreStatus,
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -22,6 +24,7 @@ pub fn Home() -> impl IntoView {
     let status = LocalResource::new(api::store_status);
     view! {
         <h2>"Home"</h2>
+        <ProjectsCard />
         <PushCard />
         <BriefPanel />
         <Transition fallback=|| view! { <p class="hint">"Reading the store…"</p> }>
@@ -32,6 +35,91 @@ pub fn Home() -> impl IntoView {
             </ErrorBoundary>
         </Transition>
     }
+}
+
+/// The projects ELNOR found in the history, newest work first: what a person with months of
+/// history sees after the first ingest. Times are when the work happened.
+#[component]
+fn ProjectsCard() -> impl IntoView {
+    let activity = use_activity();
+    let projects = LocalResource::new(move || {
+        activity.0.track();
+        api::projects_overview()
+    });
+    view! {
+        <div class="card" id="projects-card">
+            <h3>"Your projects"</h3>
+            <Transition fallback=|| view! { <p class="hint">"Reading projects…"</p> }>
+                <ErrorBoundary fallback=error_list>
+                    {move || Suspend::new(async move { projects.await.map(project_list) })}
+                </ErrorBoundary>
+            </Transition>
+        </div>
+    }
+}
+
+fn project_list(rows: Vec<ProjectOverviewRow>) -> AnyView {
+    if rows.is_empty() {
+        return view! {
+            <p class="hint" id="projects-empty">
+                "No projects yet. Ingest your agents' transcripts (Sessions → Ingest): each folder "
+                "your sessions worked in becomes a work context here, with where its work stood."
+            </p>
+        }
+        .into_any();
+    }
+    let nav = use_nav();
+    view! {
+        <ul class="projects-overview" id="projects-overview">
+            {rows
+                .into_iter()
+                .map(|p| {
+                    let id = p.work_context_id.clone();
+                    let sessions = format!(
+                        "{} session{}",
+                        p.session_count,
+                        if p.session_count == 1 { "" } else { "s" },
+                    );
+                    let last = p
+                        .last_active_at
+                        .as_deref()
+                        .map(|t| format!("last active {}", short_time(t)))
+                        .unwrap_or_default();
+                    let heuristic = p.heuristic_questions > 0;
+                    view! {
+                        <li data-work-context-id=p.work_context_id.clone()>
+                            <a
+                                href="#"
+                                on:click=move |ev| {
+                                    ev.prevent_default();
+                                    nav.open_work_context(id.clone());
+                                }
+                            >
+                                <strong>{p.name.clone()}</strong>
+                            </a>
+                            <span class="meta">{format!(" · {sessions} · {last}")}</span>
+                            {p.phase.clone().map(|ph| view! { <span class="badge phase">{ph}</span> })}
+                            {p.latest_summary.clone().map(|s| view! { <p class="stood">{s}</p> })}
+                            {(!p.open_questions.is_empty()).then(|| view! {
+                                <ul class="open-questions">
+                                    {p.open_questions
+                                        .iter()
+                                        .map(|q| view! {
+                                            <li>
+                                                {q.clone()}
+                                                {heuristic.then(|| view! { <span class="badge heuristic">"heuristic"</span> })}
+                                            </li>
+                                        })
+                                        .collect_view()}
+                                </ul>
+                            })}
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    }
+    .into_any()
 }
 
 /// "I just did…": the push form, then what ELNOR observed last (pushes and file changes), read

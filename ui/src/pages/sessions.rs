@@ -343,6 +343,14 @@ fn session_rows(rows: Vec<SessionRow>, selected: RwSignal<Option<SessionRow>>) -
                     on:click=move |_| selected.set(Some(pick.clone()))
                 >
                     <strong>{title}</strong>
+                    {(s.session_kind != "primary").then(|| view! {
+                        <span
+                            class=format!("badge kind-{}", s.session_kind)
+                            title=s.kind_reason.clone().unwrap_or_default()
+                        >
+                            {s.session_kind.clone()}
+                        </span>
+                    })}
                     <span class="meta">
                         {format!(
                             "{} · {} · {} turns{}",

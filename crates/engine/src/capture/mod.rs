@@ -281,8 +281,14 @@ pub fn capture(
             .filter_map(|t| t.speaker.map(|s| (t.text.as_str(), s == Speaker::User))),
         &|text| lower.contains(&text.to_lowercase()),
     );
+    let project_root = session
+        .cwd
+        .as_deref()
+        .and_then(|cwd| crate::projects::of_cwd(cwd, crate::projects::home_dir().as_deref()))
+        .map(|p| p.root);
     let passing: Vec<_> = candidates
         .into_iter()
+        .filter_map(|c| resolve::worth_having(c, project_root.as_deref()))
         .filter(|c| resolve::passes(c, threshold))
         .collect();
 

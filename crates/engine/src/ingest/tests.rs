@@ -202,6 +202,60 @@ fn bad_lines_are_counted_and_everything_valid_is_kept() {
     );
 }
 
+/// A pi writer bug joins a message and a compaction record on one line with no newline between
+/// them: both are stored, at their own offsets, and the line counts as repaired, not malformed.
+#[test]
+fn two_records_back_to_back_on_one_line_are_both_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("oc");
+    let dest = root.join("agents/main/sessions/s-joined.jsonl");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    let mut text = String::new();
+    text.push_str(r#"{"type":"session","version":3,"id":"s-joined","timestamp":"2026-03-08T12:00:00Z","cwd":"/w"}"#);
+    text.push('\n');
+    text.push_str(r#"{"type":"message","id":"m1","parentId":null,"timestamp":"2026-03-08T12:15:35Z","message":{"role":"user","content":"Should we keep the old parser?"}}"#);
+    text.push_str(r#"{"type":"compaction","id":"c1","parentId":"m1","timestamp":"2026-03-08T12:16:00Z","summary":"Earlier work: the parser.","firstKeptEntryId":"m1","tokensBefore":120000}"#);
+    text.push('\n');
+    // Not two objects: still malformed.
+    text.push_str("{\"type\":\"message\"} trailing words\n");
+    std::fs::write(&dest, &text).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let report = run(
+        &store,
+        &[SourceRoot {
+            harness: Harness::OpenClaw,
+            root,
+        }],
+    );
+    assert_eq!(
+        (report.records_added, report.repaired, report.malformed),
+        (3, 1, 1)
+    );
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM turns WHERE kind = 'compaction'"
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(DISTINCT source_offset) FROM turns WHERE session_id = 's-joined'"
+        ),
+        3
+    );
+    // A second run reads nothing again.
+    let again = run(
+        &store,
+        &[SourceRoot {
+            harness: Harness::OpenClaw,
+            root: dir.path().join("oc"),
+        }],
+    );
+    assert_eq!((again.records_added, again.repaired), (0, 0));
+}
+
 #[test]
 fn symlinks_are_not_followed() {
     let dir = tempfile::tempdir().unwrap();

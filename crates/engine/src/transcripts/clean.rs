@@ -276,7 +276,7 @@ pub fn person_text(raw: &str) -> Cleaned {
     // instructions. Only the fenced block under a "User Input" heading is the person's.
     let headings = t
         .lines()
-        .filter(|l| l.starts_with("## ") || l.starts_with("# "))
+        .filter(|l| l.starts_with('#') && l.trim_start_matches('#').starts_with(' '))
         .count();
     if t.chars().count() > 1500 && headings >= 3 {
         let mut out = Cleaned::whole(Injected::PromptTemplate);
@@ -324,9 +324,25 @@ pub fn person_text(raw: &str) -> Cleaned {
         })
         .collect();
     text = lines.join("\n");
-    out.text = strip_blocks(&text, &mut out).trim().to_owned();
+    let kept = strip_blocks(&text, &mut out);
+    // A very long message is mostly pasted material (a spec, a document, another chat's
+    // answer): its first paragraph is the person's framing, the rest is quoted.
+    out.text = if kept.chars().count() > PASTED_CHARS {
+        out.skip(Injected::Quoted);
+        kept.trim()
+            .split("\n\n")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned()
+    } else {
+        kept.trim().to_owned()
+    };
     out
 }
+
+/// Past this many characters, a person's message is taken to be mostly pasted.
+const PASTED_CHARS: usize = 4000;
 
 /// The prose of an assistant message: reasoning, code and pasted output taken out.
 pub fn assistant_prose(raw: &str) -> Cleaned {
