@@ -416,7 +416,7 @@ async fn sessions_ingest_from_the_ui_and_show_a_compaction_marker() {
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
-async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
+async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_rest() {
     let app = app_binary();
     assert!(
         app.exists(),
@@ -429,6 +429,7 @@ async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
     assert!(source.is_dir(), "fixtures missing at {}", source.display());
     let source = source.canonicalize().unwrap();
     let session = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+    let project = project_context("/home/marco/projects/spotter");
     let (driver, client) = launch(&app, &store, dir.path()).await;
 
     let result = async {
@@ -505,51 +506,44 @@ async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
         assert!(captured.starts_with("Captured "), "{captured}");
         assert!(!captured.contains("failed"), "{captured}");
 
-        // The context now holds the session's heuristic questions and decisions, badged.
+        // The person's rule took the worktree session; the other spotter folder became a
+        // project context of its own, holding the one open question the detectors keep from
+        // these fixtures (the person's own words), badged as heuristic. Since issue 14 the
+        // detectors read no agent narration, so the fixtures yield no key decision.
         click(&client, "#nav-contexts").await?;
-        click(&client, "[data-work-context-id='wc_spotter_otel']").await?;
-        let questions = wait_text(&client, "#wc-open-questions", |t| {
-            t.contains("Dialyzer false positive")
-        })
-        .await;
+        let summaries = {
+            click(&client, "[data-work-context-id='wc_spotter_otel']").await?;
+            wait_text(&client, "#wc-detail", |t| t.contains("Spotter OTEL")).await
+        };
+        assert!(summaries.contains("Spotter OTEL"), "{summaries}");
+        click(
+            &client,
+            &format!("[data-work-context-id='{project}']:not(#wc-detail)"),
+        )
+        .await?;
+        let questions = wait_text(&client, "#wc-open-questions", |t| t.contains("xterm.js")).await;
         assert!(
-            questions
-                .contains("The blocker was a Dialyzer false positive on `get_current_trace_id()`."),
+            questions.contains("scrolling back in xterm.js still does not work"),
             "{questions}"
         );
         assert!(
             questions.contains("heuristic · reduced confidence"),
             "{questions}"
         );
-        let decisions = text_of(&client, "#wc-key-decisions").await;
-        assert!(
-            decisions.contains("For now, let me try skipping the pre-commit hook"),
-            "{decisions}"
-        );
-        assert!(
-            decisions.contains("heuristic · reduced confidence"),
-            "{decisions}"
-        );
-        for group in ["#wc-open-questions", "#wc-key-decisions"] {
-            let badged = client
-                .find_all(Locator::Css(&format!("{group} li.entry .badge.heuristic")))
-                .await?;
-            let entries = client
-                .find_all(Locator::Css(&format!("{group} li.entry")))
-                .await?;
-            assert!(!entries.is_empty(), "{group} has no entries");
-            assert_eq!(
-                badged.len(),
-                entries.len(),
-                "{group}: every entry is badged"
-            );
-        }
-        client
-            .execute(
-                "document.querySelector('#wc-key-decisions').scrollIntoView()",
-                vec![],
-            )
+        let badged = client
+            .find_all(Locator::Css("#wc-open-questions li.entry .badge.heuristic"))
             .await?;
+        let entries = client
+            .find_all(Locator::Css("#wc-open-questions li.entry"))
+            .await?;
+        assert!(!entries.is_empty(), "no open question entries");
+        assert_eq!(badged.len(), entries.len(), "every entry is badged");
+        click(
+            &client,
+            "[data-work-context-id='wc_spotter_otel']:not(#wc-detail)",
+        )
+        .await?;
+        wait_text(&client, "#wc-detail", |t| t.contains("Spotter OTEL")).await;
         screenshot(&client, "work-context").await;
 
         // Merge a second context into this one from the detail view; it leaves the list.
@@ -604,8 +598,9 @@ async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
     drop(driver);
     result.expect("WebDriver command");
 
-    // On disk, through the engine: the session was resolved to the context the UI created, and
-    // its log holds heuristic entries of both kinds.
+    // On disk, through the engine: the worktree session was resolved to the context the UI
+    // created (the person's rule outranks the project context ELNOR made), and the other
+    // folder's session to its project context, whose log holds the heuristic question.
     let store = Store::open(&store).unwrap();
     let info = elnor_engine::sessions::get(store.graph(), session).unwrap();
     assert_eq!(info.work_context_id.as_deref(), Some("wc_spotter_otel"));
@@ -613,21 +608,25 @@ async fn work_context_from_the_ui_collects_captured_questions_and_decisions() {
         store.graph().work_context("wc_scratch").is_err(),
         "merged away"
     );
-    let wc = WorkContextId::new("wc_spotter_otel").unwrap();
+    let other = elnor_engine::sessions::get(store.graph(), QUESTION_SESSION).unwrap();
+    assert_eq!(other.work_context_id.as_deref(), Some(project.as_str()));
+    let wc = WorkContextId::new(project.clone()).unwrap();
     let entries = store.log(&wc).read().unwrap().entries;
-    let from_session = |t: &str| {
-        entries
-            .iter()
-            .filter(|e| e.source_session_id.as_str() == session && e.entry_type().as_str() == t)
-            .count()
-    };
-    assert!(from_session("open_question") >= 1);
-    assert!(from_session("key_decision") >= 1);
-    assert!(
-        entries
-            .iter()
-            .all(|e| e.capture_mode == CaptureMode::Deterministic)
-    );
+    assert!(entries.iter().any(|e| {
+        e.source_session_id.as_str() == QUESTION_SESSION
+            && e.entry_type().as_str() == "open_question"
+            && e.capture_mode == CaptureMode::Deterministic
+    }));
+}
+
+/// The fixture session (in `/home/marco/projects/spotter`) that ends on an open question.
+const QUESTION_SESSION: &str = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
+
+/// The work context ELNOR makes for a project folder.
+fn project_context(cwd: &str) -> String {
+    elnor_engine::projects::of_cwd(cwd, None)
+        .expect("a project folder")
+        .work_context_id()
 }
 
 /// The text of `css` inside `row`, waiting for it like [`text_of`] does for the page.
@@ -659,6 +658,16 @@ async fn brief_preview_is_explained_in_the_inspector() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("store")).unwrap();
     store.set_config("mode", "deterministic").unwrap();
+    // The fixture sessions happened months ago, and entries decay from when the work happened
+    // (issue 14): long TTLs keep them live, since this test is about explaining a brief.
+    for field in [
+        "session_summary_ttl_days",
+        "open_question_ttl_days",
+        "key_decision_ttl_days",
+        "work_phase_ttl_days",
+    ] {
+        store.set_config(field, "3650").unwrap();
+    }
     store
         .graph()
         .create_work_context(
@@ -686,6 +695,33 @@ async fn brief_preview_is_explained_in_the_inspector() {
         )
         .unwrap();
     assert!(run.failures.is_empty(), "{:?}", run.failures);
+    // The detectors keep few items from these fixtures (issue 14: the person's words only), so
+    // the context gets more open questions than its card shows, as a long session would leave.
+    let wc = WorkContextId::new("wc_spotter_otel").unwrap();
+    for question in [
+        "Should the trace id be read from the OTEL context or passed in?",
+        "Waiting on the Dialyzer fix before re-enabling the pre-commit hook",
+        "Which exporter goes first, OTLP or stdout?",
+        "TODO: confirm the sampling rate with the platform team",
+    ] {
+        let entry = ContinuityEntry::new(
+            wc.clone(),
+            SessionId::new("ae4a77f8-aedd-4bc1-888f-c94edc91af04").unwrap(),
+            Utc::now(),
+            CaptureMode::Deterministic,
+            EntryContent::OpenQuestion(OpenQuestionContent {
+                question: question.into(),
+                context: String::new(),
+                resolved: false,
+                resolved_at: None,
+                resolution_summary: None,
+            }),
+            &store.config().unwrap(),
+        );
+        store.log(&wc).append(&entry).unwrap();
+    }
+    // As capture does after writing: the view that shows them is rebuilt.
+    elnor_engine::constellation::rebuild(&store, &wc, Utc::now()).unwrap();
     let facts = store.graph().add_living_fact(fact, Utc::now()).unwrap();
     let root = store.root().to_owned();
     drop(store);
@@ -2300,6 +2336,139 @@ async fn timeline_items_open_their_sessions_proposals_and_nodes() {
     .await;
     if result.is_err() {
         report_failure(&client, "timeline-targets-failure").await;
+    }
+    let _ = client.close().await;
+    drop(driver);
+    result.expect("WebDriver command");
+}
+
+/// Issue 14's first run: a store with months of history ingested and captured as a new user
+/// would (no context made by hand). Home lists the projects found, newest work first, with their
+/// sessions, when each was last active (the work's own time) and where it stood; the Work
+/// contexts list is filtered in place by the filter box.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn first_run_shows_the_projects_found_and_the_context_filter_narrows_the_list() {
+    let app = app_binary();
+    assert!(
+        app.exists(),
+        "{} missing: build the app first",
+        app.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    store.set_config("mode", "deterministic").unwrap();
+    let roots: Vec<elnor_engine::ingest::SourceRoot> = [
+        (
+            elnor_engine::transcripts::Harness::ClaudeCode,
+            "claude-code",
+        ),
+        (elnor_engine::transcripts::Harness::Codex, "codex"),
+        (elnor_engine::transcripts::Harness::OpenClaw, "openclaw"),
+    ]
+    .into_iter()
+    .map(|(harness, dir)| elnor_engine::ingest::SourceRoot {
+        harness,
+        root: fixtures().join(dir).canonicalize().unwrap(),
+    })
+    .collect();
+    store.ingest(&roots, &mut |_| {}).unwrap();
+    let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
+        .sweep(
+            &store,
+            &elnor_engine::secrets::MemorySecrets::default(),
+            Utc::now(),
+        )
+        .unwrap();
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    // What the page must show, from the engine: every project, newest work first.
+    let expected = elnor_engine::overview::projects(&store, 12).unwrap();
+    assert!(expected.len() >= 3, "{expected:#?}");
+    let contexts = store.graph().work_contexts().unwrap();
+    let spotter: Vec<String> = contexts
+        .iter()
+        .filter(|w| {
+            w.name.to_lowercase().contains("spotter")
+                || w.rules.iter().any(|r| r.pattern.contains("spotter"))
+        })
+        .map(|w| w.work_context_id.to_string())
+        .collect();
+    assert!(!spotter.is_empty() && spotter.len() < contexts.len());
+    let root = store.root().to_owned();
+    drop(store);
+
+    let (driver, client) = launch(&app, &root, dir.path()).await;
+    let result = async {
+        wait_for(&client, "#projects-overview li").await?;
+        let rows = client
+            .find_all(Locator::Css("#projects-overview > li"))
+            .await?;
+        let mut shown = Vec::new();
+        for row in &rows {
+            shown.push(row.attr("data-work-context-id").await?.unwrap_or_default());
+        }
+        let want: Vec<String> = expected
+            .iter()
+            .map(|p| p.work_context_id.to_string())
+            .collect();
+        assert_eq!(shown, want, "newest work first, as the engine orders it");
+        let first = text_of(&client, "#projects-overview > li:first-child").await;
+        assert!(first.contains(&expected[0].name), "{first}");
+        assert!(first.contains("last active"), "{first}");
+        let sessions = expected[0].session_count;
+        assert!(first.contains(&format!("{sessions} session")), "{first}");
+        screenshot(&client, "first-run-home").await;
+
+        // A project opens its work context.
+        click(&client, "#projects-overview > li:first-child a").await?;
+        let detail = wait_text(&client, "#wc-detail", |t| t.contains(&expected[0].name)).await;
+        assert!(detail.contains(&expected[0].name), "{detail}");
+
+        // The filter hides the rows that do not match, in place, and clearing it brings them
+        // back.
+        let filter = wait_for(&client, "#context-filter").await?;
+        filter.send_keys("spotter").await?;
+        let started = Instant::now();
+        loop {
+            let visible = client
+                .find_all(Locator::Css(
+                    ".context-list .context-row:not(.filtered-out)",
+                ))
+                .await?;
+            let mut ids = Vec::new();
+            for row in &visible {
+                ids.push(row.attr("data-work-context-id").await?.unwrap_or_default());
+            }
+            ids.sort();
+            let mut want = spotter.clone();
+            want.sort();
+            if ids == want {
+                break;
+            }
+            assert!(
+                started.elapsed() < WAIT,
+                "filtered rows {ids:?}, expected {want:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        screenshot(&client, "contexts-filtered").await;
+        filter.clear().await?;
+        filter.send_keys(" ").await?;
+        let started = Instant::now();
+        while client
+            .find_all(Locator::Css(".context-list .context-row.filtered-out"))
+            .await?
+            .len()
+            > 0
+        {
+            assert!(started.elapsed() < WAIT, "rows stay hidden after clearing");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok::<(), fantoccini::error::CmdError>(())
+    }
+    .await;
+    if result.is_err() {
+        report_failure(&client, "first-run-failure").await;
     }
     let _ = client.close().await;
     drop(driver);
