@@ -19,7 +19,7 @@ elnor="$target_dir/debug/elnor"
 
 store="${ELNOR_MEMORY:-$PWD/target/demo-store}"
 # The marker names the seed's version, so a demo store from an older checkout is seeded again.
-if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v6" ]; then
+if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v7" ]; then
   rm -rf "$store"
   echo "Seeding a demo store at $store"
   "$elnor" --store "$store" init >/dev/null
@@ -85,7 +85,7 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v6" ]; then
   "$elnor" --store "$store" folders scan >/dev/null
   "$elnor" --store "$store" push "Sent the damages outline to the Christensen report team" >/dev/null
   "$elnor" --store "$store" rollup >/dev/null
-  touch "$store/.demo-seed-v6"
+  touch "$store/.demo-seed-v7"
 fi
 
 if has_display; then
@@ -104,14 +104,17 @@ echo
 echo "\$ elnor --store $store sessions list --limit 5"
 "$elnor" --store "$store" sessions list --limit 5
 echo
+echo "\$ elnor --store $store contexts overview"
+"$elnor" --store "$store" contexts overview
+echo
 echo "\$ elnor --store $store contexts list"
 "$elnor" --store "$store" contexts list
 echo
 echo "\$ elnor --store $store contexts show wc_spotter_otel --entries 8"
 "$elnor" --store "$store" contexts show wc_spotter_otel --entries 8 || true
 echo
-echo "\$ elnor --store $store brief --cwd /home/USER/projects/spotter-worktrees/spotter-4te --dry-run"
-"$elnor" --store "$store" brief --cwd /home/USER/projects/spotter-worktrees/spotter-4te --dry-run
+echo "\$ elnor --store $store brief --cwd $PWD/target/demo-notes/henderson --dry-run"
+"$elnor" --store "$store" brief --cwd "$PWD/target/demo-notes/henderson" --dry-run
 echo
 echo "\$ elnor --store $store traces list --limit 3"
 "$elnor" --store "$store" traces list --limit 3

@@ -57,8 +57,14 @@ pub enum EntitiesCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum ContextsCommand {
-    /// List work contexts (named first, then auto ones).
+    /// List work contexts, the most recently active first.
     List,
+    /// The projects found in the history, newest work first, with where each stood.
+    Overview {
+        /// How many projects to show.
+        #[arg(long, default_value_t = 12)]
+        limit: usize,
+    },
     /// Show a work context with its rules, entities and latest continuity entries.
     Show {
         id: String,
@@ -272,6 +278,41 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
                 );
             } else {
                 all.iter().for_each(print_context);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ContextsCommand::Overview { limit } => {
+            let rows = elnor_engine::overview::projects(store, *limit)?;
+            if json {
+                output::json(&rows)?;
+            } else if rows.is_empty() {
+                println!(
+                    "No projects yet. `elnor ingest` reads your agents' transcripts; each folder \
+                     your sessions worked in becomes a work context."
+                );
+            }
+            for p in rows.iter().filter(|_| !json) {
+                let last = p
+                    .last_active_at
+                    .as_deref()
+                    .and_then(|t| t.get(..16))
+                    .map(|t| t.replace('T', " "))
+                    .unwrap_or_else(|| "-".into());
+                let phase = p
+                    .phase
+                    .and_then(|ph| serde_json::to_value(ph).ok())
+                    .and_then(|v| v.as_str().map(|s| format!(", {}", s.replace('_', " "))))
+                    .unwrap_or_default();
+                println!(
+                    "{}  [{}]  {} session(s), last active {last}{phase}",
+                    p.name, p.work_context_id, p.session_count
+                );
+                if let Some(s) = &p.latest_summary {
+                    println!("    {}", elnor_engine::transcripts::excerpt(s, 160));
+                }
+                for q in &p.open_questions {
+                    println!("    open: {}", elnor_engine::transcripts::excerpt(q, 140));
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
