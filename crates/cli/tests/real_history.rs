@@ -256,7 +256,50 @@ fn a_new_user_with_real_history() {
         "now: {} Tier 2 segment(s) within the {window}-day window\n",
         segments.len()
     ));
+    // Entities worth having: the share of created entities labelled meaningful.
+    let labels: BTreeMap<(String, String), bool> = include_str!("real_entity_labels.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            ((cols[0].to_owned(), cols[1].to_owned()), cols[2] == "Y")
+        })
+        .collect();
+    let entities = json(elnor(store, None, &["entities", "list", "--json"]));
+    let entities = entities.as_array().cloned().unwrap_or_default();
+    let mut meaningful = 0;
+    let mut unlabelled = Vec::new();
+    for e in &entities {
+        let key = (
+            e["kind"].as_str().unwrap_or("").to_owned(),
+            e["canonical_name"].as_str().unwrap_or("").to_owned(),
+        );
+        match labels.get(&key) {
+            Some(true) => meaningful += 1,
+            Some(false) => report.push_str(&format!("  not worth having: {} {}\n", key.0, key.1)),
+            None => unlabelled.push(key),
+        }
+    }
+    let share = meaningful as f64 / entities.len().max(1) as f64;
+    report.push_str(&format!(
+        "entities: {} created, {meaningful} meaningful ({:.0}%), {} unlabelled\n",
+        entities.len(),
+        100.0 * share,
+        unlabelled.len()
+    ));
     println!("{report}");
+    // On another person's history these labels do not apply; the share is checked on ours.
+    if std::env::var_os("ELNOR_REAL_FIXTURES").is_none() {
+        assert!(
+            unlabelled.is_empty(),
+            "label these entities: {unlabelled:?}"
+        );
+        assert!(
+            share >= 0.8,
+            "only {:.0}% of entities are meaningful",
+            100.0 * share
+        );
+    }
     assert!(
         scattered.is_empty(),
         "projects scattered over contexts: {scattered:?}"

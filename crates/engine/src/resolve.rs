@@ -373,8 +373,25 @@ const TOOLING: &[&str] = &[
 /// it); names of the tooling are dropped.
 pub fn worth_having(mut c: Candidate, project_root: Option<&str>) -> Option<Candidate> {
     match c.kind {
+        // One digit after a short prefix is a format or a list label ("MP3", "US1", "H2"), not a
+        // document's id.
+        CandidateKind::Document => {
+            (c.text.chars().filter(char::is_ascii_digit).count() >= 2).then_some(c)
+        }
         CandidateKind::File => {
             let path = c.text.replace('\\', "/");
+            // The project folder itself, or a folder above it (a path cut at a space), names
+            // where the work is, not a thing in it.
+            if let Some(root) = project_root
+                && (path.starts_with('/') || path.contains(':'))
+                && (crate::projects::within(root, &path)
+                    || root
+                        .replace('\\', "/")
+                        .to_lowercase()
+                        .starts_with(&path.to_lowercase()))
+            {
+                return None;
+            }
             if let Some(root) = project_root
                 && crate::projects::within(&path, root)
             {
@@ -394,11 +411,14 @@ pub fn worth_having(mut c: Candidate, project_root: Option<&str>) -> Option<Cand
             if parts.iter().any(|p| NOT_WORK_DIRS.contains(p)) {
                 return None;
             }
-            // A home folder's hidden files are the tools' settings (`~/.claude/…`).
-            if parts
-                .iter()
-                .any(|p| p.starts_with('.') && TOOLING.iter().any(|t| p[1..].starts_with(t)))
-            {
+            // The tools' own folders (`~/.claude/…`, `.codex/prompts/…`, also when a mention
+            // dropped the leading dot) hold their settings and prompts, not the work.
+            if parts.iter().any(|p| {
+                let p = p.trim_start_matches('.');
+                TOOLING
+                    .iter()
+                    .any(|t| p == *t || p.starts_with(&format!("{t}-")))
+            }) {
                 return None;
             }
             Some(c)
