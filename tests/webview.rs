@@ -2455,11 +2455,10 @@ async fn first_run_shows_the_projects_found_and_the_context_filter_narrows_the_l
         filter.clear().await?;
         filter.send_keys(" ").await?;
         let started = Instant::now();
-        while client
+        while !client
             .find_all(Locator::Css(".context-list .context-row.filtered-out"))
             .await?
-            .len()
-            > 0
+            .is_empty()
         {
             assert!(started.elapsed() < WAIT, "rows stay hidden after clearing");
             tokio::time::sleep(Duration::from_millis(100)).await;
