@@ -373,11 +373,6 @@ const TOOLING: &[&str] = &[
 /// it); names of the tooling are dropped.
 pub fn worth_having(mut c: Candidate, project_root: Option<&str>) -> Option<Candidate> {
     match c.kind {
-        // One digit after a short prefix is a format or a list label ("MP3", "US1", "H2"), not a
-        // document's id.
-        CandidateKind::Document => {
-            (c.text.chars().filter(char::is_ascii_digit).count() >= 2).then_some(c)
-        }
         CandidateKind::File => {
             let path = c.text.replace('\\', "/");
             // The project folder itself, or a folder above it (a path cut at a space), names

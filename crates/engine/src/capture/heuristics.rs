@@ -95,13 +95,27 @@ const DECISION_CUES: &[&str] = &[
     "in zukunft",
     "anstatt",
     "statt ",
-    "entscheidung",
+    "entscheidung:",
     "wir wollen",
+    "wir sollten",
+    "solltest",
     "soll ",
     "sollte ",
+    "möchte ich",
+    "wichtig ist",
+    "wichtig dabei",
+    "verhindern",
+    "bitte auch",
+    "weiter machen",
+    "weitermachen",
+    "i want to",
+    "we want to",
     "en lugar de",
     "a partir de ahora",
 ];
+
+/// Phrases that make a decision cue an expectation or a guess instead ("das sollte reichen").
+const NOT_DECISIONS: &[&str] = &["das sollte", "es sollte", "sollte doch", "i want to know"];
 
 /// Phrases that make a sentence a report of the agent's own next step, not a decision or an open
 /// item of the work: "Let me check…", "I'll search…".
@@ -266,6 +280,10 @@ pub fn key_decisions(text: &str, speaker: Speaker) -> Vec<Detected> {
         .filter(|s| !unusable(s, speaker) && !s.ends_with('?'))
         // A template placeholder ("Decision: [what was chosen]") is not a choice.
         .filter(|s| !(s.contains('[') && s.contains(']') && s.len() < 60))
+        .filter(|s| {
+            let lower = s.to_lowercase();
+            !NOT_DECISIONS.iter().any(|n| lower.contains(n))
+        })
         .filter(|s| has_cue(decisions(), s))
         .map(|text| Detected {
             text,

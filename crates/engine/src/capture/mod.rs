@@ -44,7 +44,7 @@ use heuristics::Speaker;
 
 /// At most this many heuristic questions and decisions per capture: the latest ones, because a
 /// session's end says more about where the work stands than its beginning.
-const MAX_HEURISTIC_ITEMS: usize = 5;
+const MAX_HEURISTIC_ITEMS: usize = 8;
 /// At most this many entities are linked to each entry.
 const MAX_LINKED_ENTITIES: usize = 10;
 
