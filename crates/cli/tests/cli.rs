@@ -1200,3 +1200,34 @@ fn issue_7_push_folders_watch_observations_and_timeline() {
         Some(4)
     );
 }
+
+/// The clock override for replays: `--now` and `ELNOR_NOW` set "now" for every verb (the brief's
+/// date line says it), `--now` wins, and a value that is not RFC 3339 exits 4 with nothing done.
+#[test]
+fn now_override_sets_the_clock_and_bad_values_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    let brief = |env: Option<&str>, flag: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_elnor"));
+        cmd.arg("--store").arg(store).env_remove("ELNOR_MEMORY");
+        match env {
+            Some(v) => cmd.env("ELNOR_NOW", v),
+            None => cmd.env_remove("ELNOR_NOW"),
+        };
+        cmd.args(["brief", "--dry-run", "--json"]);
+        if let Some(f) = flag {
+            cmd.args(["--now", f]);
+        }
+        cmd.output().expect("run elnor")
+    };
+    let from_env = stdout_json(&brief(Some("2025-03-04T12:00:00Z"), None));
+    assert_eq!(from_env["today"], "2025-03-04");
+    let from_flag = stdout_json(&brief(
+        Some("2025-03-04T12:00:00Z"),
+        Some("2024-12-31T12:00:00Z"),
+    ));
+    assert_eq!(from_flag["today"], "2024-12-31");
+    let bad = brief(Some("yesterday"), None);
+    assert_eq!(bad.status.code(), Some(4), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("RFC 3339"), "{}", stderr(&bad));
+}

@@ -82,10 +82,16 @@ pub(crate) fn copy_fixture(rel: &str, dest: &Path) {
 
 /// A store in a temporary directory with the whole fixture corpus ingested.
 pub(crate) fn fixture_store() -> (tempfile::TempDir, crate::Store) {
-    use crate::ingest::SourceRoot;
-    use crate::transcripts::Harness;
     let dir = tempfile::tempdir().unwrap();
     let store = crate::Store::open(dir.path()).unwrap();
+    ingest_fixtures(&store);
+    (dir, store)
+}
+
+/// Ingests the whole fixture corpus into `store`.
+pub(crate) fn ingest_fixtures(store: &crate::Store) {
+    use crate::ingest::SourceRoot;
+    use crate::transcripts::Harness;
     let roots: Vec<SourceRoot> = [
         (Harness::OpenClaw, "openclaw"),
         (Harness::ClaudeCode, "claude-code"),
@@ -98,7 +104,6 @@ pub(crate) fn fixture_store() -> (tempfile::TempDir, crate::Store) {
     })
     .collect();
     store.ingest(&roots, &mut |_| {}).unwrap();
-    (dir, store)
 }
 
 /// A local HTTP server playing an LLM endpoint: the only stand-in the tests use, because no model

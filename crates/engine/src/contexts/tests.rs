@@ -191,3 +191,113 @@ fn globs() {
     assert!(!glob_match("a?c", "ac"));
     assert!(glob_match("*", ""));
 }
+
+/// A store captured before projects existed: its sessions sit in auto contexts. The first ingest
+/// that knows projects moves every auto context holding only one project's sessions into that
+/// project's context, as a merge does, and loses no entry; a person's rule made later still wins.
+#[test]
+fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.set_config("mode", "deterministic").unwrap();
+    store.set_config("auto_project_contexts", "false").unwrap();
+    crate::test_support::ingest_fixtures(&store);
+    let secrets = crate::secrets::MemorySecrets::default();
+    let config = store.config().unwrap();
+    crate::agent::Agent::new(&config)
+        .sweep(&store, &secrets, now())
+        .unwrap();
+    let g = store.graph();
+    assert!(
+        g.work_contexts()
+            .unwrap()
+            .iter()
+            .all(|w| w.origin != "project"),
+        "no project contexts while turned off"
+    );
+    // What an older build did with one project's session: an auto context from its entities,
+    // holding its entries.
+    let session = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
+    let entity = g
+        .create_entity(
+            &NewEntity {
+                kind: "topic".into(),
+                canonical_name: "xterm.js scrollback".into(),
+                ..NewEntity::default()
+            },
+            now(),
+        )
+        .unwrap()
+        .entity_id;
+    let auto = auto_id(std::slice::from_ref(&entity));
+    g.with_conn_result(|c| {
+        ensure_auto_in(c, &auto, std::slice::from_ref(&entity), now())?;
+        c.execute(
+            "UPDATE session_captures SET work_context_id = ?2 WHERE session_id = ?1",
+            params![session, auto.as_str()],
+        )
+    })
+    .unwrap();
+    let old = ContinuityEntry::new(
+        auto.clone(),
+        SessionId::new(session).unwrap(),
+        now(),
+        CaptureMode::Deterministic,
+        EntryContent::KeyDecision(KeyDecisionContent {
+            decision: "Keep tmux out of the web terminal".into(),
+            rationale: None,
+            superseded_by: None,
+        }),
+        &config,
+    );
+    store.log(&auto).append(&old).unwrap();
+    let entries = |store: &Store| -> usize {
+        store
+            .log_ids()
+            .unwrap()
+            .iter()
+            .map(|id| store.log(id).read().unwrap().entries.len())
+            .sum()
+    };
+    let before = entries(&store);
+
+    store.set_config("auto_project_contexts", "true").unwrap();
+    let report = ensure_projects(&store, now()).unwrap();
+    assert!(!report.created.is_empty());
+    let spotter = crate::projects::of_cwd("/home/marco/projects/spotter", None).unwrap();
+    let project = WorkContextId::new(spotter.work_context_id()).unwrap();
+    assert_eq!(report.merged, vec![(auto.clone(), project.clone())]);
+    let moved = store.log(&project).read().unwrap().entries;
+    assert!(moved.iter().any(|e| e.entry_id == old.entry_id));
+    // Every entry is still there (merges copy, and keep the absorbed log aside).
+    assert_eq!(entries(&store), before);
+    for (auto, project) in &report.merged {
+        assert!(g.work_context(auto.as_str()).is_err(), "{auto} merged away");
+        let wc = g.work_context(project.as_str()).unwrap();
+        assert_eq!(wc.origin, "project");
+    }
+    // Remembered: a second run makes nothing again, even after the person deletes nothing.
+    let again = ensure_projects(&store, now()).unwrap();
+    assert!(again.created.is_empty() && again.merged.is_empty());
+
+    // A rule the person writes afterwards for the same folder takes its sessions from the project.
+    let mine = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Spotter terminal".into(),
+                rules: vec![(LinkRuleKind::Cwd, "/home/marco/projects/spotter".into())],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let (wc, resolution) = g
+        .resolve_work_context(&SessionFacts {
+            session_id: "x",
+            cwd: Some("/home/marco/projects/spotter/web"),
+            ..SessionFacts::default()
+        })
+        .unwrap();
+    assert_eq!(wc, mine.work_context_id);
+    assert!(matches!(resolution, Resolution::Rule { .. }));
+}
