@@ -600,16 +600,7 @@ pub fn capture(
             ],
         )
         .map_err(&err)?;
-        tx.execute(
-            "INSERT INTO session_captures
-                 (session_id, work_context_id, last_seq, captured_at, capture_count)
-             VALUES (?1, ?2, ?3, ?4, 1)
-             ON CONFLICT (session_id) DO UPDATE SET
-                 work_context_id = excluded.work_context_id, last_seq = excluded.last_seq,
-                 captured_at = excluded.captured_at, capture_count = capture_count + 1",
-            params![session.session_id, wc.as_str(), last_seq, ts(req.now)],
-        )
-        .map_err(&err)?;
+        save_state_in(&tx, &session.session_id, wc.as_str(), last_seq, req.now).map_err(&err)?;
         // Knowledge the lowered research gate let in is tracked, so the nightly job can tell
         // whether it was of use later (CSA §11.3 step 7).
         if activity == Some(ActivityType::Research) {
@@ -681,6 +672,25 @@ pub fn capture(
     })
 }
 
+/// Where a session's captures have reached, so the next one starts after `last_seq`.
+fn save_state_in(
+    conn: &rusqlite::Connection,
+    session_id: &str,
+    wc: &str,
+    last_seq: i64,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<usize> {
+    conn.execute(
+        "INSERT INTO session_captures
+             (session_id, work_context_id, last_seq, captured_at, capture_count)
+         VALUES (?1, ?2, ?3, ?4, 1)
+         ON CONFLICT (session_id) DO UPDATE SET
+             work_context_id = excluded.work_context_id, last_seq = excluded.last_seq,
+             captured_at = excluded.captured_at, capture_count = capture_count + 1",
+        params![session_id, wc, last_seq, ts(now)],
+    )
+}
+
 /// The per-kind counts of injected text a capture left out, as stored with its run.
 fn injected_json(counts: &InjectedCounts) -> String {
     let map: BTreeMap<&str, u32> = counts.iter().map(|(k, n)| (k.as_str(), *n)).collect();
@@ -716,21 +726,10 @@ fn skip_non_primary(
         _ => None,
     };
     graph.with_conn_result(|c| {
-        c.execute(
-            "INSERT INTO session_captures
-                 (session_id, work_context_id, last_seq, captured_at, capture_count)
-             VALUES (?1, ?2, ?3, ?4, 1)
-             ON CONFLICT (session_id) DO UPDATE SET
-                 work_context_id = excluded.work_context_id, last_seq = excluded.last_seq,
-                 captured_at = excluded.captured_at, capture_count = capture_count + 1",
-            params![
-                session_id,
-                wc.as_ref()
-                    .map_or(WorkContextId::UNLINKED, WorkContextId::as_str),
-                last_seq,
-                ts(req.now)
-            ],
-        )?;
+        let at = wc
+            .as_ref()
+            .map_or(WorkContextId::UNLINKED, WorkContextId::as_str);
+        save_state_in(c, session_id, at, last_seq, req.now)?;
         c.execute(
             "UPDATE transcript_sessions SET work_context_id = ?2 WHERE session_id = ?1",
             params![session_id, wc.as_ref().map(WorkContextId::as_str)],
