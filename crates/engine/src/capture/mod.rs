@@ -162,6 +162,20 @@ pub(crate) fn load_window(
                 }
                 _ => None,
             };
+            // Whether a user record is the harness or a program prompting the agent (a
+            // heartbeat, a cron job, a role prompt, hook output): the reply then answers no one.
+            let prompt = match &cleaned {
+                Some((Speaker::User, c)) if c.text.is_empty() => Some(c.skipped.keys().any(|k| {
+                    matches!(
+                        k,
+                        clean::Injected::Scheduled
+                            | clean::Injected::ProgramPrompt
+                            | clean::Injected::HookOutput
+                    )
+                })),
+                Some((Speaker::User, _)) => Some(false),
+                _ => None,
+            };
             let (speaker, text, left_out) = match cleaned {
                 Some((who, c)) if !c.text.is_empty() => (Some(who), c.text, c.skipped),
                 Some((_, c)) => (None, String::new(), c.skipped),
@@ -192,13 +206,24 @@ pub(crate) fn load_window(
                     }),
                 },
                 left_out,
+                prompt,
             ))
         })?;
         let mut out = Vec::new();
+        let mut answering_harness = false;
         for row in rows {
-            let (turn, left_out) = row?;
+            let (mut turn, left_out, prompt) = row?;
             for (k, n) in left_out {
                 *skipped.entry(k).or_default() += n;
+            }
+            if let Some(p) = prompt {
+                answering_harness = p;
+            }
+            // The agent's reply to a heartbeat or a program's prompt is not conversation with
+            // the person ("HEARTBEAT_OK", a status report to a scheduler).
+            if answering_harness && turn.speaker == Some(Speaker::Assistant) {
+                turn.speaker = None;
+                *skipped.entry(clean::Injected::Scheduled).or_default() += 1;
             }
             out.push(turn);
         }
@@ -782,7 +807,9 @@ pub(crate) fn detect(
             decisions.extend(heuristics::key_decisions(&t.text, speaker));
         }
     }
-    // The window ends on the assistant's words: what it asked the person is still open.
+    // The window ends on the assistant's words: what it asked the person is still open. (A
+    // window ending on the person's unanswered request was tried as a rule too: on the labelled
+    // real history such requests were mostly one-off asks, not items to pick up.)
     let last = window.iter().rev().find(|t| t.speaker.is_some());
     if let Some(t) = last.filter(|t| t.speaker == Some(Speaker::Assistant)) {
         for q in heuristics::final_questions(&t.text) {
