@@ -832,7 +832,8 @@ pub struct ProjectsReport {
 
 /// Gives each project with primary sessions a named work context, once (issue 14): records each
 /// session's project, makes a context named after the folder with a `cwd` rule for its root
-/// (unless a rule the person made already covers the root, or `auto_project_contexts` is off),
+/// (unless a rule already covers the root: the person's, or an earlier project's, since a folder
+/// inside a known project belongs to it; or `auto_project_contexts` is off),
 /// and moves what earlier captures put in auto contexts of that project only, as a merge would.
 /// A project is remembered in `projects`, so a context the person deleted or merged away is not
 /// made again.
@@ -879,7 +880,7 @@ pub fn ensure_projects(store: &Store, now: DateTime<Utc>) -> Result<ProjectsRepo
                 projects.entry(p.key.clone()).or_insert(p);
             }
         }
-        let person_rules: Vec<(String, LinkRule)> = rules_in(&tx, None)
+        let cwd_rules: Vec<(String, LinkRule)> = rules_in(&tx, None)
             .map_err(&err)?
             .into_iter()
             .filter(|(_, r)| r.kind == LinkRuleKind::Cwd)
@@ -905,7 +906,7 @@ pub fn ensure_projects(store: &Store, now: DateTime<Utc>) -> Result<ProjectsRepo
             if primary == 0 || known {
                 continue;
             }
-            let covering = person_rules
+            let covering = cwd_rules
                 .iter()
                 .filter(|(_, r)| cwd_within(&project.root, &r.pattern))
                 .max_by_key(|(_, r)| r.pattern.len())

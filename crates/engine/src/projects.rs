@@ -155,6 +155,14 @@ pub fn is_not_a_project(normalised: &str, home: Option<&str>) -> bool {
     if !windows && first == Some("root") && depth == 1 {
         return true;
     }
+    // A mounted drive's root (`/mnt/d`, `/Volumes/Data`, `/media/alice/usb`) is a filesystem
+    // root too.
+    if !windows
+        && (matches!(first, Some("mnt" | "volumes")) && depth <= 2
+            || first == Some("media") && depth <= 3)
+    {
+        return true;
+    }
     const TEMP: &[&str] = &["tmp", "temp", "var", "private", "dev", "proc", "sys"];
     if !windows && first.is_some_and(|f| TEMP.contains(&f)) {
         return true;

@@ -56,6 +56,8 @@ fn homes_roots_and_temp_folders_are_not_projects() {
             "/private/var/folders/xy/T/abc",
             "C:\\Users\\dave\\AppData\\Local\\Temp\\proj",
             "/opt/hostedtoolcache/Python/3.11",
+            "/mnt/d",
+            "/Volumes/Data/",
             "",
         ],
         Some("/home/me"),
@@ -71,6 +73,8 @@ fn homes_roots_and_temp_folders_are_not_projects() {
             "/private/var/folders/xy/T/abc" → not a project
             "C:\\Users\\dave\\AppData\\Local\\Temp\\proj" → not a project
             "/opt/hostedtoolcache/Python/3.11" → not a project
+            "/mnt/d" → not a project
+            "/Volumes/Data/" → not a project
             "" → not a project
         "#]],
     );

@@ -268,8 +268,17 @@ pub fn person_text(raw: &str) -> Cleaned {
     if SCHEDULED_MARKERS.iter().any(|m| head.contains(m)) {
         return Cleaned::whole(Injected::Scheduled);
     }
-    // A long role prompt a program sends as the user: "You are the … assistant …".
-    if starts_with_ci(t, "you are ") && t.chars().count() > 400 {
+    // A long role prompt a program sends as the user: "You are the … assistant …", "You are
+    // executing one task …". A person's "You are right, …" is not one: only role openings count.
+    const ROLE_OPENINGS: &[&str] = &[
+        "you are a ",
+        "you are an ",
+        "you are the ",
+        "you are acting ",
+        "you are executing ",
+        "you are now ",
+    ];
+    if ROLE_OPENINGS.iter().any(|o| starts_with_ci(t, o)) && t.chars().count() > 400 {
         return Cleaned::whole(Injected::ProgramPrompt);
     }
     // An expanded prompt template (a custom slash command): long, several headings of

@@ -19,6 +19,10 @@ fn person_text_keeps_only_what_was_typed() {
         "You are the live assistant of a shop. {}",
         "Rules apply. ".repeat(40)
     );
+    let person = format!(
+        "You are right about the parser. {}",
+        "Keep the old one. ".repeat(30)
+    );
     let cases = [
         "<command-name>/compact</command-name>",
         "<local-command-stdout>Compacted</local-command-stdout>",
@@ -27,6 +31,7 @@ fn person_text_keeps_only_what_was_typed() {
         "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly.",
         "This session is being continued from a previous conversation that ran out of context.",
         program.as_str(),
+        person.as_str(),
         "Conversation info (untrusted metadata):\n```json\n{\"timestamp\": \"Tue\"}\n```\n\nRevisa mis tareas",
         "[Tue 2026-03-03 15:23 UTC] revisa si tengo actividades",
         "[Telegram Ann (@ann) id:12 +8m 2026-01-30 17:19 GMT+9] /start\n[message_id: 5]",
@@ -46,6 +51,7 @@ fn person_text_keeps_only_what_was_typed() {
         "" skipped [scheduled×1]
         "" skipped [compaction_summary×1]
         "" skipped [program_prompt×1]
+        "You are right about the parser. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one." skipped []
         "Revisa mis tareas" skipped [gateway_metadata×1]
         "revisa si tengo actividades" skipped [gateway_metadata×1]
         "/start" skipped [gateway_metadata×2]
