@@ -250,6 +250,100 @@ pub fn final_questions(text: &str) -> Vec<Detected> {
         .collect()
 }
 
+/// Words of a heading that introduces what is still to do ("Next steps", "Offene Tasks",
+/// "Pending", "Remaining work", "Próximos pasos").
+const PENDING_HEADINGS: &[&str] = &[
+    "next step",
+    "next steps",
+    "open task",
+    "open item",
+    "open question",
+    "pending",
+    "remaining",
+    "outstanding",
+    "todo",
+    "to do",
+    "follow-up",
+    "follow up",
+    "offen",
+    "nächste",
+    "ausstehend",
+    "pendiente",
+    "próximo",
+];
+
+/// Words that report work as finished: a line holding one is a status, not a pending item.
+const DONE_WORDS: &[&str] = &[
+    "complete",
+    "completed",
+    "generated",
+    "done",
+    "finished",
+    "erledigt",
+    "abgeschlossen",
+    "fertig",
+    "completado",
+    "listo",
+    "✅",
+];
+
+fn reports_done(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric() && c != '✅')
+        .any(|w| DONE_WORDS.contains(&w))
+        || lower.contains('✅')
+}
+
+/// Pending items the assistant's last message lists: unchecked task boxes (`- [ ] …`), and the
+/// items of a list under a heading that names what is still to do. The session ended on them, so
+/// the next one picks them up.
+pub fn final_pending_items(text: &str) -> Vec<Detected> {
+    let context = excerpt(text);
+    let mut out = Vec::new();
+    let mut under_pending = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let item = t
+            .strip_prefix("- ")
+            .or_else(|| t.strip_prefix("* "))
+            .or_else(|| {
+                let digits = t.chars().take_while(char::is_ascii_digit).count();
+                (digits > 0)
+                    .then(|| &t[digits..])
+                    .and_then(|r| r.strip_prefix(". ").or_else(|| r.strip_prefix(") ")))
+            });
+        let Some(item) = item else {
+            let lower = t.to_lowercase();
+            let heading = t.starts_with('#')
+                || t.ends_with(':')
+                || (t.starts_with("**") && t.ends_with("**"));
+            under_pending = heading && PENDING_HEADINGS.iter().any(|h| lower.contains(h));
+            continue;
+        };
+        let (unchecked, item) = match item.strip_prefix("[ ] ") {
+            Some(rest) => (true, rest),
+            None => (false, item),
+        };
+        let item = item.replace("**", "");
+        let item = item.trim();
+        if (unchecked || under_pending)
+            && item.split_whitespace().count() >= 2
+            && item.len() <= 300
+            && !reports_done(item)
+        {
+            out.push(Detected {
+                text: item.to_owned(),
+                context: context.clone(),
+            });
+        }
+    }
+    out
+}
+
 /// Open questions in one message.
 pub fn open_questions(text: &str, speaker: Speaker) -> Vec<Detected> {
     let context = excerpt(text);

@@ -812,7 +812,10 @@ pub(crate) fn detect(
     // real history such requests were mostly one-off asks, not items to pick up.)
     let last = window.iter().rev().find(|t| t.speaker.is_some());
     if let Some(t) = last.filter(|t| t.speaker == Some(Speaker::Assistant)) {
-        for q in heuristics::final_questions(&t.text) {
+        let finals = heuristics::final_questions(&t.text)
+            .into_iter()
+            .chain(heuristics::final_pending_items(&t.text));
+        for q in finals {
             if !questions.iter().any(|d| d.text == q.text) {
                 questions.push(q);
             }

@@ -292,11 +292,22 @@ fn precision_and_recall_on_real_history() {
     // targets are precision 0.85 and recall 0.6 per type; they are not met yet.
     for (label, (p, r)) in figures {
         let (p_floor, r_floor) = if label == 'Q' {
-            (0.39, 0.15)
+            (0.59, 0.35)
         } else {
             (0.85, 0.45)
         };
         assert!(p >= p_floor, "{label} precision {p:.2} below {p_floor}");
         assert!(r >= r_floor, "{label} recall {r:.2} below {r_floor}");
     }
+}
+
+#[test]
+fn the_last_message_leaves_its_unchecked_boxes_and_next_steps_open() {
+    let text = "Status saved.\n\n### Erledigt\n- [x] Voice server installed\n\n### Offene Tasks\n- [ ] Test the history folder\n- Agents ausprobieren (Architect, Engineer)\n\n## Next steps:\n1. **Re-run the sync** - after the token refresh\n2. Plan generated and complete\n\nNotes:\n- just a note here";
+    let items: Vec<String> = final_pending_items(text)
+        .into_iter()
+        .map(|d| d.text)
+        .collect();
+    expect![[r#"["Test the history folder", "Agents ausprobieren (Architect, Engineer)", "Re-run the sync - after the token refresh"]"#]]
+        .assert_eq(&format!("{items:?}"));
 }
