@@ -20,6 +20,7 @@ CREATE INDEX projects_wc ON projects (work_context_id);
 ALTER TABLE transcript_sessions ADD COLUMN session_kind TEXT NOT NULL DEFAULT 'primary'
     CHECK (session_kind IN ('primary', 'subagent', 'internal'));
 ALTER TABLE transcript_sessions ADD COLUMN kind_reason TEXT;
+-- The session's project key, '' once looked at and found not to be a project, NULL not yet.
 ALTER TABLE transcript_sessions ADD COLUMN project_key TEXT;
 CREATE INDEX transcript_sessions_project ON transcript_sessions (project_key, last_turn_at);
 

@@ -293,9 +293,11 @@ pub fn view(store: &Store, wc: &WorkContextId, now: DateTime<Utc>) -> Result<Vie
     let current = fingerprint(store, wc, now)?;
     match fs::read(&path) {
         Ok(bytes) => match serde_json::from_slice::<Constellation>(&bytes) {
-            // A view built for an earlier (or, in a replay, a later) day decided decay for that
-            // day: it is rebuilt now rather than served, once per day at most.
-            Ok(c) if c.schema_version == VIEW_SCHEMA_VERSION && c.as_of != day_start(now).0 => {}
+            // A view built for a later day than the request (a replay of an earlier moment with
+            // `ELNOR_NOW`) shows work that had not happened yet: it is rebuilt, never served. An
+            // earlier day's view is served marked stale, as any stale view is, and rebuilt off
+            // the request path.
+            Ok(c) if c.schema_version == VIEW_SCHEMA_VERSION && c.as_of > day_start(now).0 => {}
             Ok(c) if c.schema_version == VIEW_SCHEMA_VERSION => {
                 let stale = c.fingerprint != current;
                 return Ok(ViewRead {

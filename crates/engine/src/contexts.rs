@@ -830,14 +830,21 @@ pub struct ProjectsReport {
     pub merged: Vec<(WorkContextId, WorkContextId)>,
 }
 
-/// Gives each project with primary sessions a named work context, once (issue 14): records each
-/// session's project, makes a context named after the folder with a `cwd` rule for its root
-/// (unless a rule already covers the root: the person's, or an earlier project's, since a folder
-/// inside a known project belongs to it; or `auto_project_contexts` is off),
-/// and moves what earlier captures put in auto contexts of that project only, as a merge would.
-/// A project is remembered in `projects`, so a context the person deleted or merged away is not
-/// made again.
-pub fn ensure_projects(store: &Store, now: DateTime<Utc>) -> Result<ProjectsReport> {
+/// Gives each project with primary sessions a named work context, once (issue 14): records the
+/// project of each session not yet looked at (a session's cwd never changes, so each is looked at
+/// once; `''` marks "not a project"), makes a context named after the folder with a `cwd` rule
+/// for its root for every project with a primary session that has none yet (unless a rule
+/// already covers the root: the person's, or an earlier project's, since a folder inside a known
+/// project belongs to it; or `auto_project_contexts` is off), places the `touched` sessions and
+/// the new projects' sessions that no capture has placed, and moves what earlier captures put in
+/// auto contexts of that project only, as a merge would. A project is remembered in `projects`,
+/// so a context the person deleted or merged away is not made again. The work is proportional to
+/// what is new, not to the store: it runs after every ingest.
+pub fn ensure_projects(
+    store: &Store,
+    touched: &BTreeSet<String>,
+    now: DateTime<Utc>,
+) -> Result<ProjectsReport> {
     let graph = store.graph();
     let home = crate::projects::home_dir();
     let auto = store.config()?.auto_project_contexts;
@@ -847,65 +854,62 @@ pub fn ensure_projects(store: &Store, now: DateTime<Utc>) -> Result<ProjectsRepo
         let mut conn = graph.conn();
         let tx = conn.transaction().map_err(|e| graph.sql(e))?;
         let err = sql_err(&tx);
-        let sessions: Vec<(String, String, Option<String>)> = {
+        let unseen: Vec<(String, String)> = {
             let mut stmt = tx
                 .prepare(
-                    "SELECT session_id, cwd, project_key FROM transcript_sessions
-                     WHERE cwd IS NOT NULL",
+                    "SELECT session_id, cwd FROM transcript_sessions
+                     WHERE cwd IS NOT NULL AND project_key IS NULL",
                 )
                 .map_err(&err)?;
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
                 .map_err(&err)?
                 .collect::<rusqlite::Result<_>>()
                 .map_err(&err)?
         };
-        let mut by_cwd: std::collections::HashMap<String, Option<crate::projects::Project>> =
+        let mut by_cwd: std::collections::HashMap<String, String> =
             std::collections::HashMap::new();
-        let mut projects: std::collections::BTreeMap<String, crate::projects::Project> =
-            std::collections::BTreeMap::new();
-        for (session, cwd, known) in &sessions {
-            let project = by_cwd
+        for (session, cwd) in &unseen {
+            let key = by_cwd
                 .entry(cwd.clone())
-                .or_insert_with(|| crate::projects::of_cwd(cwd, home.as_deref()))
+                .or_insert_with(|| {
+                    crate::projects::of_cwd(cwd, home.as_deref())
+                        .map(|p| p.key)
+                        .unwrap_or_default()
+                })
                 .clone();
-            let key = project.as_ref().map(|p| p.key.clone());
-            if &key != known {
-                tx.execute(
-                    "UPDATE transcript_sessions SET project_key = ?2 WHERE session_id = ?1",
-                    params![session, key],
+            tx.execute(
+                "UPDATE transcript_sessions SET project_key = ?2 WHERE session_id = ?1",
+                params![session, key],
+            )
+            .map_err(&err)?;
+        }
+        // Projects with a person's session and no record yet (new ones, and those skipped while
+        // `auto_project_contexts` was off), each with one of its sessions' folders.
+        let pending: Vec<(String, String)> = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT project_key, min(cwd) FROM transcript_sessions
+                     WHERE project_key <> '' AND session_kind = 'primary'
+                       AND project_key NOT IN (SELECT project_key FROM projects)
+                     GROUP BY project_key ORDER BY project_key",
                 )
                 .map_err(&err)?;
-            }
-            if let Some(p) = project {
-                projects.entry(p.key.clone()).or_insert(p);
-            }
-        }
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(&err)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(&err)?
+        };
         let cwd_rules: Vec<(String, LinkRule)> = rules_in(&tx, None)
             .map_err(&err)?
             .into_iter()
             .filter(|(_, r)| r.kind == LinkRuleKind::Cwd)
             .collect();
-        for (key, project) in &projects {
-            let primary: i64 = tx
-                .query_row(
-                    "SELECT count(*) FROM transcript_sessions
-                     WHERE project_key = ?1 AND session_kind = 'primary'",
-                    [key],
-                    |r| r.get(0),
-                )
-                .map_err(&err)?;
-            let known = tx
-                .query_row(
-                    "SELECT 1 FROM projects WHERE project_key = ?1",
-                    [key],
-                    |_| Ok(()),
-                )
-                .optional()
-                .map_err(&err)?
-                .is_some();
-            if primary == 0 || known {
+        for (key, cwd) in &pending {
+            let Some(project) =
+                crate::projects::of_cwd(cwd, home.as_deref()).filter(|p| &p.key == key)
+            else {
                 continue;
-            }
+            };
             let covering = cwd_rules
                 .iter()
                 .filter(|(_, r)| cwd_within(&project.root, &r.pattern))
@@ -944,21 +948,36 @@ pub fn ensure_projects(store: &Store, now: DateTime<Utc>) -> Result<ProjectsRepo
             .map_err(&err)?;
         }
         // A primary session no capture has placed yet is placed by its link rules now, so every
-        // session of a known project shows in its context from the first ingest on.
-        let unplaced: Vec<(String, Option<String>, Option<String>)> = {
+        // session of a known project shows in its context from the first ingest on. Only the
+        // sessions this ingest touched and those of projects just given a context can have
+        // changed.
+        let mut candidates: BTreeSet<String> = touched.clone();
+        for (_, key) in &fresh {
             let mut stmt = tx
-                .prepare(
-                    "SELECT session_id, agent_id, cwd FROM transcript_sessions
-                     WHERE work_context_id IS NULL AND session_kind = 'primary'
-                       AND session_id NOT IN (SELECT session_id FROM session_captures)",
-                )
+                .prepare_cached("SELECT session_id FROM transcript_sessions WHERE project_key = ?1")
                 .map_err(&err)?;
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            let ids = stmt
+                .query_map([key], |r| r.get::<_, String>(0))
                 .map_err(&err)?
-                .collect::<rusqlite::Result<_>>()
-                .map_err(&err)?
-        };
-        for (session, agent, cwd) in &unplaced {
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map_err(&err)?;
+            candidates.extend(ids);
+        }
+        for session in &candidates {
+            let row: Option<(Option<String>, Option<String>)> = tx
+                .query_row(
+                    "SELECT agent_id, cwd FROM transcript_sessions
+                     WHERE session_id = ?1 AND work_context_id IS NULL
+                       AND session_kind = 'primary'
+                       AND session_id NOT IN (SELECT session_id FROM session_captures)",
+                    [session],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+                .map_err(&err)?;
+            let Some((agent, cwd)) = row else {
+                continue;
+            };
             let facts = SessionFacts {
                 session_id: session,
                 agent_id: agent.as_deref(),

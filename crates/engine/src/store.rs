@@ -185,7 +185,8 @@ impl Store {
         drop(conn);
         // New sessions may name projects not seen before: each gets its work context now, so the
         // first capture already lands there.
-        let projects = crate::contexts::ensure_projects(self, crate::clock::now())?;
+        let projects =
+            crate::contexts::ensure_projects(self, &report.touched, crate::clock::now())?;
         report.projects_created = projects.created.len() as u64;
         Ok(report)
     }

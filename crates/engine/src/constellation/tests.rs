@@ -133,13 +133,14 @@ fn fingerprint_tracks_log_graph_and_day() {
     );
     let c = rebuild(&store, &wc, now()).unwrap();
     assert_eq!(c.entities[0].text, "DOC72 entity graph");
-    // Windows and decay are evaluated per day: the next day (or, in a replay, an earlier one)
-    // the view is rebuilt for that day rather than served as it was.
-    let next = view(&store, &wc, now() + Duration::days(1)).unwrap();
-    assert!(!next.stale);
+    // The next day the view is stale: windows and decay are evaluated per day.
+    assert!(view(&store, &wc, now() + Duration::days(1)).unwrap().stale);
+    // A replay of an earlier day never sees a later day's view: it is rebuilt for that day.
+    let earlier = view(&store, &wc, now() - Duration::days(3)).unwrap();
+    assert!(!earlier.stale);
     assert_eq!(
-        next.constellation.as_of,
-        (now() + Duration::days(1)).date_naive()
+        earlier.constellation.as_of,
+        (now() - Duration::days(3)).date_naive()
     );
 
     // A corrupt view is derived data: it is rebuilt, not an error.

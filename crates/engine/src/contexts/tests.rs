@@ -262,7 +262,7 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
     let before = entries(&store);
 
     store.set_config("auto_project_contexts", "true").unwrap();
-    let report = ensure_projects(&store, now()).unwrap();
+    let report = ensure_projects(&store, &BTreeSet::new(), now()).unwrap();
     assert!(!report.created.is_empty());
     let spotter = crate::projects::of_cwd("/home/marco/projects/spotter", None).unwrap();
     let project = WorkContextId::new(spotter.work_context_id()).unwrap();
@@ -277,7 +277,7 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
         assert_eq!(wc.origin, "project");
     }
     // Remembered: a second run makes nothing again, even after the person deletes nothing.
-    let again = ensure_projects(&store, now()).unwrap();
+    let again = ensure_projects(&store, &BTreeSet::new(), now()).unwrap();
     assert!(again.created.is_empty() && again.merged.is_empty());
 
     // A rule the person writes afterwards for the same folder takes its sessions from the project.

@@ -100,16 +100,6 @@ pub(crate) fn classify(
             ));
         }
     }
-    // A session whose every user message is injected (scheduled prompts, program-written role
-    // prompts, instruction files) had no person in it. A slash command, an expanded command
-    // template or an interruption is a person at the keyboard, even with nothing else typed.
-    let mut stmt = conn.prepare_cached(
-        "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user' AND kind = 'message'
-           AND is_sidechain = 0 ORDER BY seq",
-    )?;
-    let texts = stmt
-        .query_map([session_id], |r| r.get::<_, String>(0))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
     let sidechain_only: bool = conn.query_row(
         "SELECT count(*) > 0 AND sum(is_sidechain = 0) = 0 FROM turns
          WHERE session_id = ?1 AND kind = 'message'",
@@ -122,30 +112,36 @@ pub(crate) fn classify(
             Some("every message is a sub-agent's (sidechain)".into()),
         ));
     }
-    let person_present = |t: &String| {
-        let c = clean::person_text(t);
-        !c.text.trim().is_empty()
+    // A session whose every user message is injected (scheduled prompts, program-written role
+    // prompts, instruction files) had no person in it. A slash command, an expanded command
+    // template or an interruption is a person at the keyboard, even with nothing else typed.
+    // Messages are read one at a time and each cleaned once; the first sign of a person ends the
+    // read, so a person's session costs one message however long it grows.
+    let mut stmt = conn.prepare_cached(
+        "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user' AND kind = 'message'
+           AND is_sidechain = 0 ORDER BY seq",
+    )?;
+    let mut rows = stmt.query([session_id])?;
+    let mut injected: std::collections::BTreeSet<&'static str> = Default::default();
+    let mut any = false;
+    while let Some(row) = rows.next()? {
+        any = true;
+        let c = clean::person_text(&row.get::<_, String>(0)?);
+        let person = !c.text.trim().is_empty()
             || c.skipped.contains_key(&clean::Injected::CommandWrapper)
             || c.skipped.contains_key(&clean::Injected::PromptTemplate)
-            || c.skipped.contains_key(&clean::Injected::Marker)
-    };
-    if !texts.is_empty() && !texts.iter().any(person_present) {
-        let mut kinds: Vec<&str> = texts
-            .iter()
-            .flat_map(|t| {
-                clean::person_text(t)
-                    .skipped
-                    .into_keys()
-                    .map(clean::Injected::as_str)
-            })
-            .collect();
-        kinds.sort_unstable();
-        kinds.dedup();
+            || c.skipped.contains_key(&clean::Injected::Marker);
+        if person {
+            return Ok((SessionKind::Primary, None));
+        }
+        injected.extend(c.skipped.into_keys().map(clean::Injected::as_str));
+    }
+    if any {
         return Ok((
             SessionKind::Internal,
             Some(format!(
                 "no person in it: every user message is injected ({})",
-                kinds.join(", ")
+                injected.into_iter().collect::<Vec<_>>().join(", ")
             )),
         ));
     }
