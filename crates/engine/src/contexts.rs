@@ -597,16 +597,33 @@ impl Graph {
     /// Every work context in the graph, the most recently active first (by when the work
     /// happened), then those with no session by name.
     pub fn work_contexts(&self) -> Result<Vec<WorkContext>> {
+        self.work_contexts_by_activity(false, None)
+    }
+
+    /// The `limit` most recently active work contexts that have sessions, newest work first.
+    pub fn active_work_contexts(&self, limit: usize) -> Result<Vec<WorkContext>> {
+        self.work_contexts_by_activity(true, Some(limit))
+    }
+
+    fn work_contexts_by_activity(
+        &self,
+        with_sessions_only: bool,
+        limit: Option<usize>,
+    ) -> Result<Vec<WorkContext>> {
+        let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
         let ids: Vec<String> = self.with_conn_result(|c| {
-            let mut stmt = c.prepare(
+            let mut stmt = c.prepare_cached(
                 "SELECT w.work_context_id FROM work_contexts w
                  LEFT JOIN (SELECT work_context_id, max(last_turn_at) AS last
                             FROM transcript_sessions GROUP BY work_context_id) s
                    ON s.work_context_id = w.work_context_id
+                 WHERE NOT ?1 OR s.work_context_id IS NOT NULL
                  ORDER BY s.last DESC NULLS LAST, w.origin = 'auto', w.name COLLATE NOCASE,
-                          w.work_context_id",
+                          w.work_context_id
+                 LIMIT ?2",
             )?;
-            stmt.query_map([], |r| r.get(0))?.collect()
+            stmt.query_map(params![with_sessions_only, limit], |r| r.get(0))?
+                .collect()
         })?;
         self.with_conn_result(|c| {
             let mut out = Vec::with_capacity(ids.len());

@@ -43,14 +43,9 @@ pub struct ProjectOverview {
 pub fn projects(store: &Store, limit: usize) -> Result<Vec<ProjectOverview>> {
     let graph = store.graph();
     let mut out = Vec::new();
-    // `work_contexts` is ordered by when the work happened; contexts with no session (made by
-    // hand, not used yet) are not projects found in the history.
-    for wc in graph
-        .work_contexts()?
-        .into_iter()
-        .filter(|w| w.session_count > 0)
-        .take(limit)
-    {
+    // Ordered by when the work happened; contexts with no session (made by hand, not used yet)
+    // are not projects found in the history. Only the rows shown are read.
+    for wc in graph.active_work_contexts(limit)? {
         let mut phase = None;
         let mut summary_id = None;
         let mut open: Vec<(String, bool)> = Vec::new();
