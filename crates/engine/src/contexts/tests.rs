@@ -201,11 +201,57 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
     let store = Store::open(dir.path()).unwrap();
     store.set_config("mode", "deterministic").unwrap();
     store.set_config("auto_project_contexts", "false").unwrap();
-    crate::test_support::ingest_fixtures(&store);
-    let secrets = crate::secrets::MemorySecrets::default();
     let config = store.config().unwrap();
-    crate::agent::Agent::new(&config)
-        .sweep(&store, &secrets, now())
+    // Two real Claude Code transcripts in two folders, written here so the test needs no corpus.
+    let root = dir.path().join("claude");
+    let spotter_session = "5a1e0000-0000-4000-8000-000000000001";
+    for (session, cwd, said) in [
+        (
+            spotter_session,
+            "/home/ann/work/spotter",
+            "Why does scrollback break in tmux?",
+        ),
+        (
+            "5a1e0000-0000-4000-8000-000000000002",
+            "/home/ann/work/tracker",
+            "Add the export button.",
+        ),
+    ] {
+        let folder = root.join(cwd.replace('/', "-"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let line = |n: u32, kind: &str, message: serde_json::Value| {
+            serde_json::json!({
+                "parentUuid": (n > 0).then(|| format!("{session}-{}", n - 1)),
+                "isSidechain": false, "cwd": cwd, "sessionId": session, "type": kind,
+                "message": message, "uuid": format!("{session}-{n}"),
+                "timestamp": "2026-11-20T10:00:00.000Z",
+            })
+            .to_string()
+        };
+        let text = [
+            line(
+                0,
+                "user",
+                serde_json::json!({"role": "user", "content": said}),
+            ),
+            line(
+                1,
+                "assistant",
+                serde_json::json!({"role": "assistant",
+                "content": [{"type": "text", "text": "Looking into it."}]}),
+            ),
+        ]
+        .join("\n");
+        std::fs::write(folder.join(format!("{session}.jsonl")), text + "\n").unwrap();
+    }
+    store
+        .ingest(
+            &[crate::ingest::SourceRoot {
+                harness: crate::transcripts::Harness::ClaudeCode,
+                root,
+            }],
+            &mut |_| {},
+        )
         .unwrap();
     let g = store.graph();
     assert!(
@@ -217,7 +263,7 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
     );
     // What an older build did with one project's session: an auto context from its entities,
     // holding its entries.
-    let session = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
+    let session = spotter_session;
     let entity = g
         .create_entity(
             &NewEntity {
@@ -233,8 +279,9 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
     g.with_conn_result(|c| {
         ensure_auto_in(c, &auto, std::slice::from_ref(&entity), now())?;
         c.execute(
-            "UPDATE session_captures SET work_context_id = ?2 WHERE session_id = ?1",
-            params![session, auto.as_str()],
+            "INSERT INTO session_captures (session_id, work_context_id, last_seq, captured_at)
+             VALUES (?1, ?2, 2, ?3)",
+            params![session, auto.as_str(), ts(now())],
         )
     })
     .unwrap();
@@ -264,7 +311,7 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
     store.set_config("auto_project_contexts", "true").unwrap();
     let report = ensure_projects(&store, &BTreeSet::new(), now()).unwrap();
     assert!(!report.created.is_empty());
-    let spotter = crate::projects::of_cwd("/home/marco/projects/spotter", None).unwrap();
+    let spotter = crate::projects::of_cwd("/home/ann/work/spotter", None).unwrap();
     let project = WorkContextId::new(spotter.work_context_id()).unwrap();
     assert_eq!(report.merged, vec![(auto.clone(), project.clone())]);
     let moved = store.log(&project).read().unwrap().entries;
@@ -285,7 +332,7 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
         .create_work_context(
             &NewWorkContext {
                 name: "Spotter terminal".into(),
-                rules: vec![(LinkRuleKind::Cwd, "/home/marco/projects/spotter".into())],
+                rules: vec![(LinkRuleKind::Cwd, "/home/ann/work/spotter".into())],
                 ..NewWorkContext::default()
             },
             now(),
@@ -294,7 +341,7 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
     let (wc, resolution) = g
         .resolve_work_context(&SessionFacts {
             session_id: "x",
-            cwd: Some("/home/marco/projects/spotter/web"),
+            cwd: Some("/home/ann/work/spotter/web"),
             ..SessionFacts::default()
         })
         .unwrap();
