@@ -2358,21 +2358,48 @@ async fn first_run_shows_the_projects_found_and_the_context_filter_narrows_the_l
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("store")).unwrap();
     store.set_config("mode", "deterministic").unwrap();
-    let roots: Vec<elnor_engine::ingest::SourceRoot> = [
+    // A history of real-format Claude Code sessions in three project folders, weeks apart, written
+    // here so the test needs nothing beside the checkout.
+    let transcripts = dir.path().join("claude");
+    let base = Utc::now() - chrono::Duration::days(40);
+    for (n, (cwd, days, said)) in [
         (
-            elnor_engine::transcripts::Harness::ClaudeCode,
-            "claude-code",
+            "/home/ann/work/ledger",
+            0,
+            "Split the ledger import into two steps.",
         ),
-        (elnor_engine::transcripts::Harness::Codex, "codex"),
-        (elnor_engine::transcripts::Harness::OpenClaw, "openclaw"),
+        (
+            "/home/ann/work/ledger",
+            3,
+            "Keep the CSV importer as the default.",
+        ),
+        (
+            "/home/ann/work/spotter-tools",
+            10,
+            "Why does scrollback break in tmux?",
+        ),
+        ("/home/ann/work/atlas", 20, "Draft the atlas release notes."),
     ]
     .into_iter()
-    .map(|(harness, dir)| elnor_engine::ingest::SourceRoot {
-        harness,
-        root: fixtures().join(dir).canonicalize().unwrap(),
-    })
-    .collect();
-    store.ingest(&roots, &mut |_| {}).unwrap();
+    .enumerate()
+    {
+        write_session(
+            &transcripts,
+            &format!("f1257000-0000-4000-8000-00000000000{n}"),
+            cwd,
+            base + chrono::Duration::days(days),
+            said,
+        );
+    }
+    store
+        .ingest(
+            &[elnor_engine::ingest::SourceRoot {
+                harness: elnor_engine::transcripts::Harness::ClaudeCode,
+                root: transcripts,
+            }],
+            &mut |_| {},
+        )
+        .unwrap();
     let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
         .sweep(
             &store,
@@ -2383,7 +2410,12 @@ async fn first_run_shows_the_projects_found_and_the_context_filter_narrows_the_l
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     // What the page must show, from the engine: every project, newest work first.
     let expected = elnor_engine::overview::projects(&store, 12).unwrap();
-    assert!(expected.len() >= 3, "{expected:#?}");
+    let names: Vec<&str> = expected.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["atlas", "spotter-tools", "ledger"],
+        "newest work first"
+    );
     let contexts = store.graph().work_contexts().unwrap();
     let spotter: Vec<String> = contexts
         .iter()
