@@ -21,6 +21,11 @@ use std::path::PathBuf;
 pub fn run() {
     let store_flag = store_flag(std::env::args().skip(1));
     init_tracing();
+    // ELNOR_NOW replays the app at another instant, as it does every CLI verb; a value that is
+    // not RFC 3339 is reported and the real clock kept.
+    if let Err(e) = elnor_engine::clock::init_from_env() {
+        tracing::warn!("ELNOR_NOW ignored: {e}");
+    }
     let state = state::AppState::open(store_flag);
     if let Ok(store) = state.store() {
         scheduler::start(store.clone(), state.nightly_handle(), state.agent_handle());

@@ -207,7 +207,7 @@ pub fn start(store: Arc<Store>, state: NightlyHandle, agent: Arc<Mutex<Option<Ag
                         &secrets,
                         &state,
                         &agent,
-                        Utc::now(),
+                        elnor_engine::clock::now(),
                         local_offset(),
                     )
                 }));

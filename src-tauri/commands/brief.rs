@@ -155,7 +155,7 @@ pub async fn brief_preview(
     let wc = non_empty(request.work_context_id)
         .map(|id| work_context_id(&id))
         .transpose()?;
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     let worker = store.clone();
     let (preview, stale) = blocking(move || {
         let mut req = preview_request(now);
@@ -195,7 +195,7 @@ pub async fn constellation_get(
 ) -> Result<ConstellationView, CommandError> {
     let store = state.store()?;
     let wc = work_context_id(&request.work_context_id)?;
-    let now = Utc::now();
+    let now = elnor_engine::clock::now();
     let worker = store.clone();
     let (view, stale) = blocking(move || {
         let read = constellation::view(&worker, &wc, now).map_err(err)?;
@@ -378,7 +378,7 @@ pub async fn living_facts_add(
     blocking(move || {
         store
             .graph()
-            .add_living_fact(&request.text, Utc::now())
+            .add_living_fact(&request.text, elnor_engine::clock::now())
             .map_err(err)?;
         facts(&store)
     })
@@ -398,7 +398,7 @@ pub async fn living_facts_edit(
                 request.fact_id,
                 request.text.as_deref(),
                 request.position,
-                Utc::now(),
+                elnor_engine::clock::now(),
             )
             .map_err(err)?;
         facts(&store)
@@ -426,7 +426,7 @@ pub async fn living_facts_remove(
 pub async fn rollup_refresh(state: State<'_, AppState>) -> Result<RollupView, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let r = rollup::generate(&store, Utc::now()).map_err(err)?;
+        let r = rollup::generate(&store, elnor_engine::clock::now()).map_err(err)?;
         Ok(RollupView {
             as_of: r.as_of.to_string(),
             window_days: r.window_days,

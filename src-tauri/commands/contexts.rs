@@ -158,9 +158,9 @@ fn rule_kind(kind: &str) -> Result<LinkRuleKind, CommandError> {
 /// Delivers the cross-conversation updates that a manual change made due. A failure here does
 /// not undo the change the person asked for, so it is reported on stderr rather than returned.
 fn deliver(store: &Store) {
-    let delivered = store
-        .config()
-        .and_then(|c| elnor_engine::capture::crossconv::deliver_pending(store, &c, Utc::now()));
+    let delivered = store.config().and_then(|c| {
+        elnor_engine::capture::crossconv::deliver_pending(store, &c, elnor_engine::clock::now())
+    });
     if let Err(e) = delivered {
         eprintln!("elnor-desktop: cross-conversation delivery failed: {e}");
     }
@@ -249,7 +249,7 @@ pub async fn create_work_context(
         };
         let wc = store
             .graph()
-            .create_work_context(&new, Utc::now())
+            .create_work_context(&new, elnor_engine::clock::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(row(wc))
@@ -271,7 +271,7 @@ pub async fn edit_work_context(
         };
         let wc = store
             .graph()
-            .edit_work_context(&request.work_context_id, &edit, Utc::now())
+            .edit_work_context(&request.work_context_id, &edit, elnor_engine::clock::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(row(wc))
@@ -345,7 +345,7 @@ pub async fn create_entity(
         };
         let entity = store
             .graph()
-            .create_entity(&new, Utc::now())
+            .create_entity(&new, elnor_engine::clock::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(entity_row(entity))
@@ -361,7 +361,7 @@ pub async fn merge_work_contexts(
     let store = state.store()?;
     blocking(move || {
         let wc = store
-            .merge_work_contexts(&request.keep, &request.absorb, Utc::now())
+            .merge_work_contexts(&request.keep, &request.absorb, elnor_engine::clock::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(row(wc))
@@ -389,7 +389,7 @@ pub async fn edit_entity(
         };
         let entity = store
             .graph()
-            .edit_entity(&request.entity_id, &edit, Utc::now())
+            .edit_entity(&request.entity_id, &edit, elnor_engine::clock::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(entity_row(entity))
@@ -406,7 +406,7 @@ pub async fn merge_entities(
     blocking(move || {
         let entity = store
             .graph()
-            .merge_entities(&request.keep, &request.absorb, Utc::now())
+            .merge_entities(&request.keep, &request.absorb, elnor_engine::clock::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(entity_row(entity))

@@ -168,7 +168,7 @@ fn run_agent(store: &Store, agent: &Mutex<Option<Agent>>) -> String {
     let Some(agent) = agent.as_mut() else {
         return String::new();
     };
-    match agent.run_once(store, &OsKeyring::new(), Utc::now()) {
+    match agent.run_once(store, &OsKeyring::new(), elnor_engine::clock::now()) {
         Ok(run) => {
             let captured = run
                 .captures

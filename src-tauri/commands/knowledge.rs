@@ -220,7 +220,7 @@ async fn apply(
 ) -> Result<NodeDetail, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let node = nodes::change(&store, &id, change, Utc::now()).map_err(err)?;
+        let node = nodes::change(&store, &id, change, elnor_engine::clock::now()).map_err(err)?;
         detail(&store, node.node_id.as_str())
     })
     .await

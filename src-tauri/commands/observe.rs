@@ -81,7 +81,7 @@ pub async fn push_observation(
             work_context: work_context_id(request.work_context_id)?,
             entities: request.entities,
         };
-        let outcome = observe::push(&store, &push, Utc::now()).map_err(err)?;
+        let outcome = observe::push(&store, &push, elnor_engine::clock::now()).map_err(err)?;
         Ok(PushOutcome {
             observation: observation_row(outcome.observation, &names(&store)?),
             entities_created: outcome.entities_created,
@@ -223,7 +223,7 @@ mod tests {
                     name: "Henderson".into(),
                     ..Default::default()
                 },
-                Utc::now(),
+                elnor_engine::clock::now(),
             )
             .unwrap();
         let push = Push {
@@ -231,7 +231,7 @@ mod tests {
             work_context: Some(wc.work_context_id.clone()),
             entities: vec!["Rebuttal memo".into()],
         };
-        let outcome = observe::push(&store, &push, Utc::now()).unwrap();
+        let outcome = observe::push(&store, &push, elnor_engine::clock::now()).unwrap();
         assert_eq!(outcome.entities_created, ["Rebuttal memo"]);
         let row = observation_row(outcome.observation, &names(&store).unwrap());
         assert_eq!(

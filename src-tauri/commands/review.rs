@@ -269,7 +269,7 @@ pub async fn review_approve(
         });
     }
     blocking(move || {
-        let now = Utc::now();
+        let now = elnor_engine::clock::now();
         decide_each(&store, &request.proposal_ids, |id| {
             elnor_engine::promotion::approve(&store, id, text.as_deref(), now)
         })
@@ -285,7 +285,7 @@ pub async fn review_reject(
     let store = state.store()?;
     let reason = non_empty(request.reason);
     blocking(move || {
-        let now = Utc::now();
+        let now = elnor_engine::clock::now();
         decide_each(&store, &request.proposal_ids, |id| {
             store.graph().reject_proposal(id, reason.as_deref(), now)
         })
@@ -300,7 +300,7 @@ pub async fn review_defer(
 ) -> Result<ReviewOutcome, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let now = Utc::now();
+        let now = elnor_engine::clock::now();
         decide_each(&store, &request.proposal_ids, |id| {
             store.graph().defer_proposal(id, now)
         })
@@ -314,7 +314,7 @@ pub async fn review_evaluate(
 ) -> Result<EvaluationSummary, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let e = promotion::evaluate(&store, Utc::now()).map_err(err)?;
+        let e = promotion::evaluate(&store, elnor_engine::clock::now()).map_err(err)?;
         Ok(EvaluationSummary {
             proposed: count(e.proposed.len()),
             renewed: count(e.renewed.len()),
@@ -347,7 +347,7 @@ pub async fn nightly_status(state: State<'_, AppState>) -> Result<NightlyStatus,
     let store = state.store()?;
     let handle = state.nightly_handle();
     blocking(move || {
-        let now = Utc::now();
+        let now = elnor_engine::clock::now();
         let last = nightly::last_run(&store).map_err(err)?;
         let (hour, due, next) = match store.config() {
             Ok(c) => {
@@ -391,7 +391,7 @@ pub async fn nightly_run(state: State<'_, AppState>) -> Result<NightlyReportRow,
             &nightly,
             &agent,
             Trigger::Manual,
-            Utc::now(),
+            elnor_engine::clock::now(),
         )
     })
     .await

@@ -28,7 +28,7 @@ pub async fn list_sessions(
             limit: request.limit,
             ..ListQuery::default()
         };
-        let rows = sessions::list(store.graph(), &q, chrono::Utc::now())
+        let rows = sessions::list(store.graph(), &q, elnor_engine::clock::now())
             .map_err(|e| to_command_error(&e))?;
         Ok(rows
             .into_iter()

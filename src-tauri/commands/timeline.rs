@@ -70,7 +70,7 @@ pub async fn timeline(
             days: request.days,
             limit: request.limit,
         };
-        let t = timeline::query(&store, &filter, Utc::now()).map_err(err)?;
+        let t = timeline::query(&store, &filter, elnor_engine::clock::now()).map_err(err)?;
         Ok(Timeline {
             items: t.items.into_iter().map(item).collect(),
             truncated: t.truncated,

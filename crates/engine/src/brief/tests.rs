@@ -1124,6 +1124,9 @@ fn brief_over_the_fixture_corpus() {
             Marco, backend engineer on Spotter (Elixir).
             </card>
             -- T1 excluded no_continuity_data constellation: Spotter OTEL.
+            -- T1 excluded decayed entry: spotter-4te.6: Add regression tests and…
+            -- T1 excluded decayed entry: spotter-4te.5: Trace LiveView and TerminalChannel
+            -- T1 excluded decayed entry: spotter-4te.4: Enable opentelemetry_ash and trace…
             -- T1 excluded decayed entry: phase → drafting
             -- T1 excluded decayed summary: session summary ss_0609c4114e0a_230 (1 turns)
             -- T2 dropped tier_cap constellation: Past 14 days:

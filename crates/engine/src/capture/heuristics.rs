@@ -12,11 +12,13 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::activity::is_word_byte;
 
-/// A detected item: the sentence, and the message it came from as context.
+/// A detected item: the sentence, the message it came from as context, and why it was taken
+/// (shown beside the item, so a person can judge the rule as well as the sentence).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Detected {
     pub text: String,
     pub context: String,
+    pub why: String,
 }
 
 /// Who wrote the message.
@@ -61,6 +63,21 @@ const QUESTION_CUES: &[&str] = &[
     "noch festlegen",
     "todavía no",
     "pendiente de",
+    // Blocked until something is resolved, or waiting for the person's word, in the languages
+    // of the corpus: the agent cannot go on without it.
+    "until this is resolved",
+    "until that is resolved",
+    "until it is resolved",
+    "need you to confirm",
+    "need you to decide",
+    "bis das geklärt",
+    "bis das gelöst",
+    "kann nicht fortfahren",
+    "hasta que se resuelva",
+    "no puedo continuar",
+    "necesito que me indiques",
+    "necesito que confirmes",
+    "revisar y confirmar",
 ];
 
 /// Cues that a direction was chosen. Only the person's sentences are read for these: an agent's
@@ -106,8 +123,6 @@ const DECISION_CUES: &[&str] = &[
     "wichtig dabei",
     "verhindern",
     "bitte auch",
-    "weiter machen",
-    "weitermachen",
     "i want to",
     "we want to",
     "en lugar de",
@@ -116,6 +131,20 @@ const DECISION_CUES: &[&str] = &[
 
 /// Phrases that make a decision cue an expectation or a guess instead ("das sollte reichen").
 const NOT_DECISIONS: &[&str] = &["das sollte", "es sollte", "sollte doch", "i want to know"];
+
+/// Openings of an example or a hypothetical, which illustrate rather than decide.
+const EXAMPLE_STARTS: &[&str] = &[
+    "beispiel",
+    "zum beispiel",
+    "z.b.",
+    "example",
+    "for example",
+    "e.g.",
+    "for instance",
+    "por ejemplo",
+    "imagine",
+    "stell dir vor",
+];
 
 /// Phrases that make a sentence a report of the agent's own next step, not a decision or an open
 /// item of the work: "Let me check…", "I'll search…".
@@ -151,15 +180,22 @@ fn decisions() -> &'static AhoCorasick {
 }
 
 fn has_cue(ac: &AhoCorasick, sentence: &str) -> bool {
+    cue_in(ac, sentence).is_some()
+}
+
+/// The first cue phrase of the automaton standing as whole words in the sentence.
+fn cue_in<'s>(ac: &AhoCorasick, sentence: &'s str) -> Option<&'s str> {
     let bytes = sentence.as_bytes();
-    ac.find_iter(sentence).any(|m| {
-        let starts_word = m.start() == 0 || !is_word_byte(bytes[m.start() - 1]);
-        // Cues ending in punctuation ("decision:") carry their own end boundary.
-        let ends_word = !is_word_byte(bytes[m.end() - 1])
-            || m.end() >= bytes.len()
-            || !is_word_byte(bytes[m.end()]);
-        starts_word && ends_word
-    })
+    ac.find_iter(sentence)
+        .find(|m| {
+            let starts_word = m.start() == 0 || !is_word_byte(bytes[m.start() - 1]);
+            // Cues ending in punctuation ("decision:") carry their own end boundary.
+            let ends_word = !is_word_byte(bytes[m.end() - 1])
+                || m.end() >= bytes.len()
+                || !is_word_byte(bytes[m.end()]);
+            starts_word && ends_word
+        })
+        .map(|m| sentence[m.start()..m.end()].trim())
 }
 
 /// Splits a message into sentences: code blocks and quoted lines are dropped, list items and
@@ -196,6 +232,8 @@ pub fn sentences(text: &str) -> Vec<String> {
 }
 
 fn push_sentence(out: &mut Vec<String>, s: &str) {
+    // Bold markers are emphasis, not words; one cut by the sentence split would show as "**".
+    let s = s.replace("**", "");
     let s = s.trim().trim_matches('*').trim();
     if s.chars().count() >= 12 {
         out.push(s.to_owned());
@@ -226,7 +264,8 @@ fn unusable(sentence: &str, speaker: Speaker) -> bool {
             .split_whitespace()
             .next()
             .is_some_and(|w| w.contains('/') || w.starts_with('.'))
-        || sentence.contains("=>")
+        // People type "=>" as an arrow in prose ("Deutsch => Ottie"); from an agent it is code.
+        || (speaker == Speaker::Assistant && sentence.contains("=>"))
         || sentence.contains("();");
     if code {
         return true;
@@ -246,6 +285,7 @@ pub fn final_questions(text: &str) -> Vec<Detected> {
         .map(|text| Detected {
             text,
             context: context.clone(),
+            why: "the session ended on this question to the person".to_owned(),
         })
         .collect()
 }
@@ -255,6 +295,7 @@ pub fn final_questions(text: &str) -> Vec<Detected> {
 const PENDING_HEADINGS: &[&str] = &[
     "next step",
     "next steps",
+    "next:",
     "open task",
     "open item",
     "open question",
@@ -301,7 +342,10 @@ fn reports_done(text: &str) -> bool {
 pub fn final_pending_items(text: &str) -> Vec<Detected> {
     let context = excerpt(text);
     let mut out = Vec::new();
-    let mut under_pending = false;
+    // A `#` heading or a short label opens a section; a sentence ending in a colon
+    // ("**Empfehlung:** Starte … beginnen:") introduces items without ending its section.
+    let mut section_pending = false;
+    let mut label_pending = false;
     for line in text.lines() {
         let t = line.trim();
         if t.is_empty() {
@@ -318,10 +362,21 @@ pub fn final_pending_items(text: &str) -> Vec<Detected> {
             });
         let Some(item) = item else {
             let lower = t.to_lowercase();
-            let heading = t.starts_with('#')
-                || t.ends_with(':')
-                || (t.starts_with("**") && t.ends_with("**"));
-            under_pending = heading && PENDING_HEADINGS.iter().any(|h| lower.contains(h));
+            let pending = PENDING_HEADINGS.iter().any(|h| lower.contains(h));
+            if t.starts_with('#') {
+                section_pending = pending;
+                label_pending = false;
+            } else if t.ends_with(':') || (t.starts_with("**") && t.ends_with("**")) {
+                // A short label ("Notes:", "**Erledigt**") is a heading of its own; a sentence
+                // ending in a colon introduces a list inside the section it sits in.
+                if t.split_whitespace().count() <= 4 {
+                    section_pending = pending;
+                }
+                label_pending = pending;
+            } else if t.starts_with("---") {
+                section_pending = false;
+                label_pending = false;
+            }
             continue;
         };
         let (unchecked, item) = match item.strip_prefix("[ ] ") {
@@ -330,7 +385,7 @@ pub fn final_pending_items(text: &str) -> Vec<Detected> {
         };
         let item = item.replace("**", "");
         let item = item.trim();
-        if (unchecked || under_pending)
+        if (unchecked || section_pending || label_pending)
             && item.split_whitespace().count() >= 2
             && item.len() <= 300
             && !reports_done(item)
@@ -338,6 +393,12 @@ pub fn final_pending_items(text: &str) -> Vec<Detected> {
             out.push(Detected {
                 text: item.to_owned(),
                 context: context.clone(),
+                why: if unchecked {
+                    "an unchecked task box in the session's last list of what is still to do"
+                } else {
+                    "listed under a heading of what is still to do, in the session's last such list"
+                }
+                .to_owned(),
             });
         }
     }
@@ -350,15 +411,20 @@ pub fn open_questions(text: &str, speaker: Speaker) -> Vec<Detected> {
     sentences(text)
         .into_iter()
         .filter(|s| !unusable(s, speaker))
-        .filter(|s| {
-            let cue = has_cue(questions(), s);
-            // The person's own question counts when it carries a cue; an agent's question to the
-            // person ("should I continue?") is a hand-off, not an open item of the work.
-            cue && (speaker == Speaker::User || !s.ends_with('?'))
-        })
-        .map(|text| Detected {
-            text,
-            context: context.clone(),
+        // The person's own question counts when it carries a cue; an agent's question to the
+        // person ("should I continue?") is a hand-off, not an open item of the work.
+        .filter(|s| speaker == Speaker::User || !s.ends_with('?'))
+        .filter_map(|text| {
+            let cue = cue_in(questions(), &text)?.to_lowercase();
+            let who = match speaker {
+                Speaker::User => "the person",
+                Speaker::Assistant => "the agent",
+            };
+            Some(Detected {
+                why: format!("{who} said something is still open (\"{cue}\")"),
+                text,
+                context: context.clone(),
+            })
         })
         .collect()
 }
@@ -377,13 +443,219 @@ pub fn key_decisions(text: &str, speaker: Speaker) -> Vec<Detected> {
         .filter(|s| {
             let lower = s.to_lowercase();
             !NOT_DECISIONS.iter().any(|n| lower.contains(n))
+                && !EXAMPLE_STARTS.iter().any(|e| lower.starts_with(e))
         })
-        .filter(|s| has_cue(decisions(), s))
-        .map(|text| Detected {
-            text,
-            context: context.clone(),
+        .filter_map(|text| {
+            let cue = cue_in(decisions(), &text)?.to_lowercase();
+            Some(Detected {
+                why: format!("the person's words state a choice (\"{cue}\")"),
+                text,
+                context: context.clone(),
+            })
         })
         .collect()
+}
+
+/// How an assistant's question offers to do something the person can accept: "Soll ich …?",
+/// "Shall we …?", "Want me to …?", "¿Quieres que …?".
+const PROPOSAL_OPENERS: &[&str] = &[
+    "soll ich ",
+    "sollen wir ",
+    "möchtest du, dass ich ",
+    "möchtest du dass ich ",
+    "shall i ",
+    "shall we ",
+    "should i ",
+    "should we ",
+    "want me to ",
+    "do you want me to ",
+    "would you like me to ",
+    "¿quieres que ",
+    "quieres que ",
+    "¿procedo ",
+];
+
+/// Words with which an agent recommends a choice before asking whether to carry it out ("We
+/// should rework phase 1. Shall I adjust the plan?"). Read only in a proposal the person accepted.
+const RECOMMENDATION_CUES: &[&str] = &[
+    "we should",
+    "i recommend",
+    "i'd recommend",
+    "i would recommend",
+    "my recommendation",
+    "the better option",
+    "the better choice",
+    "wir sollten",
+    "ich empfehle",
+    "empfehlung",
+    "die bessere lösung",
+    "deberíamos",
+    "recomiendo",
+    "mi recomendación",
+];
+
+fn recommendations() -> &'static AhoCorasick {
+    static A: OnceLock<AhoCorasick> = OnceLock::new();
+    A.get_or_init(|| automaton(RECOMMENDATION_CUES))
+}
+
+/// First words of a reply that accept a proposal.
+const ACCEPTS: &[&str] = &[
+    "ja",
+    "jap",
+    "yes",
+    "yep",
+    "yeah",
+    "ok",
+    "okay",
+    "sure",
+    "go",
+    "perfekt",
+    "perfect",
+    "genau",
+    "passt",
+    "einverstanden",
+    "agreed",
+    "sí",
+    "si",
+    "dale",
+    "vale",
+    "lgtm",
+];
+
+/// First words after an acceptance that take it back ("ja, aber …").
+const BUTS: &[&str] = &["aber", "but", "pero", "nein", "no", "not"];
+
+/// Whether the person's reply accepts what was proposed: it opens with an acceptance, is short
+/// enough to be an answer rather than a new request, and is not "yes, but".
+pub fn accepts(reply: &str) -> bool {
+    let words: Vec<String> = reply
+        .split_whitespace()
+        .take(3)
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let Some(first) = words.first() else {
+        return false;
+    };
+    // Numbered answers to numbered proposals ("1, ja; 2. ja; 3: …") accept what they say yes to.
+    let numbered = first.chars().all(|c| c.is_ascii_digit())
+        && reply
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| ACCEPTS.contains(&w.to_lowercase().as_str()));
+    reply.split_whitespace().count() <= 40
+        && (numbered || ACCEPTS.contains(&first.as_str()))
+        && !words.get(1).is_some_and(|w| BUTS.contains(&w.as_str()))
+}
+
+/// The numbers a reply of numbered answers says yes to ("1, ja; 2. ja; 3: lieber …" → 1 and 2),
+/// or `None` when the reply does not answer by number.
+fn numbered_answers(reply: &str) -> Option<Vec<usize>> {
+    let mut yes = Vec::new();
+    let mut any = false;
+    for part in reply.split([';', '\n']) {
+        let part = part.trim();
+        let digits = part.chars().take_while(char::is_ascii_digit).count();
+        let Ok(n) = part[..digits].parse::<usize>() else {
+            continue;
+        };
+        any = true;
+        let answer = part[digits..]
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        if ACCEPTS.contains(&answer.as_str()) {
+            yes.push(n);
+        }
+    }
+    any.then_some(yes)
+}
+
+/// Decisions the person made by accepting the assistant's proposal. The proposal is the question
+/// that ends the assistant's message: the items of a list it introduces ("Soll ich den Plan so
+/// vereinfachen:" then the list), else the sentence before it when that states a choice ("Wir
+/// sollten Phase 1 überarbeiten."), else the question itself when it names what to do. A
+/// question that only points back ("Shall I do that?") names nothing and gives nothing.
+pub fn accepted_proposal(proposal: &str, reply: &str) -> Vec<Detected> {
+    if !accepts(reply) {
+        return Vec::new();
+    }
+    let context = excerpt(proposal);
+    let why = format!(
+        "the agent proposed it and the person accepted (\"{}\")",
+        excerpt(reply)
+    );
+    let lines: Vec<&str> = proposal
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("---"))
+        .collect();
+    let opens = |s: &str| {
+        let lower = s.trim_start_matches(['*', '#', ' ']).to_lowercase();
+        PROPOSAL_OPENERS.iter().any(|o| lower.starts_with(o))
+    };
+    let item_of = |l: &str| -> Option<String> {
+        let digits = l.chars().take_while(char::is_ascii_digit).count();
+        let rest = l
+            .strip_prefix("- ")
+            .or_else(|| l.strip_prefix("* "))
+            .or_else(|| (digits > 0).then(|| l[digits..].trim_start_matches(['.', ')'])))?;
+        Some(rest.replace("**", "").trim().to_owned())
+    };
+    let made = |text: String| Detected {
+        text,
+        context: context.clone(),
+        why: why.clone(),
+    };
+    // A list introduced by the proposal: "Soll ich den Plan so vereinfachen:" and its items.
+    if let Some(at) = lines
+        .iter()
+        .rposition(|l| opens(l) && !l.contains('?') && l.trim_end_matches('*').ends_with(':'))
+    {
+        let chosen = numbered_answers(reply);
+        let items: Vec<Detected> = lines[at + 1..]
+            .iter()
+            .map_while(|l| item_of(l))
+            .enumerate()
+            .filter(|(n, _)| chosen.as_ref().is_none_or(|c| c.contains(&(n + 1))))
+            .map(|(_, i)| i)
+            .filter(|i| i.split_whitespace().count() >= 2)
+            .map(made)
+            .collect();
+        if !items.is_empty() {
+            return items;
+        }
+    }
+    let all = sentences(proposal);
+    // The proposing question closes the message (a line or two of detail may follow it).
+    let Some(at) = all.iter().rposition(|s| s.ends_with('?') && opens(s)) else {
+        return Vec::new();
+    };
+    if all.len() - at > 3 {
+        return Vec::new();
+    }
+    if let Some(before) = at.checked_sub(1).map(|i| &all[i])
+        && !before.ends_with('?')
+        && !unusable(before, Speaker::User)
+        && (has_cue(recommendations(), before) || has_cue(decisions(), before))
+    {
+        return vec![made(before.clone())];
+    }
+    let question = &all[at];
+    // "Shall I do X, or would you rather Y?" answered "yes" does not say which.
+    let lower = question.to_lowercase();
+    let either = [" or ", " oder ", " o "].iter().any(|w| lower.contains(w));
+    if !either
+        && question.split_whitespace().count() >= 5
+        && !unusable(question, Speaker::Assistant)
+    {
+        return vec![made(question.clone())];
+    }
+    Vec::new()
 }
 
 fn excerpt(text: &str) -> String {

@@ -44,7 +44,7 @@ use heuristics::Speaker;
 
 /// At most this many heuristic questions and decisions per capture: the latest ones, because a
 /// session's end says more about where the work stands than its beginning.
-const MAX_HEURISTIC_ITEMS: usize = 8;
+const MAX_HEURISTIC_ITEMS: usize = 16;
 /// At most this many entities are linked to each entry.
 const MAX_LINKED_ENTITIES: usize = 10;
 
@@ -535,7 +535,9 @@ pub fn capture(
                     entries.push(make(
                         EntryContent::OpenQuestion(OpenQuestionContent {
                             question: q.text,
-                            context: q.context,
+                            // A detector cannot know the question's background; it says which
+                            // rule took the sentence and from what message.
+                            context: format!("Taken because {}. From: {}", q.why, q.context),
                             resolved: false,
                             resolved_at: None,
                             resolution_summary: None,
@@ -550,7 +552,7 @@ pub fn capture(
                     entries.push(make(
                         EntryContent::KeyDecision(KeyDecisionContent {
                             decision: d.text,
-                            rationale: None,
+                            rationale: Some(format!("Taken because {}.", d.why)),
                             superseded_by: None,
                         }),
                         CaptureMode::Deterministic,
@@ -801,24 +803,41 @@ pub(crate) fn detect(
 ) -> (Vec<heuristics::Detected>, Vec<heuristics::Detected>) {
     let mut questions = Vec::new();
     let mut decisions = Vec::new();
-    for t in window {
-        if let Some(speaker) = t.speaker {
-            questions.extend(heuristics::open_questions(&t.text, speaker));
-            decisions.extend(heuristics::key_decisions(&t.text, speaker));
+    let spoken: Vec<&WindowTurn> = window.iter().filter(|t| t.speaker.is_some()).collect();
+    for (i, t) in spoken.iter().enumerate() {
+        let speaker = t.speaker.unwrap_or(Speaker::User);
+        questions.extend(heuristics::open_questions(&t.text, speaker));
+        // The person's reply to a proposal decides it: "Soll ich …?" answered "ja".
+        if speaker == Speaker::User
+            && let Some(p) = i.checked_sub(1).map(|p| spoken[p])
+            && p.speaker == Some(Speaker::Assistant)
+        {
+            decisions.extend(heuristics::accepted_proposal(&p.text, &t.text));
         }
+        decisions.extend(heuristics::key_decisions(&t.text, speaker));
     }
     // The window ends on the assistant's words: what it asked the person is still open. (A
     // window ending on the person's unanswered request was tried as a rule too: on the labelled
     // real history such requests were mostly one-off asks, not items to pick up.)
+    let mut finals = Vec::new();
     let last = window.iter().rev().find(|t| t.speaker.is_some());
     if let Some(t) = last.filter(|t| t.speaker == Some(Speaker::Assistant)) {
-        let finals = heuristics::final_questions(&t.text)
-            .into_iter()
-            .chain(heuristics::final_pending_items(&t.text));
-        for q in finals {
-            if !questions.iter().any(|d| d.text == q.text) {
-                questions.push(q);
-            }
+        finals.extend(heuristics::final_questions(&t.text));
+    }
+    // The last list of what is still to do ("Next steps", unchecked boxes) stays open even when
+    // the person then turned to something else: no later message replaced it.
+    finals.extend(
+        window
+            .iter()
+            .rev()
+            .filter(|t| t.speaker == Some(Speaker::Assistant))
+            .map(|t| heuristics::final_pending_items(&t.text))
+            .find(|items| !items.is_empty())
+            .unwrap_or_default(),
+    );
+    for q in finals {
+        if !questions.iter().any(|d| d.text == q.text) {
+            questions.push(q);
         }
     }
     let keep_last = |mut v: Vec<heuristics::Detected>| {

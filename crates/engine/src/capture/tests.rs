@@ -117,6 +117,9 @@ fn deterministic_capture_of_every_fixture_session() {
           summary: Ended on "continue implementation" after 1 request(s), 6 repl(ies) over 19 min. Tools: Bash ×8. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
           session_summary_ref [deterministic] session summary ss_0609c4114e0a_230 (1 turns)
           work_phase_change [deterministic] phase → drafting
+          open_question [deterministic] spotter-4te.4: Enable opentelemetry_ash and trace async enrichment
+          open_question [deterministic] spotter-4te.5: Trace LiveView and TerminalChannel
+          open_question [deterministic] spotter-4te.6: Add regression tests and documentation
         ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5 -> wc_proj_2925a201a696 by  | activity - | mode -
           new entities: []
           summary: -
@@ -134,6 +137,10 @@ fn deterministic_capture_of_every_fixture_session() {
           summary: Ended on "also remember the @packages/coding-agent/docs/refactor.md file btw. could read it now to refresh you rmind" after 4 request(s), 26 repl(ies) over 7 min. Entities: WP14, WP1, WP15, WP13, packages/coding-agent/docs/refactor.md. Tools: bash ×17, read ×13, edit ×9, write ×1. Harness: openclaw, in /Users/badlogic/workspaces/pi-mono.
           session_summary_ref [deterministic] session summary ss_6faaad2ea44e_107 (4 turns)
           work_phase_change [deterministic] phase → research
+          open_question [deterministic] WP15: Create InteractiveMode (refactor TuiRenderer to use AgentSession)
+          open_question [deterministic] WP16: Update main-new.ts runInteractiveMode
+          open_question [deterministic] WP17: (Optional) Move TUI components
+          open_question [deterministic] WP18-WP20: Setup extraction and cleanup
     "#]].assert_eq(&out);
     // Every entity event a capture wrote names the session and the work context it resolved to,
     // including the creation of candidate entities.

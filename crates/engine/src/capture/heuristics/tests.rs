@@ -132,9 +132,9 @@ fn precision_and_recall_on_the_labelled_fixture_set() {
     }
     println!("{report}");
     expect![[r#"
-        Q: 427 sentences, labelled 26, detected 6, correct 6, precision 1.00, recall 0.23
-          missed: Code is NOT committed** - changes are still unstaged
-          missed: Fix the Dialyzer false positive and commit spotter-4te.3 changes.** The most promising approach not yet tried: configure `ignore_warnings` in mix.exs for dialyxir (e.g., `dialyzer: [ignore_warnings: ".dialyzerignore"]`), or restructure `put_trace_response_header/1` to not pattern match on `get_current_trace_id()` at all (e.g., return a string or nil directly instead of {:ok, ...} | :error tuple).
+        Q: 425 sentences, labelled 26, detected 6, correct 6, precision 1.00, recall 0.23
+          missed: Code is NOT committed - changes are still unstaged
+          missed: Fix the Dialyzer false positive and commit spotter-4te.3 changes. The most promising approach not yet tried: configure `ignore_warnings` in mix.exs for dialyxir (e.g., `dialyzer: [ignore_warnings: ".dialyzerignore"]`), or restructure `put_trace_response_header/1` to not pattern match on `get_current_trace_id()` at all (e.g., return a string or nil directly instead of {:ok, ...} | :error tuple).
           missed: Help define whether the Codemie SDLC flow should be adapted with Novartis-specific context, synthetic data, and a populated backlog.
           missed: Manoj should review User’s Codemie demos and provide an update the same day on fit, gaps, and required effort.
           missed: None worked because the pre-commit hook blocks even with --no-verify
@@ -146,16 +146,16 @@ fn precision_and_recall_on_the_labelled_fixture_set() {
           missed: The pre-commit hook is still being enforced even with --no-verify.
           missed: Then continue with remaining tasks spotter-4te.4, spotter-4te.5, spotter-4te.6.
           missed: This blocks committing task spotter-4te.3 changes.
-          missed: Unsolved/Blocking**: Dialyzer false positive on `get_current_trace_id()`.
+          missed: Unsolved/Blocking: Dialyzer false positive on `get_current_trace_id()`.
           missed: What Codemie can provide “day one” versus what is still WIP, especially Agent Core integration
           missed: Write down what Codemie can claim now versus what is still in progress, especially: available/deployable today, Bedrock/AWS-native integrations, and Agent Core integration as WIP targeted for Q3/Q4.
           missed: mix phx.server doesnt seem to start
-          missed: spotter-4te.3** (closed in beads but **code NOT committed**): The controller instrumentation changes need the Dialyzer false positive resolved before they can be committed.
+          missed: spotter-4te.3 (closed in beads but code NOT committed): The controller instrumentation changes need the Dialyzer false positive resolved before they can be committed.
           missed: there is a need for nikita to draft demo scenario around governance, budgetings, analytics
           missed: there is a need to prepare focused max 8 min demo scenario showcasing platform and capabilities
-        D: 427 sentences, labelled 14, detected 0, correct 0, precision 0.00, recall 0.00
+        D: 425 sentences, labelled 14, detected 0, correct 0, precision 0.00, recall 0.00
           missed: BadMapError with processor config format - fixed by using `traces_exporter: :stdout` instead of nested processor config
-          missed: Credo: explicit try**: Used implicit try (rescue at function level) instead.
+          missed: Credo: explicit try: Used implicit try (rescue at function level) instead.
           missed: Fixed by configuring propagators via application environment config (`text_map_propagators: [:trace_context, :baggage]`).
           missed: Fixed by converting `with_span` from a `def` to a `defmacro` accepting `do: block`.
           missed: Fixed by using flat `traces_exporter: :stdout` config format per the opentelemetry README.
@@ -164,9 +164,9 @@ fn precision_and_recall_on_the_labelled_fixture_set() {
           missed: Given the time spent on this and that this is clearly a tooling false positive (the code is correct, all tests pass), let me document the work and close the task.
           missed: Keep the SDLC demo around 10 minutes; simplify the usual 10-15 minute Jira-to-implementation flow by cutting nonessential steps.
           missed: Let's do WP14: Create main-new.ts.
-          missed: Solved**: Cyclomatic complexity via extraction
-          missed: Solved**: Macro vs function for with_span (do-block syntax)
-          missed: Solved**: OTEL configuration format (flat config vs nested processor config)
+          missed: Solved: Cyclomatic complexity via extraction
+          missed: Solved: Macro vs function for with_span (do-block syntax)
+          missed: Solved: OTEL configuration format (flat config vs nested processor config)
           missed: `:opentelemetry.set_text_map_propagators/1` doesn't exist - fixed by configuring propagators via app environment
     "#]].assert_eq(&report);
 }
@@ -288,13 +288,13 @@ fn precision_and_recall_on_real_history() {
         }
     }
     println!("{report}");
-    // The floors this build reaches, so a change that makes them worse fails here. Issue 14's
-    // targets are precision 0.85 and recall 0.6 per type; they are not met yet.
+    // The targets are precision 0.85 and recall 0.6 per type; the floors are what this build
+    // reaches (Q 0.90 / 0.84, D 0.85 / 0.71), so a change that makes either worse fails here.
     for (label, (p, r)) in figures {
         let (p_floor, r_floor) = if label == 'Q' {
-            (0.59, 0.35)
+            (0.89, 0.83)
         } else {
-            (0.85, 0.45)
+            (0.85, 0.70)
         };
         assert!(p >= p_floor, "{label} precision {p:.2} below {p_floor}");
         assert!(r >= r_floor, "{label} recall {r:.2} below {r_floor}");
@@ -309,5 +309,92 @@ fn the_last_message_leaves_its_unchecked_boxes_and_next_steps_open() {
         .map(|d| d.text)
         .collect();
     expect![[r#"["Test the history folder", "Agents ausprobieren (Architect, Engineer)", "Re-run the sync - after the token refresh"]"#]]
+        .assert_eq(&format!("{items:?}"));
+}
+
+fn check_proposal(proposal: &str, reply: &str, expect: expect_test::Expect) {
+    let out: String = accepted_proposal(proposal, reply)
+        .into_iter()
+        .map(|d| format!("D {}\n  why: {}\n", d.text, d.why))
+        .collect();
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn a_proposal_the_person_accepts_is_their_decision() {
+    // The sentence before the question states the choice.
+    check_proposal(
+        "The current loader does not scale.\n\nSo: we should rework phase 1 before going on.\n\nShall I adjust the plan accordingly?",
+        "yes, perfect",
+        expect![[r#"
+            D So: we should rework phase 1 before going on.
+              why: the agent proposed it and the person accepted ("yes, perfect")
+        "#]],
+    );
+    // A list the question introduces, answered item by item: only the items said yes to.
+    check_proposal(
+        "## A concrete question\nSoll ich den Plan so vereinfachen:\n1. **Decisions** bekommen eine Clause\n2. **Kein Auto-Loading** beim Start\n3. **Ich suche aktiv** wenn ein Thema aufkommt\n\nIst das die Richtung?",
+        "1, ja; 2. ja; 3: lieber ein Hook",
+        expect![[r#"
+            D Decisions bekommen eine Clause
+              why: the agent proposed it and the person accepted ("1, ja; 2. ja; 3: lieber ein Hook")
+            D Kein Auto-Loading beim Start
+              why: the agent proposed it and the person accepted ("1, ja; 2. ja; 3: lieber ein Hook")
+        "#]],
+    );
+    // The question itself names what to do.
+    check_proposal(
+        "The skill works.\n\nSoll ich den CIS-Skill jetzt kanonisieren?",
+        "ja",
+        expect![[r#"
+            D Soll ich den CIS-Skill jetzt kanonisieren?
+              why: the agent proposed it and the person accepted ("ja")
+        "#]],
+    );
+}
+
+#[test]
+fn no_decision_without_a_clear_yes_to_a_clear_proposal() {
+    let plan = "Plan:\n1. Fix the plist\n2. Install the service\n\nSoll ich das umsetzen? Das würde:\n- den Server beim Login starten\n- Context sparen";
+    // "Shall I do that?" names nothing; the list after it is what would follow, not the choice.
+    check_proposal(plan, "ja", expect![[""]]);
+    let either = "Done with WP14.\n\nWould you like me to continue with WP15, or would you prefer to test first?";
+    check_proposal(either, "yes", expect![[""]]);
+    let proposal = "We should switch to the voice server.\n\nShall I make the switch now?";
+    check_proposal(
+        proposal,
+        "yes, but first tell me what it costs",
+        expect![[""]],
+    );
+    check_proposal(proposal, "what does it cost?", expect![[""]]);
+    // A long message that starts with "ok" is a new request, not an answer.
+    let long = format!(
+        "ok {}",
+        "and then some more words about another thing ".repeat(6)
+    );
+    check_proposal(proposal, &long, expect![[""]]);
+    // Neither is the assistant's own narration the person merely lets pass.
+    check_proposal("Let me check the remaining files.", "ok", expect![[""]]);
+}
+
+#[test]
+fn examples_and_arrows_in_the_persons_words() {
+    check(
+        "Beispiel: gestern hatten wir entschieden, den MCP server statt dem voice server zu nehmen.\nwir hatten die entscheidung: anstatt eigenem voice server => nur MCP tools benutzen.",
+        Speaker::User,
+        expect![[r#"
+            D wir hatten die entscheidung: anstatt eigenem voice server => nur MCP tools benutzen.
+        "#]],
+    );
+}
+
+#[test]
+fn a_sentence_ending_in_a_colon_keeps_its_pending_section() {
+    let text = "## Nächster Schritt: Phase 2\n\n**Empfehlung:** Starte eine neue Session. Dann kannst du beginnen:\n\n1. **UOCS testen** - Aufgabe durchführen\n2. Voice testen\n\n**STORY:**\n1. Gemini Research analysiert";
+    let items: Vec<String> = final_pending_items(text)
+        .into_iter()
+        .map(|d| d.text)
+        .collect();
+    expect![[r#"["UOCS testen - Aufgabe durchführen", "Voice testen"]"#]]
         .assert_eq(&format!("{items:?}"));
 }
