@@ -7,7 +7,6 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use chrono::Utc;
 use elnor_engine::Store;
 use elnor_engine::agent::Agent;
 use elnor_engine::capture::CaptureStatus;

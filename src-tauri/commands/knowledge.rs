@@ -15,7 +15,6 @@
 
 use std::collections::BTreeMap;
 
-use chrono::Utc;
 use elnor_engine::nodes::{self, Change, Lifecycle, Node, NodeKind, Staleness, Warrant};
 use elnor_engine::{Store, WorkContextId};
 use elnor_types::{

@@ -2,7 +2,7 @@
 //! file changes, pushes, promotions), newest first, with the per-day counts the page's chart
 //! stacks by work context. One engine call, `timeline::query`; this converts its types.
 
-use chrono::{Local, Utc};
+use chrono::Local;
 use elnor_engine::timeline::{self, Filter, ItemKind, Target};
 use elnor_types::{
     CommandError, Timeline, TimelineDay, TimelineDayCount, TimelineItem, TimelineRequest,
