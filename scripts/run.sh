@@ -19,35 +19,34 @@ elnor="$target_dir/debug/elnor"
 
 store="${ELNOR_MEMORY:-$PWD/target/demo-store}"
 # The marker names the seed's version, so a demo store from an older checkout is seeded again.
-if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v7" ]; then
+if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v8" ]; then
   rm -rf "$store"
   echo "Seeding a demo store at $store"
   "$elnor" --store "$store" init >/dev/null
   notes="$PWD/target/demo-notes"
   "$elnor" --store "$store" contexts create "Henderson v. Acme" --cwd "$notes/henderson" >/dev/null
   wc=wc_henderson_v_acme
-  "$elnor" --store "$store" log append "$wc" work_phase_change research --session demo-1 \
+  # The Henderson sessions happened two days ago (the global --now dates what they record), so a
+  # new session there today gets the resume card; within 30 minutes of one it would not need it.
+  then=$(date -u -d '-2 days' +%Y-%m-%dT%H:%M:%SZ)
+  "$elnor" --store "$store" --now "$then" log append "$wc" work_phase_change research --session demo-1 \
     --note "Started on loss causation" >/dev/null
-  "$elnor" --store "$store" log append "$wc" open_question \
+  "$elnor" --store "$store" --now "$then" log append "$wc" open_question \
     "Check with Christensen about the data timeline" --session demo-1 --entity christensen >/dev/null
-  "$elnor" --store "$store" log append "$wc" key_decision \
+  "$elnor" --store "$store" --now "$then" log append "$wc" key_decision \
     "Focus on the price impact approach for loss causation" --session demo-2 \
     --note "Corrective disclosure alone was insufficient" >/dev/null
-  "$elnor" --store "$store" log append "$wc" session_summary_ref sum_demo_2 --turns 14 \
+  "$elnor" --store "$store" --now "$then" log append "$wc" session_summary_ref sum_demo_2 --turns 14 \
     --session demo-2 >/dev/null
   "$elnor" --store "$store" log append elnor-spec open_question \
     "Should Tier 2 skip rollups older than 7 days?" --session demo-3 >/dev/null
-  # Real transcripts of all three harnesses, when the shared fixtures sit beside the checkout,
-  # captured by the continuity agent (deterministic mode: no model needed) into a work context
-  # whose link rule matches one project's directory.
-  fixtures="$PWD/../shared/fixtures/transcripts"
-  if [ -d "$fixtures" ]; then
-    "$elnor" --store "$store" config set mode deterministic >/dev/null
-    "$elnor" --store "$store" contexts create "Spotter OTEL" \
-      --cwd /home/USER/projects/spotter-worktrees >/dev/null
-    "$elnor" --store "$store" watch --once --root "openclaw=$fixtures/openclaw" \
-      --root "claude_code=$fixtures/claude-code" --root "codex=$fixtures/codex" >/dev/null
-  fi
+  # Transcripts of all three harnesses from the project's own samples (tests/fixtures; every
+  # checkout has them), captured by the continuity agent in deterministic mode (no model needed):
+  # each project found gets its work context, as on a new user's first run.
+  samples="$PWD/tests/fixtures"
+  "$elnor" --store "$store" config set mode deterministic >/dev/null
+  "$elnor" --store "$store" watch --once --root "openclaw=$samples/openclaw/agents" \
+    --root "claude_code=$samples/claude-code" --root "codex=$samples/codex" >/dev/null
   # Two questions open for three weeks on a report due next month: the nightly job proposes an
   # obligation for each; one is approved here (it shows on the Knowledge page and in the brief's
   # "Due" line), the other waits in the Review queue for you.
@@ -67,7 +66,7 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v7" ]; then
   "$elnor" --store "$store" review approve "$first" \
     --text "Chase Christensen for the event study data" >/dev/null
   # Tier 3 of every brief: the person's own stable facts and preferences.
-  "$elnor" --store "$store" facts add "Backend engineer; works on Spotter (Elixir) and the ELNOR spec." >/dev/null
+  "$elnor" --store "$store" facts add "Backend engineer on ledger-sync (Rust); supports the Henderson damages case." >/dev/null
   "$elnor" --store "$store" facts add "Prefers direct answers and paste-ready code over descriptions." >/dev/null
   # A tracked folder of notes (recorded silently on its first scan), then an edit the watcher
   # would see, and a push: both name the Christensen report, so the Henderson context hears of
@@ -85,7 +84,7 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v7" ]; then
   "$elnor" --store "$store" folders scan >/dev/null
   "$elnor" --store "$store" push "Sent the damages outline to the Christensen report team" >/dev/null
   "$elnor" --store "$store" rollup >/dev/null
-  touch "$store/.demo-seed-v7"
+  touch "$store/.demo-seed-v8"
 fi
 
 if has_display; then
@@ -110,8 +109,9 @@ echo
 echo "\$ elnor --store $store contexts list"
 "$elnor" --store "$store" contexts list
 echo
-echo "\$ elnor --store $store contexts show wc_spotter_otel --entries 8"
-"$elnor" --store "$store" contexts show wc_spotter_otel --entries 8 || true
+project=$("$elnor" --store "$store" contexts list | awk '$2 == "ledger-sync" { print $1; exit }')
+echo "\$ elnor --store $store contexts show $project --entries 8"
+"$elnor" --store "$store" contexts show "$project" --entries 8 || true
 echo
 echo "\$ elnor --store $store brief --cwd $PWD/target/demo-notes/henderson --dry-run"
 "$elnor" --store "$store" brief --cwd "$PWD/target/demo-notes/henderson" --dry-run

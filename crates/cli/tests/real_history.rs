@@ -12,20 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("ELNOR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "no real-history corpus at {}: nothing measured",
-            dir.display()
-        );
-        None
-    }
+    elnor_fixtures::real()
 }
 
 fn elnor(store: &Path, now: Option<&str>, args: &[&str]) -> Output {

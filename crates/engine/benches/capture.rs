@@ -22,11 +22,7 @@ use elnor_engine::{CaptureMode, ContinuityEntry, ContinuityMode, EntryContent, S
 const SESSION: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
 
 fn fixtures() -> PathBuf {
-    std::env::var_os("ELNOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/transcripts")
-        })
+    elnor_fixtures::transcripts().expect("this benchmark reads the shared fixture corpus")
 }
 
 fn store_with(entities: usize) -> (tempfile::TempDir, Store) {

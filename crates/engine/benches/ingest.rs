@@ -16,11 +16,7 @@ use elnor_engine::ingest::SourceRoot;
 use elnor_engine::transcripts::Harness;
 
 fn fixtures() -> PathBuf {
-    std::env::var_os("ELNOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/transcripts")
-        })
+    elnor_fixtures::transcripts().expect("this benchmark reads the shared fixture corpus")
 }
 
 fn target() -> PathBuf {

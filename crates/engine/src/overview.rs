@@ -51,7 +51,11 @@ pub fn projects(store: &Store, limit: usize) -> Result<Vec<ProjectOverview>> {
         let mut open: Vec<(String, bool)> = Vec::new();
         let mut seen = BTreeSet::new();
         let read = store.log(&wc.work_context_id).read()?;
-        for e in read.entries.iter().rev() {
+        // Newest work first: a first ingest captures sessions in no particular order, so the
+        // log's append order is not the order the work happened in.
+        let mut entries: Vec<_> = read.entries.iter().rev().collect();
+        entries.sort_by_key(|e| std::cmp::Reverse(e.happened_at()));
+        for e in entries {
             match &e.content {
                 EntryContent::WorkPhaseChange(p) if phase.is_none() => phase = Some(p.new_phase),
                 EntryContent::SessionSummaryRef(s) if summary_id.is_none() => {

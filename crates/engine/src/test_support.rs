@@ -3,34 +3,20 @@
 
 use std::path::{Path, PathBuf};
 
-/// The shared fixture corpus: `$ELNOR_FIXTURES`, else `../shared/fixtures/transcripts` beside the
-/// workspace (where CI has it too). Tests read it in place; they copy files only into temporary
-/// directories.
-pub(crate) fn fixtures() -> PathBuf {
-    std::env::var_os("ELNOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/transcripts")
-        })
+/// The shared corpus's public harness transcripts, or `None` (the test is then counted as skipped,
+/// see `elnor_fixtures`). Tests read it in place; they copy files only into temporary directories.
+pub(crate) fn fixtures() -> Option<PathBuf> {
+    elnor_fixtures::transcripts()
 }
 
-/// The development corpus of real histories (`../shared/fixtures/real`, or `$ELNOR_REAL_FIXTURES`),
-/// or `None` in a clone without it: the tests that measure on it then say so and stop.
+/// The project's own samples of each harness format (`tests/fixtures/`), always in the checkout.
+pub(crate) fn samples() -> PathBuf {
+    elnor_fixtures::samples()
+}
+
+/// The development corpus of real histories, or `None` in a clone without it.
 pub(crate) fn real_fixtures() -> Option<PathBuf> {
-    let dir = std::env::var_os("ELNOR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "the real-history corpus is not at {}; set ELNOR_REAL_FIXTURES to measure on it",
-            dir.display()
-        );
-        None
-    }
+    elnor_fixtures::real()
 }
 
 /// A store with every session of the real-history corpus ingested (each harness's roots found by
@@ -74,36 +60,54 @@ pub(crate) fn real_store() -> Option<(tempfile::TempDir, crate::Store, PathBuf)>
     Some((dir, store, real))
 }
 
-/// Copies the fixture at `rel` to `dest`, creating parent directories.
-pub(crate) fn copy_fixture(rel: &str, dest: &Path) {
+/// Copies the file at `rel` under `from` to `dest`, creating parent directories.
+pub(crate) fn copy_fixture(from: &Path, rel: &str, dest: &Path) {
     std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-    std::fs::copy(fixtures().join(rel), dest).unwrap();
+    std::fs::copy(from.join(rel), dest).unwrap();
 }
 
-/// A store in a temporary directory with the whole fixture corpus ingested.
-pub(crate) fn fixture_store() -> (tempfile::TempDir, crate::Store) {
+/// A store in a temporary directory with the whole shared corpus ingested, or `None` without it.
+pub(crate) fn fixture_store() -> Option<(tempfile::TempDir, crate::Store)> {
+    let corpus = fixtures()?;
     let dir = tempfile::tempdir().unwrap();
     let store = crate::Store::open(dir.path()).unwrap();
-    ingest_fixtures(&store);
+    ingest_dir(&store, &corpus);
+    Some((dir, store))
+}
+
+/// A store in a temporary directory with the project's own samples ingested.
+pub(crate) fn sample_store() -> (tempfile::TempDir, crate::Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::Store::open(dir.path()).unwrap();
+    ingest_dir(&store, &samples());
     (dir, store)
 }
 
-/// Ingests the whole fixture corpus into `store`.
-pub(crate) fn ingest_fixtures(store: &crate::Store) {
+/// Ingests every harness folder under `base` (`openclaw/`, `claude-code/`, `codex/`). An OpenClaw
+/// state folder keeps its sessions under `agents/`; the shared corpus holds bare session files.
+pub(crate) fn ingest_dir(store: &crate::Store, base: &Path) -> crate::ingest::IngestReport {
     use crate::ingest::SourceRoot;
     use crate::transcripts::Harness;
-    let roots: Vec<SourceRoot> = [
-        (Harness::OpenClaw, "openclaw"),
-        (Harness::ClaudeCode, "claude-code"),
-        (Harness::Codex, "codex"),
-    ]
-    .into_iter()
-    .map(|(harness, dir)| SourceRoot {
-        harness,
-        root: fixtures().join(dir),
-    })
-    .collect();
-    store.ingest(&roots, &mut |_| {}).unwrap();
+    let openclaw = if base.join("openclaw/agents").is_dir() {
+        base.join("openclaw/agents")
+    } else {
+        base.join("openclaw")
+    };
+    let roots = vec![
+        SourceRoot {
+            harness: Harness::OpenClaw,
+            root: openclaw,
+        },
+        SourceRoot {
+            harness: Harness::ClaudeCode,
+            root: base.join("claude-code"),
+        },
+        SourceRoot {
+            harness: Harness::Codex,
+            root: base.join("codex"),
+        },
+    ];
+    store.ingest(&roots, &mut |_| {}).unwrap()
 }
 
 /// A local HTTP server playing an LLM endpoint: the only stand-in the tests use, because no model

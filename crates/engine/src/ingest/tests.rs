@@ -10,19 +10,19 @@ use super::*;
 use crate::Store;
 use crate::test_support::{copy_fixture, fixtures};
 
-fn fixture_roots() -> Vec<SourceRoot> {
+fn fixture_roots(corpus: &Path) -> Vec<SourceRoot> {
     vec![
         SourceRoot {
             harness: Harness::OpenClaw,
-            root: fixtures().join("openclaw"),
+            root: corpus.join("openclaw"),
         },
         SourceRoot {
             harness: Harness::ClaudeCode,
-            root: fixtures().join("claude-code"),
+            root: corpus.join("claude-code"),
         },
         SourceRoot {
             harness: Harness::Codex,
-            root: fixtures().join("codex"),
+            root: corpus.join("codex"),
         },
     ]
 }
@@ -60,12 +60,15 @@ fn summary(r: &IngestReport) -> String {
 
 #[test]
 fn fixture_corpus_ingests_once_and_reingest_adds_nothing() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
-    let first = run(&store, &fixture_roots());
+    let first = run(&store, &fixture_roots(&corpus));
     expect!["seen 11 unchanged 0 read 11 replaced 0 | records +454 turns +258 dup 0 | sessions 11 | malformed 0 utf8 0 oversized 0 unknown 0 | problems 0"]
         .assert_eq(&summary(&first));
-    let second = run(&store, &fixture_roots());
+    let second = run(&store, &fixture_roots(&corpus));
     expect!["seen 11 unchanged 11 read 0 replaced 0 | records +0 turns +0 dup 0 | sessions 0 | malformed 0 utf8 0 oversized 0 unknown 0 | problems 0"]
         .assert_eq(&summary(&second));
     assert_eq!(count(&store, "SELECT count(*) FROM turns"), 454);
@@ -81,10 +84,13 @@ fn fixture_corpus_ingests_once_and_reingest_adds_nothing() {
 
 #[test]
 fn appended_lines_add_exactly_those_turns() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("codex");
     let rel = "codex/sessions/2026/02/23/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl";
-    let full = std::fs::read(fixtures().join(rel)).unwrap();
+    let full = std::fs::read(corpus.join(rel)).unwrap();
     let lines: Vec<&[u8]> = full.split_inclusive(|b| *b == b'\n').collect();
     let dest = root
         .join("sessions/2026/02/23")
@@ -121,10 +127,13 @@ fn appended_lines_add_exactly_those_turns() {
 
 #[test]
 fn truncated_and_rewritten_file_is_detected_without_duplicates_or_loss() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("claude");
     let dest = root.join("-home-x/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl");
-    copy_fixture("claude-code/spotter_tool_heavy.jsonl", &dest);
+    copy_fixture(&corpus, "claude-code/spotter_tool_heavy.jsonl", &dest);
     let store = Store::open(dir.path().join("store")).unwrap();
     let roots = [SourceRoot {
         harness: Harness::ClaudeCode,
@@ -258,9 +267,13 @@ fn two_records_back_to_back_on_one_line_are_both_kept() {
 
 #[test]
 fn symlinks_are_not_followed() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let outside = dir.path().join("outside");
     copy_fixture(
+        &corpus,
         "claude-code/spotter_short.jsonl",
         &outside.join("secret.jsonl"),
     );
@@ -340,16 +353,23 @@ fn turns_of(store: &Store) -> Vec<(String, String, String, String, String, Optio
 
 #[test]
 fn openclaw_sqlite_store_reads_identically_to_its_jsonl() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
     for sample in [
         "openclaw/openclaw_v3_8555a0a4_first18lines.jsonl",
         "openclaw/pi-mono_before-compaction_lines285-372_with_header.jsonl",
     ] {
         let dir = tempfile::tempdir().unwrap();
         let jsonl_root = dir.path().join("jsonl");
-        copy_fixture(sample, &jsonl_root.join("agents/main/sessions/s.jsonl"));
+        copy_fixture(
+            &corpus,
+            sample,
+            &jsonl_root.join("agents/main/sessions/s.jsonl"),
+        );
         let db_root = dir.path().join("db");
         openclaw_db_from_jsonl(
-            &fixtures().join(sample),
+            &corpus.join(sample),
             &db_root.join("agents/main/agent/openclaw-agent.sqlite"),
         );
 
@@ -395,9 +415,12 @@ fn openclaw_sqlite_store_reads_identically_to_its_jsonl() {
 
 #[test]
 fn raw_turns_are_immutable() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
-    run(&store, &fixture_roots()[..1]);
+    run(&store, &fixture_roots(&corpus)[..1]);
     let err = store
         .graph()
         .with_conn(|c| c.execute("UPDATE turns SET text = 'x'", []))
@@ -444,15 +467,19 @@ fn rewrite_that_keeps_the_head_is_still_detected() {
 
 #[test]
 fn discovery_takes_reset_archives_and_skips_checkpoints() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let sessions = dir.path().join("agents/main/sessions");
     let sample = "openclaw/openclaw_v3_8555a0a4_first18lines.jsonl";
-    copy_fixture(sample, &sessions.join("s1.jsonl"));
+    copy_fixture(&corpus, sample, &sessions.join("s1.jsonl"));
     copy_fixture(
+        &corpus,
         sample,
         &sessions.join("s0.jsonl.reset.2026-03-01T00-00-00Z"),
     );
-    copy_fixture(sample, &sessions.join("s1.checkpoint.3.jsonl"));
+    copy_fixture(&corpus, sample, &sessions.join("s1.checkpoint.3.jsonl"));
     std::fs::write(sessions.join("sessions.json"), "{}").unwrap();
     let (files, problems) = discover(&SourceRoot {
         harness: Harness::OpenClaw,
@@ -464,4 +491,74 @@ fn discovery_takes_reset_archives_and_skips_checkpoints() {
         .collect();
     assert_eq!(names, ["s0.jsonl.reset.2026-03-01T00-00-00Z", "s1.jsonl"]);
     assert!(problems.is_empty());
+}
+
+/// The project's own samples, which every checkout has: every record of the three harnesses is
+/// kept (the cut-off Claude Code line counted malformed, the OpenClaw line holding two records
+/// repaired), each session gets its kind, and one project spans Claude Code and Codex.
+#[test]
+fn the_samples_ingest_every_record_with_kinds_and_projects() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let first = crate::test_support::ingest_dir(&store, &crate::test_support::samples());
+    let again = crate::test_support::ingest_dir(&store, &crate::test_support::samples());
+    assert_eq!(again.records_added, 0, "a second run adds nothing");
+    let rows: Vec<String> = store
+        .graph()
+        .with_conn_result(|c| {
+            let mut s = c.prepare(
+                "SELECT s.harness, s.session_id, s.session_kind, s.kind_reason, s.project_key,
+                        s.turn_count, s.record_count, s.compaction_count, p.name
+                 FROM transcript_sessions s LEFT JOIN projects p USING (project_key)
+                 ORDER BY s.started_at, s.session_id",
+            )?;
+            s.query_map([], |r| {
+                Ok(format!(
+                    "{} {} {} ({}) project {:?} name {:?}: {} turns, {} records, {} compactions",
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                    r.get::<_, Option<String>>(4)?,
+                    r.get::<_, Option<String>>(8)?,
+                    r.get::<_, i64>(5)?,
+                    r.get::<_, i64>(6)?,
+                    r.get::<_, i64>(7)?,
+                ))
+            })?
+            .collect()
+        })
+        .unwrap();
+    let problems: Vec<String> = first
+        .problems
+        .iter()
+        .map(|p| {
+            let file = p.path.rsplit('/').next().unwrap_or(&p.path);
+            format!("{file}: {} ×{}", p.problem, p.count)
+        })
+        .collect();
+    let report = format!(
+        "records {}, turns {}, malformed {}, repaired {}, projects {}",
+        first.records_added,
+        first.turns_added,
+        first.malformed,
+        first.repaired,
+        first.projects_created
+    );
+    expect![[r#"
+        records 57, turns 38, malformed 1, repaired 1, projects 2
+        claude_code 5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11 primary () project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 12 turns, 15 records, 0 compactions
+        claude_code 5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11:agent-a3f9c21 subagent (started by another session's agent) project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 4 turns, 4 records, 0 compactions
+        claude_code 8e41a0c3-6d52-4b7f-b2e9-3c7d1a5f9b20 primary () project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 7 turns, 8 records, 0 compactions
+        codex 019a3c10-7e21-7b40-8d2e-5f6a7b8c9d01 primary () project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 6 turns, 16 records, 0 compactions
+        codex 019a3c11-0a00-7c00-9e00-aa00bb00cc02 internal (a non-interactive `codex exec` run) project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 1 turns, 3 records, 0 compactions
+        openclaw c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01 primary () project Some("/home/dana/.openclaw/workspace-henderson") name Some("workspace-henderson"): 8 turns, 11 records, 1 compactions
+        problems: [
+            "c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01.jsonl: lines holding several records back to back (split, none lost) ×1",
+            "5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11.jsonl: malformed records (not JSON objects) ×1",
+        ]
+    "#]].assert_eq(&format!(
+        "{report}\n{}\nproblems: {problems:#?}\n",
+        rows.join("\n")
+    ));
 }

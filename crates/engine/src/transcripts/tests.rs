@@ -1,6 +1,7 @@
-//! Data-driven tests over the real transcripts in `../shared/fixtures/transcripts/` (read in place,
-//! never copied): one `check` per sample, rendering counts per role and kind, compaction markers,
-//! session identity and a few excerpts.
+//! Data-driven tests over the shared corpus's public transcripts (read in place, never copied;
+//! skipped and counted without it) and the project's own samples (`tests/fixtures/`): one `check`
+//! per file, rendering counts per role and kind, compaction markers, session identity and a few
+//! excerpts.
 
 use std::collections::BTreeMap;
 
@@ -8,12 +9,19 @@ use expect_test::{Expect, expect};
 
 use super::*;
 
-use crate::test_support::fixtures;
+use crate::test_support::{fixtures, samples};
 
-pub(crate) fn parse_file(harness: Harness, rel: &str) -> (Vec<Turn>, Vec<String>, ParserState) {
-    let path = fixtures().join(rel);
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut parser = LineParser::new(harness, &path, ParserState::default());
+pub(crate) fn parse_file(
+    harness: Harness,
+    rel: &str,
+) -> Option<(Vec<Turn>, Vec<String>, ParserState)> {
+    Some(parse_at(harness, &fixtures()?.join(rel)))
+}
+
+/// Parses one transcript file line by line, as ingest does.
+fn parse_at(harness: Harness, path: &std::path::Path) -> (Vec<Turn>, Vec<String>, ParserState) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut parser = LineParser::new(harness, path, ParserState::default());
     parser.prime(
         bytes
             .split(|b| *b == b'\n')
@@ -34,7 +42,18 @@ pub(crate) fn parse_file(harness: Harness, rel: &str) -> (Vec<Turn>, Vec<String>
 }
 
 fn check(harness: Harness, rel: &str, expect: Expect) {
-    let (turns, malformed, state) = parse_file(harness, rel);
+    let Some(parsed) = parse_file(harness, rel) else {
+        return;
+    };
+    render_check(parsed, expect);
+}
+
+/// `check` over one of the project's own samples, which every checkout has.
+fn check_sample(harness: Harness, rel: &str, expect: Expect) {
+    render_check(parse_at(harness, &samples().join(rel)), expect);
+}
+
+fn render_check((turns, malformed, state): (Vec<Turn>, Vec<String>, ParserState), expect: Expect) {
     let mut roles: BTreeMap<&str, usize> = BTreeMap::new();
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     let mut unknown: BTreeMap<&str, usize> = BTreeMap::new();
@@ -357,9 +376,10 @@ fn untrusted_metadata_wrapper_is_stripped_for_display_only() {
         strip_untrusted_metadata("Sender (untrusted metadata): no fence"),
         "Sender (untrusted metadata): no fence"
     );
-    let (turns, _, _) = parse_file(
+    let (turns, _, _) = parse_at(
         Harness::OpenClaw,
-        "openclaw/openclaw_v3_8555a0a4_first18lines.jsonl",
+        &samples()
+            .join("openclaw/agents/henderson/sessions/c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01.jsonl"),
     );
     let user = turns.iter().find(|t| t.role == Role::User).unwrap();
     assert!(!user.text.contains("untrusted metadata"));
@@ -371,16 +391,137 @@ fn untrusted_metadata_wrapper_is_stripped_for_display_only() {
 
 #[test]
 fn turn_ids_are_stable_across_parses() {
-    let rel = "codex/sessions/2026/02/23/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl";
-    let a: Vec<String> = parse_file(Harness::Codex, rel)
+    let path = samples().join(
+        "codex/sessions/2026/10/29/rollout-2026-10-29T09-12-03-019a3c10-7e21-7b40-8d2e-5f6a7b8c9d01.jsonl",
+    );
+    let a: Vec<String> = parse_at(Harness::Codex, &path)
         .0
         .into_iter()
         .map(|t| t.turn_id)
         .collect();
-    let b: Vec<String> = parse_file(Harness::Codex, rel)
+    let b: Vec<String> = parse_at(Harness::Codex, &path)
         .0
         .into_iter()
         .map(|t| t.turn_id)
         .collect();
+    assert!(!a.is_empty(), "the sample has turns");
     assert_eq!(a, b);
+}
+
+#[test]
+fn sample_claude_code_session_with_meta_commands_tools_and_a_cut_line() {
+    check_sample(
+        Harness::ClaudeCode,
+        "claude-code/-home-dana-code-ledger-sync/5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11.jsonl",
+        expect![[r#"
+            records 15 (unique ids 15), malformed 1
+            sessions {"5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11"} agent Some("claude-code") parent None
+            cwd Some("/home/dana/code/ledger-sync") title Some("Nightly sync drops rows on token refresh")
+            conversation turns by role {"assistant": 5, "tool": 3, "user": 4}
+            records by kind {"context": 1, "event": 2, "message": 9, "tool_result": 3}
+            unknown {}, sidechain 0
+            compactions []
+            first user: <command-name>/clear</command-name> <command-message>clear</command-m…
+            first assistant: I'll read the batch writer first.
+            first tool call: Read: /home/dana/code/ledger-sync/src/sync/batch.rs
+            first compaction summary: -
+        "#]],
+    );
+}
+
+#[test]
+fn sample_claude_code_subagent_and_compacted_session() {
+    check_sample(
+        Harness::ClaudeCode,
+        "claude-code/-home-dana-code-ledger-sync/5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11/subagents/agent-a3f9c21.jsonl",
+        expect![[r#"
+            records 4 (unique ids 4), malformed 0
+            sessions {"5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11:agent-a3f9c21"} agent Some("claude-code/a3f9c21") parent Some("5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11")
+            cwd Some("/home/dana/code/ledger-sync") title Some("steady-ledger-otter")
+            conversation turns by role {"assistant": 2, "tool": 1, "user": 1}
+            records by kind {"message": 3, "tool_result": 1}
+            unknown {}, sidechain 4
+            compactions []
+            first user: Search the crate for other places that resume per row after a token r…
+            first assistant: Only src/sync/batch.rs resumes per row.
+            first tool call: Grep: /home/dana/code/ledger-sync/src
+            first compaction summary: -
+        "#]],
+    );
+    check_sample(
+        Harness::ClaudeCode,
+        "claude-code/-home-dana-code-ledger-sync/8e41a0c3-6d52-4b7f-b2e9-3c7d1a5f9b20.jsonl",
+        expect![[r#"
+            records 8 (unique ids 8), malformed 0
+            sessions {"8e41a0c3-6d52-4b7f-b2e9-3c7d1a5f9b20"} agent Some("claude-code") parent None
+            cwd Some("/home/dana/code/ledger-sync") title Some("steady-ledger-otter")
+            conversation turns by role {"assistant": 3, "tool": 1, "user": 3}
+            records by kind {"compaction_summary": 1, "message": 6, "tool_result": 1}
+            unknown {}, sidechain 0
+            compactions []
+            first user: Back on the sync. The upstream client still loses the cursor on refre…
+            first assistant: v3 of the client resets the cursor on every refresh; v2 keeps it. The…
+            first tool call: Edit: /home/dana/code/ledger-sync/Cargo.toml
+            first compaction summary: This session is being continued from a previous conversation that ran…
+        "#]],
+    );
+}
+
+#[test]
+fn sample_codex_sessions_interactive_and_exec() {
+    check_sample(
+        Harness::Codex,
+        "codex/sessions/2026/10/29/rollout-2026-10-29T09-12-03-019a3c10-7e21-7b40-8d2e-5f6a7b8c9d01.jsonl",
+        expect![[r#"
+            records 16 (unique ids 16), malformed 0
+            sessions {"019a3c10-7e21-7b40-8d2e-5f6a7b8c9d01"} agent Some("codex") parent None
+            cwd Some("/home/dana/code/ledger-sync") title None
+            conversation turns by role {"assistant": 3, "tool": 2, "user": 1}
+            records by kind {"context": 4, "event": 6, "message": 2, "tool_call": 2, "tool_result": 2}
+            unknown {}, sidechain 0
+            compactions []
+            first user: Write the regression test for a token refresh in the middle of a batc…
+            first assistant: Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token…
+            first tool call: exec_command: rg -n write_batch src
+            first compaction summary: -
+        "#]],
+    );
+    check_sample(
+        Harness::Codex,
+        "codex/sessions/2026/10/29/rollout-2026-10-29T09-12-05-019a3c11-0a00-7c00-9e00-aa00bb00cc02.jsonl",
+        expect![[r#"
+            records 3 (unique ids 3), malformed 0
+            sessions {"019a3c11-0a00-7c00-9e00-aa00bb00cc02"} agent Some("codex") parent None
+            cwd Some("/home/dana/code/ledger-sync") title None
+            conversation turns by role {"assistant": 1}
+            records by kind {"context": 1, "event": 1, "message": 1}
+            unknown {}, sidechain 0
+            compactions []
+            first user: -
+            first assistant: Regression test for mid-batch token refresh
+            first tool call: -
+            first compaction summary: -
+        "#]],
+    );
+}
+
+#[test]
+fn sample_openclaw_session_with_heartbeat_and_a_joined_line() {
+    check_sample(
+        Harness::OpenClaw,
+        "openclaw/agents/henderson/sessions/c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01.jsonl",
+        expect![[r#"
+            records 9 (unique ids 9), malformed 1
+            sessions {"c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01"} agent Some("henderson") parent None
+            cwd Some("/home/dana/.openclaw/workspace-henderson") title None
+            conversation turns by role {"assistant": 4, "tool": 1, "user": 2}
+            records by kind {"event": 2, "message": 6, "tool_result": 1}
+            unknown {}, sidechain 0
+            compactions []
+            first user: Christensen's event study data is late again. We decided to focus on …
+            first assistant: Noted: price impact leads, corrective disclosure is the fallback. The…
+            first tool call: read: /home/dana/.openclaw/workspace-henderson/damages-outline.md
+            first compaction summary: -
+        "#]],
+    );
 }
