@@ -294,7 +294,7 @@ pub fn constellation_cmd(
                 constellation::rebuild_all(store, now)?
             } else {
                 let Some(id) = id else {
-                    anyhow::bail!("name a work context, or pass --all");
+                    crate::usage!("name a work context, or pass --all");
                 };
                 constellation::rebuild(store, &WorkContextId::new(id.clone())?, now)?;
                 1
@@ -362,7 +362,7 @@ pub fn facts_cmd(store: &Store, cmd: &FactsCommand, json: bool) -> anyhow::Resul
         }
         FactsCommand::Edit { id, text, position } => {
             if text.is_none() && position.is_none() {
-                anyhow::bail!("nothing to change: pass --text or --position");
+                crate::usage!("nothing to change: pass --text or --position");
             }
             let f = graph.edit_living_fact(*id, text.as_deref(), *position, now)?;
             print_fact(&f, json)?;

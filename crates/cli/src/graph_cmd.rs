@@ -4,7 +4,6 @@
 
 use std::process::ExitCode;
 
-use anyhow::bail;
 use clap::Subcommand;
 use elnor_engine::capture::crossconv;
 use elnor_engine::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
@@ -418,7 +417,7 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
                 (Some(p), None, None) => (LinkRuleKind::Cwd, p),
                 (None, Some(p), None) => (LinkRuleKind::SessionKey, p),
                 (None, None, Some(p)) => (LinkRuleKind::EntitySet, p),
-                _ => bail!("give exactly one of --cwd, --session-key or --entity-set"),
+                _ => crate::usage!("give exactly one of --cwd, --session-key or --entity-set"),
             };
             g.add_link_rule(id, kind, pattern)?;
             done(&g.work_context(id)?)

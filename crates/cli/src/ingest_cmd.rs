@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, Subcommand};
 use elnor_engine::Store;
 use elnor_engine::ingest::{IngestProgress, SourceRoot};
@@ -53,7 +53,7 @@ pub fn roots(store: &Store, specs: &[String]) -> anyhow::Result<Vec<SourceRoot>>
             .iter()
             .map(|spec| {
                 let Some((h, dir)) = spec.split_once('=') else {
-                    bail!("--root takes HARNESS=DIR, got {spec:?}");
+                    crate::usage!("--root takes HARNESS=DIR, got {spec:?}");
                 };
                 Ok(SourceRoot {
                     harness: harness(h)?,

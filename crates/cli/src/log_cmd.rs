@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Subcommand, ValueEnum};
 use elnor_engine::continuity::{
     CrossConversationUpdateContent, KeyDecisionContent, OpenQuestionContent,
@@ -88,7 +88,7 @@ pub fn run(store: &Store, cmd: &LogCommand, json: bool) -> anyhow::Result<ExitCo
                     .map_err(|e| elnor_engine::Error::InvalidEntry(e.to_string()))?
             } else {
                 let (Some(kind), Some(text)) = (entry_type, text) else {
-                    bail!("TYPE and TEXT are required without --stdin");
+                    crate::usage!("TYPE and TEXT are required without --stdin");
                 };
                 let session = SessionId::new(session.as_str())?;
                 let content = content(*kind, text, note.clone(), *turns, &session)?;

@@ -6,9 +6,36 @@ use serde::Serialize;
 /// Exit codes, documented in `docs/CLI.md`.
 pub mod code {
     pub const UNEXPECTED: u8 = 1;
+    /// The same code clap exits with when it refuses the arguments.
+    pub const USAGE: u8 = 2;
     pub const CONFIG: u8 = 3;
     pub const INVALID_INPUT: u8 = 4;
     pub const STORAGE: u8 = 5;
+}
+
+/// Arguments clap accepted but that do not make a command ("give exactly one of …"): a usage
+/// error, exit 2, like the ones clap reports itself.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// Returns early with a [`Usage`] error.
+#[macro_export]
+macro_rules! usage {
+    ($($arg:tt)*) => {
+        return Err($crate::output::Usage(format!($($arg)*)).into())
+    };
+}
+
+fn is_usage(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.is::<Usage>())
 }
 
 /// Prints `value` as pretty JSON.
@@ -25,6 +52,9 @@ fn kind_of(err: &anyhow::Error) -> Option<ErrorKind> {
 
 /// The exit code for an error.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if is_usage(err) {
+        return code::USAGE;
+    }
     match kind_of(err) {
         Some(ErrorKind::Config) => code::CONFIG,
         Some(ErrorKind::InvalidInput) => code::INVALID_INPUT,
@@ -38,6 +68,7 @@ pub fn print_error(err: &anyhow::Error, json: bool) {
     let message = format!("{err:#}");
     if json {
         let kind = match kind_of(err) {
+            _ if is_usage(err) => "usage",
             Some(ErrorKind::Config) => "config",
             Some(ErrorKind::InvalidInput) => "invalid_input",
             Some(ErrorKind::Storage) => "storage",

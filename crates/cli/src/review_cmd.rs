@@ -90,7 +90,7 @@ pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<
         }
         ReviewCommand::Approve { ids, text } => {
             if text.is_some() && ids.len() > 1 {
-                anyhow::bail!("--text rewords one proposal; approve the others separately");
+                crate::usage!("--text rewords one proposal; approve the others separately");
             }
             ids.iter()
                 .map(|id| elnor_engine::promotion::approve(store, *id, text.as_deref(), now))

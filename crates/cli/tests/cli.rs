@@ -257,13 +257,6 @@ fn invalid_input_exits_4() {
 }
 
 #[test]
-fn usage_errors_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = elnor(dir.path(), &["frobnicate"]);
-    assert_eq!(out.status.code(), Some(2));
-}
-
-#[test]
 fn store_defaults_to_elnor_memory() {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_elnor"))
@@ -410,7 +403,7 @@ fn fixture_roots() -> Option<Vec<String>> {
 /// Issue 4: a work context made from the CLI with a cwd rule receives the session that `watch`
 /// ingests and captures, with heuristic questions and decisions marked as such.
 #[test]
-fn issue_4_contexts_create_then_watch_once_captures_into_the_linked_context() {
+fn contexts_create_then_watch_once_captures_into_the_linked_context() {
     let Some(roots) = fixture_roots() else {
         return;
     };
@@ -585,7 +578,7 @@ fn stand_in(body: String) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String
 /// and a temporary HOME.
 #[test]
 #[ignore = "needs a Secret Service (run by scripts/test.sh under dbus-run-session)"]
-fn issue_4_api_key_never_leaves_the_keyring() {
+fn an_api_key_never_leaves_the_keyring() {
     let Some(roots) = fixture_roots() else {
         return;
     };
@@ -735,7 +728,7 @@ fn a_missing_keyring_is_a_clear_error_and_nothing_is_written() {
 /// nothing else on stdout; a `--dry-run` preview delivers nothing, a real run marks the update it
 /// showed delivered, and the next brief says why the update is gone.
 #[test]
-fn issue_5_brief_hook_output_delivery_and_traces() {
+fn brief_hook_output_delivery_and_traces() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path();
     for args in [
@@ -858,7 +851,7 @@ fn issue_5_brief_hook_output_delivery_and_traces() {
 /// 14 days and linked to an entity with a deadline; approving it in the person's words writes the
 /// node, and the queue is empty after.
 #[test]
-fn issue_6_nightly_proposes_and_review_approves_with_an_edit() {
+fn nightly_proposes_and_review_approves_with_an_edit() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path();
     assert!(
@@ -1067,7 +1060,7 @@ fn issue_6_nightly_proposes_and_review_approves_with_an_edit() {
 }
 
 #[test]
-fn issue_7_push_folders_watch_observations_and_timeline() {
+fn push_folders_watch_observations_and_timeline() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     let docs = dir.path().join("docs");
@@ -1294,4 +1287,33 @@ fn a_first_run_over_the_samples_gives_a_new_session_its_resume_card() {
         !card.contains("AGENTS.md") && !card.contains("HEARTBEAT"),
         "injected text in {card}"
     );
+}
+
+/// Arguments clap accepts but that do not make a command are usage errors too: exit 2 (never 1,
+/// which means a bug), with kind `usage` under `--json`, and nothing written.
+#[test]
+fn usage_errors_exit_2_whether_clap_or_the_command_refuses_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    for args in [
+        &["frobnicate"][..],
+        &["ingest", "--root", "not-a-harness-spec"],
+        &["log", "append", "wc_x"],
+        &[
+            "review",
+            "approve",
+            "1",
+            "2",
+            "--text",
+            "one wording for two",
+        ],
+    ] {
+        let out = elnor(s, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    let out = elnor(s, &["--json", "ingest", "--root", "not-a-harness-spec"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err: Value = serde_json::from_str(stderr(&out).trim()).expect("a JSON error");
+    assert_eq!(err["error"]["kind"], "usage");
+    assert!(!s.join("logs").exists(), "a refused command wrote nothing");
 }

@@ -565,7 +565,7 @@ fn bounded_conversation_keeps_the_last_ten_user_turns_within_the_token_bound() {
 /// Issue 6 (CSA §11.3 step 7): the questions and decisions of research sessions, where the gate
 /// was lowered, are tracked for the nightly utility measurement; a drafting session's are not.
 #[test]
-fn issue_6_research_captures_are_tracked_for_utility() {
+fn research_captures_are_tracked_for_utility() {
     let Some((_d, store)) = fixture_store() else {
         return;
     };

@@ -115,7 +115,7 @@ fn brief_updates(store: &Store, cwd: &str, at: DateTime<Utc>, delivery: Delivery
 }
 
 #[test]
-fn issue_7_a_push_mentioning_another_contexts_entity_reaches_it_once() {
+fn a_push_mentioning_another_contexts_entity_reaches_it_once() {
     let w = world();
     let out = push(
         &w.store,
@@ -326,7 +326,7 @@ fn settle_tells_create_modify_rename_delete_apart_and_ignores_what_it_should() {
 }
 
 #[test]
-fn issue_7_a_file_edit_mentioning_another_contexts_entity_reaches_it_once() {
+fn a_file_edit_mentioning_another_contexts_entity_reaches_it_once() {
     let w = world();
     let rules = IgnoreRules::new(&[]);
     write(&w.docs.join("status.txt"), "Motion status\n");
@@ -551,7 +551,7 @@ fn kinds(list: &[Observation]) -> Vec<&'static str> {
 }
 
 #[test]
-fn issue_7_live_watcher_each_change_is_exactly_one_observation() {
+fn live_watcher_each_change_is_exactly_one_observation() {
     let w = world();
     w.store.set_config("watch_debounce_ms", "100").unwrap();
     w.store.tracked_folders().add(&w.docs).unwrap();
@@ -603,7 +603,7 @@ fn issue_7_live_watcher_each_change_is_exactly_one_observation() {
 }
 
 #[test]
-fn issue_7_live_watcher_keeps_watching_a_removed_and_recreated_folder() {
+fn live_watcher_keeps_watching_a_removed_and_recreated_folder() {
     let w = world();
     w.store.set_config("watch_debounce_ms", "100").unwrap();
     w.store.tracked_folders().add(&w.docs).unwrap();
