@@ -894,6 +894,23 @@ async fn brief_preview_is_explained_in_the_inspector() {
     assert!(assemblies.iter().all(|a| a.delivery == "preview"));
 }
 
+/// Approves one proposal through the engine's review decision, as Review does, and returns the
+/// node the approval wrote.
+fn approve_now(store: &Store, proposal_id: i64) -> String {
+    let out = elnor_engine::promotion::decide(
+        store,
+        &[proposal_id],
+        &elnor_engine::promotion::ReviewDecision::Approve { text: None },
+        Utc::now(),
+    )
+    .unwrap();
+    assert!(out.failed.is_empty(), "{:?}", out.failed);
+    out.decided[0]
+        .node_id
+        .clone()
+        .expect("an approval writes a node")
+}
+
 /// One Claude Code transcript line: the envelope the adapter reads, around `message`.
 fn claude_line(
     session: &str,
@@ -1471,12 +1488,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
     // The review world with both proposals approved through the engine, as Review would.
     let world = review_world();
     let store = Store::open(&world.root).unwrap();
-    let approve = |p: &elnor_engine::promotion::Proposal| {
-        elnor_engine::promotion::approve(&store, p.proposal_id, None, Utc::now())
-            .unwrap()
-            .node_id
-            .expect("an approval writes a node")
-    };
+    let approve = |p: &elnor_engine::promotion::Proposal| approve_now(&store, p.proposal_id);
     let md = approve(&world.directive);
     let ob = approve(&world.obligation);
     drop(store);
@@ -2261,11 +2273,7 @@ async fn timeline_items_open_their_sessions_proposals_and_nodes() {
     // directive approved through the engine, as Review would.
     let world = review_world();
     let store = Store::open(&world.root).unwrap();
-    let node =
-        elnor_engine::promotion::approve(&store, world.directive.proposal_id, None, Utc::now())
-            .unwrap()
-            .node_id
-            .expect("an approval writes a node");
+    let node = approve_now(&store, world.directive.proposal_id);
     drop(store);
     let obligation = world.obligation.proposal_id;
     let item = |kind: &str| format!("#timeline-items li.timeline-item[data-kind='{kind}']");

@@ -3,27 +3,25 @@
 //! single decision and a batch), `review_evaluate`, `review_pending_count`, `nightly_status` and
 //! `nightly_run`.
 //!
-//! Nothing durable enters the graph without the person: only `review_approve` writes a node, and
-//! the engine's `promotion::approve` is what writes it, with its provenance. A batch decides each
-//! proposal on its own and reports the ones that failed beside the ones decided, because the
-//! engine commits each decision separately anyway; stopping at the first failure would leave the
-//! person guessing which of the others went through.
+//! Nothing durable enters the graph without the person: only `review_approve` writes a node,
+//! through the engine's `promotion::decide`, the one way every adapter decides. A batch decides
+//! each proposal on its own and the engine reports the ones that failed beside the ones decided.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Local, Utc};
-use elnor_engine::promotion::{self, Proposal, Rule};
+use elnor_engine::promotion::{self, Proposal, ReviewDecision, Rule};
 use elnor_engine::secrets::OsKeyring;
 use elnor_engine::{Store, WorkContextId, nightly, sessions};
 use elnor_types::{
-    ApproveRequest, CommandError, ErrorKind, EvaluationSummary, EvidenceSessionRow,
-    NightlyReportRow, NightlyStatus, PendingCount, PromotionRules, ProposalDetail,
-    ProposalEvidenceRow, ProposalFailure, ProposalIds, ProposalRef, ProposalRow, ProposalRule,
-    ProposalStatus, RejectRequest, ReviewListRequest, ReviewOutcome, ReviewQueue,
+    ApproveRequest, CommandError, EvaluationSummary, EvidenceSessionRow, NightlyReportRow,
+    NightlyStatus, PendingCount, PromotionRules, ProposalDetail, ProposalEvidenceRow,
+    ProposalFailure, ProposalIds, ProposalRef, ProposalRow, ProposalRule, ProposalStatus,
+    RejectRequest, ReviewListRequest, ReviewOutcome, ReviewQueue,
 };
 use tauri::State;
 
-use super::contexts::{entry_row, non_empty};
+use super::contexts::entry_row;
 use crate::scheduler::{self, Trigger, count, local_offset};
 use crate::state::{AppState, blocking, to_command_error};
 
@@ -31,20 +29,14 @@ fn err(e: elnor_engine::Error) -> CommandError {
     to_command_error(&e)
 }
 
-fn status(p: &Proposal) -> Result<ProposalStatus, CommandError> {
-    match p.status.as_str() {
-        "pending" => Ok(ProposalStatus::Pending),
-        "approved" => Ok(ProposalStatus::Approved),
-        "rejected" => Ok(ProposalStatus::Rejected),
-        "deferred" => Ok(ProposalStatus::Deferred),
-        other => Err(CommandError {
-            kind: ErrorKind::Storage,
-            message: format!(
-                "proposal {} has a status this app does not know ({other:?}); is the store from a \
-                 newer ELNOR?",
-                p.proposal_id
-            ),
-        }),
+/// The wire's status for the engine's: the same four, so the match is exhaustive and a new one
+/// fails to compile here rather than at run time.
+fn status(p: &Proposal) -> ProposalStatus {
+    match p.status {
+        promotion::ProposalStatus::Pending => ProposalStatus::Pending,
+        promotion::ProposalStatus::Approved => ProposalStatus::Approved,
+        promotion::ProposalStatus::Rejected => ProposalStatus::Rejected,
+        promotion::ProposalStatus::Deferred => ProposalStatus::Deferred,
     }
 }
 
@@ -62,7 +54,7 @@ pub(crate) fn names(store: &Store) -> Result<Names, CommandError> {
 }
 
 fn row(p: Proposal, names: &Names) -> Result<ProposalRow, CommandError> {
-    let status = status(&p)?;
+    let status = status(&p);
     let e = p.evidence;
     Ok(ProposalRow {
         proposal_id: p.proposal_id,
@@ -172,33 +164,30 @@ fn detail(store: &Store, id: i64) -> Result<ProposalDetail, CommandError> {
     })
 }
 
-/// Applies one decision to every id, collecting failures instead of stopping at the first.
-fn decide_each(
+/// The engine's batch decision, as the wire's outcome: what was decided, what could not be and
+/// why, and how many proposals are still pending.
+fn decide(
     store: &Store,
     ids: &[i64],
-    decide: impl Fn(i64) -> elnor_engine::Result<Proposal>,
+    decision: ReviewDecision,
 ) -> Result<ReviewOutcome, CommandError> {
-    if ids.is_empty() {
-        return Err(CommandError {
-            kind: ErrorKind::InvalidInput,
-            message: "no proposal chosen".to_owned(),
-        });
-    }
+    let outcome =
+        promotion::decide(store, ids, &decision, elnor_engine::clock::now()).map_err(err)?;
     let names = names(store)?;
-    let mut decided = Vec::new();
-    let mut failed = Vec::new();
-    for &id in ids {
-        match decide(id) {
-            Ok(p) => decided.push(row(p, &names)?),
-            Err(e) => failed.push(ProposalFailure {
-                proposal_id: id,
-                message: e.to_string(),
-            }),
-        }
-    }
     Ok(ReviewOutcome {
-        decided,
-        failed,
+        decided: outcome
+            .decided
+            .into_iter()
+            .map(|p| row(p, &names))
+            .collect::<Result<_, _>>()?,
+        failed: outcome
+            .failed
+            .into_iter()
+            .map(|f| ProposalFailure {
+                proposal_id: f.proposal_id,
+                message: f.error.to_string(),
+            })
+            .collect(),
         pending: pending_count(store)?,
     })
 }
@@ -212,13 +201,11 @@ pub async fn review_list(
     blocking(move || {
         let names = names(&store)?;
         let list = store.graph().proposals(request.all).map_err(err)?;
-        let (pending, deferred) = list
-            .iter()
-            .fold((0, 0), |(p, d), x| match x.status.as_str() {
-                "pending" => (p + 1, d),
-                "deferred" => (p, d + 1),
-                _ => (p, d),
-            });
+        let (pending, deferred) = list.iter().fold((0, 0), |(p, d), x| match x.status {
+            promotion::ProposalStatus::Pending => (p + 1, d),
+            promotion::ProposalStatus::Deferred => (p, d + 1),
+            _ => (p, d),
+        });
         // The queue still shows when the config is broken; only the thresholds are missing.
         let (rules, config_error) = match store.config() {
             Ok(c) => (
@@ -260,21 +247,8 @@ pub async fn review_approve(
     request: ApproveRequest,
 ) -> Result<ReviewOutcome, CommandError> {
     let store = state.store()?;
-    let text = non_empty(request.text);
-    if text.is_some() && request.proposal_ids.len() > 1 {
-        return Err(CommandError {
-            kind: ErrorKind::InvalidInput,
-            message: "an edited text rewords one proposal; approve the others separately"
-                .to_owned(),
-        });
-    }
-    blocking(move || {
-        let now = elnor_engine::clock::now();
-        decide_each(&store, &request.proposal_ids, |id| {
-            elnor_engine::promotion::approve(&store, id, text.as_deref(), now)
-        })
-    })
-    .await
+    let decision = ReviewDecision::Approve { text: request.text };
+    blocking(move || decide(&store, &request.proposal_ids, decision)).await
 }
 
 #[tauri::command]
@@ -283,14 +257,10 @@ pub async fn review_reject(
     request: RejectRequest,
 ) -> Result<ReviewOutcome, CommandError> {
     let store = state.store()?;
-    let reason = non_empty(request.reason);
-    blocking(move || {
-        let now = elnor_engine::clock::now();
-        decide_each(&store, &request.proposal_ids, |id| {
-            store.graph().reject_proposal(id, reason.as_deref(), now)
-        })
-    })
-    .await
+    let decision = ReviewDecision::Reject {
+        reason: request.reason,
+    };
+    blocking(move || decide(&store, &request.proposal_ids, decision)).await
 }
 
 #[tauri::command]
@@ -299,13 +269,7 @@ pub async fn review_defer(
     request: ProposalIds,
 ) -> Result<ReviewOutcome, CommandError> {
     let store = state.store()?;
-    blocking(move || {
-        let now = elnor_engine::clock::now();
-        decide_each(&store, &request.proposal_ids, |id| {
-            store.graph().defer_proposal(id, now)
-        })
-    })
-    .await
+    blocking(move || decide(&store, &request.proposal_ids, ReviewDecision::Defer)).await
 }
 
 #[tauri::command]

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use elnor_engine::Store;
-use elnor_engine::promotion::{self, Proposal};
+use elnor_engine::promotion::{self, Proposal, ReviewDecision};
 use elnor_engine::secrets::OsKeyring;
 
 use crate::output;
@@ -45,7 +45,7 @@ pub enum ReviewCommand {
 pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<ExitCode> {
     let graph = store.graph();
     let now = elnor_engine::clock::now();
-    let decided = match cmd {
+    match cmd {
         ReviewCommand::List { all } => {
             let list = graph.proposals(*all)?;
             if json {
@@ -60,7 +60,7 @@ pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<
                     print_line(p);
                 }
             }
-            return Ok(ExitCode::SUCCESS);
+            Ok(ExitCode::SUCCESS)
         }
         ReviewCommand::Show { id } => {
             let p = graph.proposal(*id)?;
@@ -86,24 +86,23 @@ pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<
                     println!("  node: {n}");
                 }
             }
-            return Ok(ExitCode::SUCCESS);
+            Ok(ExitCode::SUCCESS)
         }
-        ReviewCommand::Approve { ids, text } => {
-            if text.is_some() && ids.len() > 1 {
-                crate::usage!("--text rewords one proposal; approve the others separately");
-            }
-            ids.iter()
-                .map(|id| elnor_engine::promotion::approve(store, *id, text.as_deref(), now))
-                .collect::<Result<Vec<_>, _>>()?
-        }
-        ReviewCommand::Reject { ids, reason } => ids
-            .iter()
-            .map(|id| graph.reject_proposal(*id, reason.as_deref(), now))
-            .collect::<Result<Vec<_>, _>>()?,
-        ReviewCommand::Defer { ids } => ids
-            .iter()
-            .map(|id| graph.defer_proposal(*id, now))
-            .collect::<Result<Vec<_>, _>>()?,
+        ReviewCommand::Approve { ids, text } => decide(
+            store,
+            ids,
+            ReviewDecision::Approve { text: text.clone() },
+            json,
+        ),
+        ReviewCommand::Reject { ids, reason } => decide(
+            store,
+            ids,
+            ReviewDecision::Reject {
+                reason: reason.clone(),
+            },
+            json,
+        ),
+        ReviewCommand::Defer { ids } => decide(store, ids, ReviewDecision::Defer, json),
         ReviewCommand::Evaluate => {
             let e = promotion::evaluate(store, now)?;
             if json {
@@ -116,17 +115,36 @@ pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<
                     e.already_known
                 );
             }
-            return Ok(ExitCode::SUCCESS);
+            Ok(ExitCode::SUCCESS)
         }
-    };
+    }
+}
+
+/// Decides every proposal the engine can, prints them, and reports each one it could not (on
+/// stderr); the exit code is then the first failure's.
+fn decide(
+    store: &Store,
+    ids: &[i64],
+    decision: ReviewDecision,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let outcome = promotion::decide(store, ids, &decision, elnor_engine::clock::now())?;
     if json {
-        output::json(&decided)?;
+        output::json(&outcome.decided)?;
     } else {
-        for p in &decided {
+        for p in &outcome.decided {
             print_line(p);
         }
     }
-    Ok(ExitCode::SUCCESS)
+    let mut code = ExitCode::SUCCESS;
+    for (n, f) in outcome.failed.into_iter().enumerate() {
+        let err = anyhow::Error::new(f.error).context(format!("proposal #{}", f.proposal_id));
+        if n == 0 {
+            code = ExitCode::from(output::exit_code(&err));
+        }
+        output::print_error(&err, json);
+    }
+    Ok(code)
 }
 
 fn print_line(p: &Proposal) {

@@ -1299,18 +1299,14 @@ fn usage_errors_exit_2_whether_clap_or_the_command_refuses_them() {
         &["frobnicate"][..],
         &["ingest", "--root", "not-a-harness-spec"],
         &["log", "append", "wc_x"],
-        &[
-            "review",
-            "approve",
-            "1",
-            "2",
-            "--text",
-            "one wording for two",
-        ],
     ] {
         let out = elnor(s, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     }
+    // One wording for two proposals is the engine's refusal (invalid input), in every adapter.
+    let out = elnor(s, &["review", "approve", "1", "2", "--text", "one wording"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("rewords one proposal"));
     let out = elnor(s, &["--json", "ingest", "--root", "not-a-harness-spec"]);
     assert_eq!(out.status.code(), Some(2));
     let err: Value = serde_json::from_str(stderr(&out).trim()).expect("a JSON error");

@@ -78,6 +78,56 @@ pub struct Evidence {
     pub because: String,
 }
 
+/// Where a proposal stands in the review queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalStatus {
+    Pending,
+    Approved,
+    Rejected,
+    Deferred,
+}
+
+impl ProposalStatus {
+    /// The name stored in the graph and shown in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalStatus::Pending => "pending",
+            ProposalStatus::Approved => "approved",
+            ProposalStatus::Rejected => "rejected",
+            ProposalStatus::Deferred => "deferred",
+        }
+    }
+
+    fn parse(s: &str) -> Option<ProposalStatus> {
+        [
+            ProposalStatus::Pending,
+            ProposalStatus::Approved,
+            ProposalStatus::Rejected,
+            ProposalStatus::Deferred,
+        ]
+        .into_iter()
+        .find(|x| x.as_str() == s)
+    }
+
+    /// Whether the person can still decide it: pending or deferred.
+    pub fn is_open(self) -> bool {
+        matches!(self, ProposalStatus::Pending | ProposalStatus::Deferred)
+    }
+}
+
+impl std::fmt::Display for ProposalStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ProposalStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// One proposal, pending or decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Proposal {
@@ -88,8 +138,7 @@ pub struct Proposal {
     pub entry_id: String,
     pub text: String,
     pub evidence: Evidence,
-    /// `pending`, `approved`, `rejected` or `deferred`.
-    pub status: String,
+    pub status: ProposalStatus,
     pub decision_note: Option<String>,
     pub node_id: Option<String>,
     /// The rejected proposal this one renews with new evidence.
@@ -128,9 +177,85 @@ struct Candidate {
     evidence: Evidence,
 }
 
+/// What the person decides about proposals in the review queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReviewDecision {
+    /// Approve, optionally in the person's own words (one proposal at a time).
+    Approve { text: Option<String> },
+    /// Reject, with an optional reason; the proposal returns only with new evidence.
+    Reject { reason: Option<String> },
+    /// Put aside: it stays in the queue, after the pending ones.
+    Defer,
+}
+
+/// A proposal a batch decision could not apply, and why.
+#[derive(Debug)]
+pub struct ReviewFailure {
+    pub proposal_id: i64,
+    pub error: Error,
+}
+
+/// What a batch decision did: every proposal it decided, and every one it could not.
+#[derive(Debug, Default)]
+pub struct ReviewOutcome {
+    pub decided: Vec<Proposal>,
+    pub failed: Vec<ReviewFailure>,
+}
+
+/// Applies one decision to each proposal in `ids`: the one way every adapter (CLI, app, MCP)
+/// decides. A failure on one proposal (already decided, unknown) is reported with it and does not
+/// stop the others. Refused as a whole: no proposal chosen, or one edited text for several
+/// proposals (the wording belongs to one of them).
+pub fn decide(
+    store: &Store,
+    ids: &[i64],
+    decision: &ReviewDecision,
+    now: DateTime<Utc>,
+) -> Result<ReviewOutcome> {
+    if ids.is_empty() {
+        return Err(Error::InvalidInput("no proposal chosen".to_owned()));
+    }
+    let text = match decision {
+        ReviewDecision::Approve { text } => {
+            text.as_deref().map(str::trim).filter(|t| !t.is_empty())
+        }
+        _ => None,
+    };
+    if text.is_some() && ids.len() > 1 {
+        return Err(Error::InvalidInput(
+            "an edited text rewords one proposal; approve the others separately".to_owned(),
+        ));
+    }
+    let graph = store.graph();
+    let mut outcome = ReviewOutcome::default();
+    for &id in ids {
+        let result = match decision {
+            ReviewDecision::Approve { .. } => approve(store, id, text, now),
+            ReviewDecision::Reject { reason } => {
+                let reason = reason.as_deref().map(str::trim).filter(|r| !r.is_empty());
+                graph.reject_proposal(id, reason, now)
+            }
+            ReviewDecision::Defer => graph.defer_proposal(id, now),
+        };
+        match result {
+            Ok(p) => outcome.decided.push(p),
+            Err(error) => outcome.failed.push(ReviewFailure {
+                proposal_id: id,
+                error,
+            }),
+        }
+    }
+    Ok(outcome)
+}
+
 /// Approves a proposal (see [`Graph::approve_proposal`]) and rebuilds the views that show the
 /// new node, so the very next brief has it.
-pub fn approve(store: &Store, id: i64, text: Option<&str>, now: DateTime<Utc>) -> Result<Proposal> {
+pub(crate) fn approve(
+    store: &Store,
+    id: i64,
+    text: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Proposal> {
     let p = store.graph().approve_proposal(id, text, now)?;
     if let Some(node_id) = &p.node_id {
         let node = store.graph().node(node_id)?.node;
@@ -333,7 +458,17 @@ fn row_proposal(r: &rusqlite::Row<'_>) -> rusqlite::Result<Proposal> {
         entry_id: r.get(4)?,
         text: r.get(5)?,
         evidence,
-        status: r.get(7)?,
+        status: {
+            // The graph's CHECK constraint allows only these four names.
+            let name: String = r.get(7)?;
+            ProposalStatus::parse(&name).ok_or_else(|| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    7,
+                    rusqlite::types::Type::Text,
+                    format!("unknown proposal status {name:?}").into(),
+                )
+            })?
+        },
         decision_note: r.get(8)?,
         node_id: r.get(9)?,
         renews: r.get(10)?,
@@ -365,7 +500,7 @@ fn open_in(c: &Connection, id: i64) -> Result<Proposal> {
     let p = get_in(c, id)
         .map_err(crate::entities::sql_err(c))?
         .ok_or_else(|| not_found(id))?;
-    if p.status != "pending" && p.status != "deferred" {
+    if !p.status.is_open() {
         return Err(Error::InvalidInput(format!(
             "proposal {id} is already {}; only pending or deferred proposals can be decided",
             p.status
@@ -398,8 +533,9 @@ impl Graph {
             .ok_or_else(|| not_found(id))
     }
 
-    /// Approves a proposal, optionally with the person's own wording, and writes its node.
-    pub fn approve_proposal(
+    /// Approves a proposal, optionally with the person's own wording, and writes its node. The
+    /// views are not rebuilt here: [`decide`] is the public way, and does both.
+    pub(crate) fn approve_proposal(
         &self,
         id: i64,
         text: Option<&str>,
@@ -504,7 +640,7 @@ impl Graph {
     }
 
     /// Rejects a proposal; it comes back only with new evidence.
-    pub fn reject_proposal(
+    pub(crate) fn reject_proposal(
         &self,
         id: i64,
         reason: Option<&str>,
@@ -514,7 +650,7 @@ impl Graph {
     }
 
     /// Puts a proposal aside; it stays in the queue, after the pending ones.
-    pub fn defer_proposal(&self, id: i64, now: DateTime<Utc>) -> Result<Proposal> {
+    pub(crate) fn defer_proposal(&self, id: i64, now: DateTime<Utc>) -> Result<Proposal> {
         self.decide(id, "deferred", None, now)
     }
 

@@ -147,3 +147,63 @@ fn a_rejection_is_remembered_until_new_evidence_arrives() {
     assert_eq!((queue.len(), queue[0].status.as_str()), (1, "deferred"));
     assert_eq!(g.proposals(true).unwrap().len(), 2);
 }
+
+/// The one way adapters decide: each proposal on its own, failures reported beside the ones
+/// decided; an empty choice or one wording for several proposals refused as a whole.
+#[test]
+fn a_batch_decision_decides_each_and_reports_each_failure() {
+    let w = world();
+    let now = t0() + Duration::days(20);
+    let id = evaluate(&w.store, now).unwrap().proposed[0];
+    let refused =
+        |ids: &[i64], d: ReviewDecision| decide(&w.store, ids, &d, now).unwrap_err().to_string();
+    assert_eq!(
+        refused(&[], ReviewDecision::Defer),
+        "invalid input: no proposal chosen"
+    );
+    assert_eq!(
+        refused(
+            &[id, 999],
+            ReviewDecision::Approve {
+                text: Some("Chase Christensen".into())
+            }
+        ),
+        "invalid input: an edited text rewords one proposal; approve the others separately"
+    );
+    let out = decide(
+        &w.store,
+        &[999, id],
+        &ReviewDecision::Approve { text: None },
+        now,
+    )
+    .unwrap();
+    assert_eq!(
+        out.decided.len(),
+        1,
+        "the unknown id does not stop the other"
+    );
+    assert_eq!(
+        (out.decided[0].proposal_id, out.decided[0].status.as_str()),
+        (id, "approved")
+    );
+    assert!(out.decided[0].node_id.is_some(), "approval wrote the node");
+    assert_eq!(
+        out.failed
+            .iter()
+            .map(|f| (f.proposal_id, f.error.kind()))
+            .collect::<Vec<_>>(),
+        [(999, crate::ErrorKind::InvalidInput)]
+    );
+    // A decided proposal cannot be decided again: a failure, not a panic, and nothing changes.
+    let again = decide(
+        &w.store,
+        &[id],
+        &ReviewDecision::Reject {
+            reason: Some("  ".into()),
+        },
+        now,
+    )
+    .unwrap();
+    assert_eq!((again.decided.len(), again.failed.len()), (0, 1));
+    assert_eq!(w.store.graph().proposal(id).unwrap().status, "approved");
+}
