@@ -5,10 +5,10 @@
 //! into their work contexts without a separate step.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use elnor_engine::Store;
-use elnor_engine::agent::Agent;
+use elnor_engine::agent::{Agent, AgentRun};
 use elnor_engine::capture::CaptureStatus;
 use elnor_engine::secrets::OsKeyring;
 use elnor_engine::transcripts::Harness;
@@ -116,23 +116,34 @@ pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandE
         };
     }
     std::thread::spawn(move || {
+        let mut agent = agent.lock().unwrap_or_else(|e| e.into_inner());
         let result = store.sources().enabled_roots().and_then(|roots| {
-            store.ingest(&roots, &mut |at| {
-                let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
-                p.files_done = at.files_done;
-                p.files_total = at.files_total;
-                p.records = at.records;
-                p.bytes = at.bytes;
-            })
+            let agent = match agent.as_mut() {
+                Some(a) => a,
+                None => agent.insert(Agent::new(&store.config()?)),
+            };
+            agent.pass(
+                &store,
+                &roots,
+                &OsKeyring::new(),
+                elnor_engine::clock::now(),
+                &mut |at| {
+                    let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+                    p.files_done = at.files_done;
+                    p.files_total = at.files_total;
+                    p.records = at.records;
+                    p.bytes = at.bytes;
+                },
+            )
         });
-        // Capture runs before `running` turns false, so the UI's reload after the ingest already
+        drop(agent);
+        // `running` turns false only after capture, so the UI's reload after the ingest already
         // sees the captured entries.
-        let capture = result.as_ref().ok().map(|_| run_agent(&store, &agent));
         let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
         p.running = false;
-        p.last_capture = capture;
         match result {
-            Ok(r) => {
+            Ok(pass) => {
+                let r = &pass.ingest;
                 p.last_summary = Some(format!(
                     "Ingest finished: {} files ({} unchanged), {} new records ({} conversation \
                      turns) in {} sessions.",
@@ -147,6 +158,7 @@ pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandE
                     .iter()
                     .map(|x| format!("{}: {} × {}", x.path, x.count, x.problem))
                     .collect();
+                p.last_capture = Some(capture_summary(&pass.run));
                 p.last_error = None;
             }
             Err(e) => p.last_error = Some(e.to_string()),
@@ -155,34 +167,19 @@ pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandE
     Ok(state.ingest_status())
 }
 
-/// Runs the continuity agent once and says what it captured, in words.
-fn run_agent(store: &Store, agent: &Mutex<Option<Agent>>) -> String {
-    let mut agent = agent.lock().unwrap_or_else(|e| e.into_inner());
-    if agent.is_none() {
-        match store.config() {
-            Ok(config) => *agent = Some(Agent::new(&config)),
-            Err(e) => return format!("Capture skipped: {e}"),
+/// What the continuity agent captured, in words.
+fn capture_summary(run: &AgentRun) -> String {
+    let captured = run
+        .captures
+        .iter()
+        .filter(|c| c.status == CaptureStatus::Captured)
+        .count();
+    let mut text = format!("Captured {captured} sessions into their work contexts.");
+    if !run.failures.is_empty() {
+        text.push_str(&format!(" {} captures failed:", run.failures.len()));
+        for (session, error) in run.failures.iter().take(3) {
+            text.push_str(&format!(" {session}: {error}."));
         }
     }
-    let Some(agent) = agent.as_mut() else {
-        return String::new();
-    };
-    match agent.run_once(store, &OsKeyring::new(), elnor_engine::clock::now()) {
-        Ok(run) => {
-            let captured = run
-                .captures
-                .iter()
-                .filter(|c| c.status == CaptureStatus::Captured)
-                .count();
-            let mut text = format!("Captured {captured} sessions into their work contexts.");
-            if !run.failures.is_empty() {
-                text.push_str(&format!(" {} captures failed:", run.failures.len()));
-                for (session, error) in run.failures.iter().take(3) {
-                    text.push_str(&format!(" {session}: {error}."));
-                }
-            }
-            text
-        }
-        Err(e) => format!("Capture failed: {e}"),
-    }
+    text
 }

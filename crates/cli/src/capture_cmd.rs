@@ -254,11 +254,17 @@ pub fn watch(store: &Store, args: &WatchArgs, json: bool) -> anyhow::Result<Exit
                 reported = problem;
             }
         }
-        let report = store.ingest(&roots, &mut |_| {})?;
-        if !json && report.records_added > 0 {
-            println!("ingested {} new record(s)", report.records_added);
+        let pass = agent.pass(
+            store,
+            &roots,
+            &secrets,
+            elnor_engine::clock::now(),
+            &mut |_| {},
+        )?;
+        if !json && pass.ingest.records_added > 0 {
+            println!("ingested {} new record(s)", pass.ingest.records_added);
         }
-        let run = agent.run_once(store, &secrets, elnor_engine::clock::now())?;
+        let run = pass.run;
         if !run.captures.is_empty() || !run.failures.is_empty() || json {
             print_run(&run, json)?;
         }
