@@ -5,8 +5,8 @@
 use chrono::Local;
 use elnor_engine::timeline::{self, Filter, ItemKind, Target};
 use elnor_types::{
-    CommandError, Timeline, TimelineDay, TimelineDayCount, TimelineItem, TimelineRequest,
-    TimelineTarget,
+    CommandError, Timeline, TimelineDay, TimelineDayCount, TimelineItem, TimelineKind,
+    TimelineRequest, TimelineTarget,
 };
 use tauri::State;
 
@@ -31,12 +31,33 @@ fn target(t: Target) -> TimelineTarget {
     }
 }
 
+// Both directions are exhaustive matches: a kind added on either side fails the build here.
+fn wire_kind(k: ItemKind) -> TimelineKind {
+    match k {
+        ItemKind::Session => TimelineKind::Session,
+        ItemKind::Capture => TimelineKind::Capture,
+        ItemKind::Observation => TimelineKind::Observation,
+        ItemKind::Push => TimelineKind::Push,
+        ItemKind::Promotion => TimelineKind::Promotion,
+    }
+}
+
+fn engine_kind(k: TimelineKind) -> ItemKind {
+    match k {
+        TimelineKind::Session => ItemKind::Session,
+        TimelineKind::Capture => ItemKind::Capture,
+        TimelineKind::Observation => ItemKind::Observation,
+        TimelineKind::Push => ItemKind::Push,
+        TimelineKind::Promotion => ItemKind::Promotion,
+    }
+}
+
 fn item(i: timeline::Item) -> TimelineItem {
     TimelineItem {
         // The person's own time: the list reads like their day. The chart's days are UTC days,
         // as the wire says.
         at: i.at.with_timezone(&Local).to_rfc3339(),
-        kind: i.kind.as_str().to_owned(),
+        kind: wire_kind(i.kind),
         title: i.title,
         detail: i.detail,
         work_context_id: i.work_context_id.map(|w| w.to_string()),
@@ -60,12 +81,7 @@ pub async fn timeline(
                 .map(elnor_engine::WorkContextId::new)
                 .transpose()
                 .map_err(err)?,
-            kinds: request
-                .kinds
-                .iter()
-                .map(|k| ItemKind::parse(k))
-                .collect::<Result<_, _>>()
-                .map_err(err)?,
+            kinds: request.kinds.iter().map(|k| engine_kind(*k)).collect(),
             harness: request.harness.filter(|h| !h.is_empty()),
             days: request.days,
             limit: request.limit,
@@ -99,13 +115,20 @@ pub async fn timeline(
 mod tests {
     use super::*;
 
-    /// The engine's kind names are the ones the wire documents and the page filters by.
+    /// Each engine kind has a wire kind with the same name and comes back as itself, so the
+    /// names the page shows and filters by are the engine's. (The matches above keep the sets
+    /// equal; this keeps the names equal.)
     #[test]
     fn kind_names_agree_with_the_wire() {
-        let names: Vec<&str> = ItemKind::ALL.iter().map(|k| k.as_str()).collect();
-        assert_eq!(
-            names,
-            ["session", "capture", "observation", "push", "promotion"]
-        );
+        for k in ItemKind::ALL {
+            let wire = wire_kind(k);
+            assert_eq!(wire.as_str(), k.as_str());
+            assert_eq!(
+                serde_json::to_value(wire).unwrap(),
+                serde_json::Value::from(k.as_str())
+            );
+            assert_eq!(engine_kind(wire), k);
+        }
+        assert_eq!(ItemKind::ALL.len(), TimelineKind::ALL.len());
     }
 }

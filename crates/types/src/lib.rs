@@ -1388,12 +1388,45 @@ pub struct ObservationRef {
     pub observation_id: i64,
 }
 
+/// What a timeline item is; on the wire, its snake_case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelineKind {
+    Session,
+    Capture,
+    Observation,
+    Push,
+    Promotion,
+}
+
+impl TimelineKind {
+    /// Every kind, in the order the page offers them.
+    pub const ALL: [TimelineKind; 5] = [
+        TimelineKind::Session,
+        TimelineKind::Capture,
+        TimelineKind::Observation,
+        TimelineKind::Push,
+        TimelineKind::Promotion,
+    ];
+
+    /// The name the wire carries (and CSS classes and element ids use).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimelineKind::Session => "session",
+            TimelineKind::Capture => "capture",
+            TimelineKind::Observation => "observation",
+            TimelineKind::Push => "push",
+            TimelineKind::Promotion => "promotion",
+        }
+    }
+}
+
 /// Request of [`commands::TIMELINE`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineRequest {
     pub work_context_id: Option<String>,
-    /// Any of `session`, `capture`, `observation`, `push`, `promotion`; empty for all.
-    pub kinds: Vec<String>,
+    /// The kinds to show; empty for all.
+    pub kinds: Vec<TimelineKind>,
     /// `openclaw`, `claude_code` or `codex`: sessions and captures of that harness only.
     pub harness: Option<String>,
     /// Days back from now; 0 means the engine's default (30).
@@ -1418,8 +1451,7 @@ pub enum TimelineTarget {
 pub struct TimelineItem {
     /// RFC 3339.
     pub at: String,
-    /// `session`, `capture`, `observation`, `push` or `promotion`.
-    pub kind: String,
+    pub kind: TimelineKind,
     pub title: String,
     pub detail: Option<String>,
     pub work_context_id: Option<String>,

@@ -12,7 +12,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use elnor_types::{
-    ObservationRow, Timeline, TimelineDay, TimelineItem, TimelineRequest, TimelineTarget,
+    ObservationRow, Timeline, TimelineDay, TimelineItem, TimelineKind, TimelineRequest,
+    TimelineTarget,
 };
 use leptos::prelude::*;
 
@@ -20,14 +21,16 @@ use super::{error_list, short_time};
 use crate::api;
 use crate::app::{Nav, use_activity, use_nav};
 
-/// The item kinds the engine knows, with how the filter names them.
-const KINDS: &[(&str, &str)] = &[
-    ("session", "Sessions"),
-    ("capture", "Captures"),
-    ("observation", "File changes"),
-    ("push", "Pushes"),
-    ("promotion", "Promotions"),
-];
+/// How the filter names each kind.
+fn kind_label(k: TimelineKind) -> &'static str {
+    match k {
+        TimelineKind::Session => "Sessions",
+        TimelineKind::Capture => "Captures",
+        TimelineKind::Observation => "File changes",
+        TimelineKind::Push => "Pushes",
+        TimelineKind::Promotion => "Promotions",
+    }
+}
 
 /// The windows offered, in days.
 const WINDOWS: &[u32] = &[7, 30, 90];
@@ -67,7 +70,7 @@ pub fn TimelinePage() -> impl IntoView {
         }
     });
     let context = RwSignal::new(String::new());
-    let kinds = RwSignal::new(KINDS.iter().map(|(k, _)| *k).collect::<BTreeSet<_>>());
+    let kinds = RwSignal::new(TimelineKind::ALL.into_iter().collect::<BTreeSet<_>>());
     let harness = RwSignal::new(String::new());
     let days = RwSignal::new(DEFAULT_WINDOW);
     // Bumped by "Refresh": file changes arrive from the watcher while the page is open.
@@ -81,10 +84,10 @@ pub fn TimelinePage() -> impl IntoView {
         let request = TimelineRequest {
             work_context_id: Some(context.get()).filter(|c| !c.is_empty()),
             // Every kind ticked is the same as none named, and lets the engine add kinds later.
-            kinds: if kinds.len() == KINDS.len() {
+            kinds: if kinds.len() == TimelineKind::ALL.len() {
                 Vec::new()
             } else {
-                kinds.iter().map(|k| (*k).to_owned()).collect()
+                kinds.iter().copied().collect()
             },
             harness: Some(harness.get()).filter(|h| !h.is_empty()),
             days: days.get(),
@@ -165,15 +168,17 @@ pub fn TimelinePage() -> impl IntoView {
             </button>
         </div>
         <div class="chips" id="timeline-kinds" role="group" aria-label="Kinds">
-            {KINDS
-                .iter()
-                .map(|&(kind, label)| {
+            {TimelineKind::ALL
+                .into_iter()
+                .map(|kind| {
+                    let label = kind_label(kind);
+                    let name = kind.as_str();
                     view! {
-                        <label class="chip" class:on=move || kinds.with(|k| k.contains(kind))>
+                        <label class="chip" class:on=move || kinds.with(|k| k.contains(&kind))>
                             <input
                                 type="checkbox"
-                                id=format!("timeline-kind-{kind}")
-                                prop:checked=move || kinds.with(|k| k.contains(kind))
+                                id=format!("timeline-kind-{name}")
+                                prop:checked=move || kinds.with(|k| k.contains(&kind))
                                 on:change=move |ev| {
                                     let on = event_target_checked(&ev);
                                     kinds
@@ -181,7 +186,7 @@ pub fn TimelinePage() -> impl IntoView {
                                             if on {
                                                 k.insert(kind);
                                             } else {
-                                                k.remove(kind);
+                                                k.remove(&kind);
                                             }
                                         });
                                 }
@@ -457,13 +462,13 @@ fn item_row(item: TimelineItem, selected: RwSignal<Option<i64>>, nav: Nav) -> im
             class="timeline-item"
             class:clickable=clickable
             class:active=move || observation.is_some() && selected.get() == observation
-            data-kind=item.kind.clone()
+            data-kind=item.kind.as_str()
             data-observation-id=observation.map(|id| id.to_string())
             data-target=data_target
             on:click=go
         >
             <span class="meta timeline-time">{time}</span>
-            <span class=format!("badge timeline-kind kind-{}", item.kind)>{item.kind.clone()}</span>
+            <span class=format!("badge timeline-kind kind-{}", item.kind.as_str())>{item.kind.as_str()}</span>
             <span class="timeline-text">
                 <span class="timeline-title">{item.title.clone()}</span>
                 {item.detail.clone().map(|d| view! { <span class="timeline-detail">{d}</span> })}
