@@ -48,6 +48,9 @@ check_absent elnor-engine tauri tauri-build wry leptos wasm-bindgen elnor-types
 check_absent elnor-types tauri wry leptos elnor-engine rusqlite
 echo "ok"
 
+step "layering inside the engine: modules only look down (tidy)"
+cargo test -q -p elnor-engine --test tidy
+
 step "UI: trunk build (wasm)"
 (cd ui && trunk build)
 
