@@ -1082,7 +1082,7 @@ pub(crate) fn mark_delivered_in(
             params![id, wc, assembly_id, entities::ts(now)],
         )?;
     }
-    constellation::touch_in(tx, wc)
+    crate::graph::touch_in(tx, wc)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //!
 //! Staleness is a fingerprint: the log file's length and mtime, the work context's generation
 //! (bumped in the same transaction as every graph change the view depends on, see
-//! [`touch_in`]) and the reference day. [`view`] serves a stale view with `stale: true` and leaves
+//! [`crate::graph::touch_in`]) and the reference day. [`view`] serves a stale view with `stale: true` and leaves
 //! the rebuild to its caller, so the request that found it never waits for one (CSA §4.3).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -233,28 +233,6 @@ pub fn view_path(store: &Store, wc: &WorkContextId) -> PathBuf {
 fn day_start(now: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
     let day = now.date_naive();
     (day, day.and_time(chrono::NaiveTime::MIN).and_utc())
-}
-
-/// Bumps a work context's generation, so its view is seen as stale. Call it in the transaction
-/// that changes something the view depends on.
-pub(crate) fn touch_in(conn: &Connection, wc: &str) -> rusqlite::Result<()> {
-    conn.execute(
-        "INSERT INTO constellation_generations (work_context_id, generation) VALUES (?1, 1)
-         ON CONFLICT (work_context_id) DO UPDATE SET generation = generation + 1",
-        [wc],
-    )?;
-    Ok(())
-}
-
-/// Bumps every work context linked to `entity`: its name or deadline shows in their views.
-pub(crate) fn touch_entity_in(conn: &Connection, entity: &str) -> rusqlite::Result<()> {
-    conn.execute(
-        "INSERT INTO constellation_generations (work_context_id, generation)
-             SELECT work_context_id, 1 FROM work_context_entities WHERE entity_id = ?1
-         ON CONFLICT (work_context_id) DO UPDATE SET generation = generation + 1",
-        [entity],
-    )?;
-    Ok(())
 }
 
 /// The fingerprint of the canonical data a view of `wc` built at `now` would come from.

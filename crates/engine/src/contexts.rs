@@ -661,7 +661,7 @@ impl Graph {
                  WHERE work_context_id = ?1",
                 params![id, name, lineage, local_only, ts(now), edit.name.is_some()],
             )?;
-            crate::constellation::touch_in(c, id)
+            crate::graph::touch_in(c, id)
         })?;
         self.work_context(id)
     }
@@ -714,7 +714,7 @@ impl Graph {
                 "DELETE FROM work_context_entities WHERE work_context_id = ?1 AND entity_id = ?2",
                 params![id, entity],
             )?;
-            crate::constellation::touch_in(c, id)
+            crate::graph::touch_in(c, id)
         })?;
         Ok(())
     }
@@ -749,7 +749,7 @@ fn link_in(conn: &Connection, wc: &str, entity: &str) -> Result<()> {
         params![wc, entity],
     )
     .map_err(sql_err(conn))?;
-    crate::constellation::touch_in(conn, wc).map_err(sql_err(conn))?;
+    crate::graph::touch_in(conn, wc).map_err(sql_err(conn))?;
     Ok(())
 }
 
@@ -829,7 +829,7 @@ impl Store {
             params![keep, absorb, ts(now)],
         )
         .map_err(|e| graph.sql(e))?;
-        crate::constellation::touch_in(&tx, keep).map_err(|e| graph.sql(e))?;
+        crate::graph::touch_in(&tx, keep).map_err(|e| graph.sql(e))?;
         tx.commit().map_err(|e| graph.sql(e))?;
         drop(conn);
         // The absorbed context's view is derived from a log that no longer exists.

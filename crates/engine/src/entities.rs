@@ -266,7 +266,7 @@ fn emit(
     // A reference changes nothing a constellation view shows; an edit or merge may change a
     // linked entity's name or deadline there.
     if change != "referenced" {
-        crate::constellation::touch_entity_in(conn, entity_id.as_str())?;
+        crate::graph::touch_entity_in(conn, entity_id.as_str())?;
     }
     conn.execute(
         "INSERT INTO events (event_type, payload, created_at) VALUES (?1, ?2, ?3)",

@@ -170,3 +170,27 @@ impl Graph {
 
 #[cfg(test)]
 mod tests;
+
+/// Bumps a work context's generation, so views built from its earlier state are seen as stale
+/// (the constellation's fingerprint reads it). Writers call it in the transaction that changes
+/// something a view depends on: the graph records what changed, the views layer decides what to
+/// rebuild.
+pub(crate) fn touch_in(conn: &Connection, wc: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO constellation_generations (work_context_id, generation) VALUES (?1, 1)
+         ON CONFLICT (work_context_id) DO UPDATE SET generation = generation + 1",
+        [wc],
+    )?;
+    Ok(())
+}
+
+/// Bumps every work context linked to `entity`: its name or deadline shows in their views.
+pub(crate) fn touch_entity_in(conn: &Connection, entity: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO constellation_generations (work_context_id, generation)
+             SELECT work_context_id, 1 FROM work_context_entities WHERE entity_id = ?1
+         ON CONFLICT (work_context_id) DO UPDATE SET generation = generation + 1",
+        [entity],
+    )?;
+    Ok(())
+}

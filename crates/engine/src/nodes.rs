@@ -437,10 +437,10 @@ fn history_in(
 /// Marks the constellation views that show the node as stale.
 fn touch_views(c: &Connection, node: &Node) -> rusqlite::Result<()> {
     if let Some(wc) = &node.work_context_id {
-        crate::constellation::touch_in(c, wc)?;
+        crate::graph::touch_in(c, wc)?;
     }
     if let Some(entity) = &node.entity_id {
-        crate::constellation::touch_entity_in(c, entity)?;
+        crate::graph::touch_entity_in(c, entity)?;
     }
     Ok(())
 }

@@ -570,7 +570,7 @@ impl Graph {
             )
             .map_err(sql)?;
             if let Some(entity) = &p.evidence.entity_id {
-                crate::constellation::touch_entity_in(&tx, entity).map_err(sql)?;
+                crate::graph::touch_entity_in(&tx, entity).map_err(sql)?;
             }
             node_id
         } else {
@@ -591,7 +591,7 @@ impl Graph {
             .map_err(sql)?;
             node_id
         };
-        crate::constellation::touch_in(&tx, &p.work_context_id).map_err(sql)?;
+        crate::graph::touch_in(&tx, &p.work_context_id).map_err(sql)?;
         let mut sources = vec![
             ("continuity_entry", p.entry_id.clone()),
             ("review", format!("proposal:{id}")),

@@ -55,7 +55,6 @@ const KNOWN_BACK_ARROWS: &[(&str, &str)] = &[
     ("store", "observe"),
     ("store", "sources"),
     ("contexts", "constellation"),
-    ("entities", "constellation"),
     ("nodes", "continuity"),
     ("nodes", "constellation"),
     ("agent", "rollup"),

@@ -159,7 +159,7 @@ fn a_batch_decision_decides_each_and_reports_each_failure() {
         |ids: &[i64], d: ReviewDecision| decide(&w.store, ids, &d, now).unwrap_err().to_string();
     assert_eq!(
         refused(&[], ReviewDecision::Defer),
-        "invalid input: no proposal chosen"
+        "no proposal chosen"
     );
     assert_eq!(
         refused(
@@ -168,7 +168,7 @@ fn a_batch_decision_decides_each_and_reports_each_failure() {
                 text: Some("Chase Christensen".into())
             }
         ),
-        "invalid input: an edited text rewords one proposal; approve the others separately"
+        "an edited text rewords one proposal; approve the others separately"
     );
     let out = decide(
         &w.store,
