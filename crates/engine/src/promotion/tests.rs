@@ -157,10 +157,7 @@ fn a_batch_decision_decides_each_and_reports_each_failure() {
     let id = evaluate(&w.store, now).unwrap().proposed[0];
     let refused =
         |ids: &[i64], d: ReviewDecision| decide(&w.store, ids, &d, now).unwrap_err().to_string();
-    assert_eq!(
-        refused(&[], ReviewDecision::Defer),
-        "no proposal chosen"
-    );
+    assert_eq!(refused(&[], ReviewDecision::Defer), "no proposal chosen");
     assert_eq!(
         refused(
             &[id, 999],
