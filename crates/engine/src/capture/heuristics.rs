@@ -509,15 +509,14 @@ const ACCEPTS: &[&str] = &[
     "ok",
     "okay",
     "sure",
-    "go",
     "perfekt",
     "perfect",
     "genau",
     "passt",
     "einverstanden",
     "agreed",
+    // Not the unaccented "si", which is also Spanish for "if" ("si puedes, …").
     "sí",
-    "si",
     "dale",
     "vale",
     "lgtm",
@@ -541,7 +540,8 @@ pub fn accepts(reply: &str) -> bool {
         return false;
     };
     // Numbered answers to numbered proposals ("1, ja; 2. ja; 3: …") accept what they say yes to.
-    let numbered = first.chars().all(|c| c.is_ascii_digit())
+    let numbered = !first.is_empty()
+        && first.chars().all(|c| c.is_ascii_digit())
         && reply
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| ACCEPTS.contains(&w.to_lowercase().as_str()));
