@@ -12,6 +12,7 @@ use elnor_engine::agent::{Agent, AgentRun};
 use elnor_engine::capture::CaptureStatus;
 use elnor_engine::secrets::OsKeyring;
 use elnor_engine::transcripts::Harness;
+use elnor_engine::usecase;
 use elnor_types::{
     AddSourceRequest, CommandError, ErrorKind, IngestStatus, SetSourceEnabledRequest, SourceRow,
 };
@@ -122,7 +123,8 @@ pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandE
                 Some(a) => a,
                 None => agent.insert(Agent::new(&store.config()?)),
             };
-            agent.pass(
+            usecase::pass(
+                agent,
                 &store,
                 &roots,
                 &OsKeyring::new(),

@@ -14,6 +14,7 @@ use elnor_engine::agent::{Agent, AgentRun, Trigger};
 use elnor_engine::capture::{CaptureOutcome, CaptureRequest, CaptureStatus, capture};
 use elnor_engine::observe::watcher::FileWatcher;
 use elnor_engine::secrets::OsKeyring;
+use elnor_engine::usecase;
 use notify_debouncer_mini::new_debouncer;
 use notify_debouncer_mini::notify::RecursiveMode;
 
@@ -168,11 +169,7 @@ pub fn capture_cmd(store: &Store, args: &CaptureArgs, json: bool) -> anyhow::Res
         return Ok(ExitCode::SUCCESS);
     }
     let mut agent = Agent::new(&store.config()?);
-    let run = if args.sweep {
-        agent.sweep(store, &secrets, now)?
-    } else {
-        agent.run_once(store, &secrets, now)?
-    };
+    let run = usecase::capture_due(&mut agent, store, &secrets, now, args.sweep)?;
     print_run(&run, json)?;
     Ok(if run.failures.is_empty() {
         ExitCode::SUCCESS
@@ -254,7 +251,8 @@ pub fn watch(store: &Store, args: &WatchArgs, json: bool) -> anyhow::Result<Exit
                 reported = problem;
             }
         }
-        let pass = agent.pass(
+        let pass = usecase::pass(
+            &mut agent,
             store,
             &roots,
             &secrets,

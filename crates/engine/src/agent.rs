@@ -25,7 +25,6 @@ use serde::Serialize;
 use crate::capture::CaptureRequest;
 use crate::config::ContinuityConfig;
 use crate::error::Result;
-use crate::ingest::{IngestProgress, IngestReport, SourceRoot};
 use crate::secrets::SecretStore;
 use crate::store::Store;
 
@@ -200,13 +199,6 @@ pub struct Agent {
     cursor: Option<i64>,
 }
 
-/// What one [`Agent::pass`] did: what ingest read, then what the agent captured.
-#[derive(Debug)]
-pub struct Pass {
-    pub ingest: IngestReport,
-    pub run: AgentRun,
-}
-
 /// What one run of the agent did.
 #[derive(Debug, Default, Serialize)]
 pub struct AgentRun {
@@ -295,23 +287,6 @@ impl Agent {
             .collect())
     }
 
-    /// One pass of the loop every adapter runs (the CLI's `watch`, the app's ingest, and later the
-    /// MCP server): ingest what is new under `roots`, then capture every session whose trigger
-    /// fired. A failed ingest stops the pass before anything is captured; a failed capture is
-    /// reported in the run and does not stop the others.
-    pub fn pass(
-        &mut self,
-        store: &Store,
-        roots: &[SourceRoot],
-        secrets: &dyn SecretStore,
-        now: DateTime<Utc>,
-        progress: &mut dyn FnMut(&IngestProgress),
-    ) -> Result<Pass> {
-        let ingest = store.ingest(roots, progress)?;
-        let run = self.run_once(store, secrets, now)?;
-        Ok(Pass { ingest, run })
-    }
-
     /// Observes new turns and captures every session whose trigger fired.
     pub fn run_once(
         &mut self,
@@ -365,15 +340,6 @@ impl Agent {
                     run.failures.push((session, e.to_string()));
                 }
             }
-        }
-        // New entries change the Tier 2 rollup; it is derived, so a failure is logged and the
-        // next run tries again.
-        let captured = run
-            .captures
-            .iter()
-            .any(|c| c.status == crate::capture::CaptureStatus::Captured);
-        if captured && let Err(e) = crate::rollup::generate(store, now) {
-            tracing::warn!(error = %e, "rollup refresh failed");
         }
     }
 }

@@ -41,6 +41,7 @@ pub mod timeline;
 pub mod tokens;
 pub mod traces;
 pub mod transcripts;
+pub mod usecase;
 pub mod utility;
 
 pub use config::{ConfigField, ContinuityConfig, ContinuityMode, DateAwareness, SynthesisProvider};

@@ -1,0 +1,124 @@
+//! The operations the adapters share: the CLI, the desktop shell and (later) the MCP server each
+//! call one of these per command, with its arguments converted. Each does the whole operation —
+//! the canonical writes through the lower layers, then the refresh of the derived views they
+//! touched — so no adapter strings steps together, and none can forget a step. This module sits
+//! above every other layer (`tests/tidy.rs` checks it).
+
+use chrono::{DateTime, Utc};
+
+use crate::agent::{Agent, AgentRun};
+use crate::capture::CaptureStatus;
+use crate::error::Result;
+use crate::ingest::{IngestProgress, IngestReport, SourceRoot};
+use crate::secrets::SecretStore;
+use crate::store::Store;
+
+/// What one [`pass`] did: what ingest read, then what the agent captured.
+#[derive(Debug)]
+pub struct Pass {
+    pub ingest: IngestReport,
+    pub run: AgentRun,
+}
+
+/// One step of the continuity loop (`elnor watch`, the app's ingest): ingest what is new under
+/// `roots`, capture every session whose trigger fired, and refresh the Tier 2 rollup when
+/// anything was captured. A failed ingest stops the step before anything is captured; a failed
+/// capture is reported in the run and does not stop the others.
+pub fn pass(
+    agent: &mut Agent,
+    store: &Store,
+    roots: &[SourceRoot],
+    secrets: &dyn SecretStore,
+    now: DateTime<Utc>,
+    progress: &mut dyn FnMut(&IngestProgress),
+) -> Result<Pass> {
+    let ingest = store.ingest(roots, progress)?;
+    let run = capture_due(agent, store, secrets, now, false)?;
+    Ok(Pass { ingest, run })
+}
+
+/// Captures what is due without ingesting (`elnor capture`): the sessions whose trigger fired,
+/// or with `sweep` every dirty session whatever its timers say; then the rollup, as in [`pass`].
+pub fn capture_due(
+    agent: &mut Agent,
+    store: &Store,
+    secrets: &dyn SecretStore,
+    now: DateTime<Utc>,
+    sweep: bool,
+) -> Result<AgentRun> {
+    let run = if sweep {
+        agent.sweep(store, secrets, now)?
+    } else {
+        agent.run_once(store, secrets, now)?
+    };
+    refresh_rollup(store, &run, now);
+    Ok(run)
+}
+
+/// New entries change the Tier 2 rollup. It is derived data, so a failure is logged and the next
+/// step tries again.
+fn refresh_rollup(store: &Store, run: &AgentRun, now: DateTime<Utc>) {
+    let captured = run
+        .captures
+        .iter()
+        .any(|c| c.status == CaptureStatus::Captured);
+    if captured && let Err(e) = crate::rollup::generate(store, now) {
+        tracing::warn!(error = %e, "rollup refresh failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::ContinuityMode;
+    use crate::secrets::MemorySecrets;
+
+    /// One step over the project's samples: everything ingested, the due sessions captured into
+    /// their projects' contexts, and the rollup written from them; a second step the same morning
+    /// finds nothing new and captures nothing again.
+    #[test]
+    fn a_pass_ingests_captures_and_refreshes_the_rollup() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.set_mode(ContinuityMode::Deterministic).unwrap();
+        let samples = crate::test_support::samples();
+        let roots = [
+            SourceRoot {
+                harness: crate::transcripts::Harness::ClaudeCode,
+                root: samples.join("claude-code"),
+            },
+            SourceRoot {
+                harness: crate::transcripts::Harness::OpenClaw,
+                root: samples.join("openclaw/agents"),
+            },
+        ];
+        let rollup = dir.path().join("rollup/recent_activity.md");
+        let at = Utc.with_ymd_and_hms(2026, 11, 3, 9, 0, 0).unwrap();
+        let mut agent = Agent::new(&store.config().unwrap());
+        let secrets = MemorySecrets::default();
+        let first = pass(&mut agent, &store, &roots, &secrets, at, &mut |_| {}).unwrap();
+        assert_eq!(first.ingest.records_added, 38);
+        let captured: Vec<&str> = first
+            .run
+            .captures
+            .iter()
+            .filter(|c| c.status == CaptureStatus::Captured)
+            .map(|c| c.session_id.as_str())
+            .collect();
+        assert_eq!(captured.len(), 3, "{captured:?}");
+        let text = std::fs::read_to_string(&rollup).expect("the rollup was written");
+        assert!(text.contains("workspace-henderson"), "{text}");
+        assert!(text.contains("ledger-sync"), "{text}");
+        let again = pass(&mut agent, &store, &roots, &secrets, at, &mut |_| {}).unwrap();
+        assert_eq!(again.ingest.records_added, 0);
+        assert!(
+            again
+                .run
+                .captures
+                .iter()
+                .all(|c| c.status != CaptureStatus::Captured)
+        );
+    }
+}
