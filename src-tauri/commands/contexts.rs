@@ -158,9 +158,7 @@ fn rule_kind(kind: &str) -> Result<LinkRuleKind, CommandError> {
 /// Delivers the cross-conversation updates that a manual change made due. A failure here does
 /// not undo the change the person asked for, so it is reported on stderr rather than returned.
 fn deliver(store: &Store) {
-    let delivered = store.config().and_then(|c| {
-        elnor_engine::capture::crossconv::deliver_pending(store, &c, elnor_engine::clock::now())
-    });
+    let delivered = elnor_engine::usecase::deliver_updates(store, elnor_engine::clock::now());
     if let Err(e) = delivered {
         eprintln!("elnor-desktop: cross-conversation delivery failed: {e}");
     }

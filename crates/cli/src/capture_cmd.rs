@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use elnor_engine::Store;
 use elnor_engine::agent::{Agent, AgentRun, Trigger};
-use elnor_engine::capture::{CaptureOutcome, CaptureRequest, CaptureStatus, capture};
+use elnor_engine::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
 use elnor_engine::observe::watcher::FileWatcher;
 use elnor_engine::secrets::OsKeyring;
 use elnor_engine::usecase;
@@ -152,7 +152,7 @@ pub fn capture_cmd(store: &Store, args: &CaptureArgs, json: bool) -> anyhow::Res
             TriggerArg::ManualRequest => Trigger::ManualRequest,
             TriggerArg::PreCompaction => Trigger::PreCompaction,
         };
-        let o = capture(
+        let o = usecase::capture_session(
             store,
             &secrets,
             &CaptureRequest {

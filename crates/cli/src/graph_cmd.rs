@@ -5,7 +5,6 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use elnor_engine::capture::crossconv;
 use elnor_engine::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
 use elnor_engine::entities::{Entity, EntityEdit, NewEntity};
 use elnor_engine::{Store, WorkContextId};
@@ -134,9 +133,8 @@ pub enum RuleCommand {
 }
 
 fn deliver(store: &Store) -> anyhow::Result<usize> {
-    Ok(crossconv::deliver_pending(
+    Ok(elnor_engine::usecase::deliver_updates(
         store,
-        &store.config()?,
         elnor_engine::clock::now(),
     )?)
 }

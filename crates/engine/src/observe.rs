@@ -377,7 +377,8 @@ pub(crate) fn record_all(
         }
     }
     if !stored.is_empty() {
-        crossconv::deliver_pending(store, config, now)?;
+        let delivered = crossconv::deliver_pending(store, config, now)?;
+        crate::constellation::refresh(store, &delivered.touched, now);
     }
     stored
         .iter()

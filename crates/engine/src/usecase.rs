@@ -4,10 +4,12 @@
 //! touched — so no adapter strings steps together, and none can forget a step. This module sits
 //! above every other layer (`tests/tidy.rs` checks it).
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 
 use crate::agent::{Agent, AgentRun};
-use crate::capture::CaptureStatus;
+use crate::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
 use crate::error::Result;
 use crate::ingest::{IngestProgress, IngestReport, SourceRoot};
 use crate::secrets::SecretStore;
@@ -51,17 +53,46 @@ pub fn capture_due(
     } else {
         agent.run_once(store, secrets, now)?
     };
-    refresh_rollup(store, &run, now);
+    refresh_views(store, run.captures.iter(), now);
     Ok(run)
 }
 
-/// New entries change the Tier 2 rollup. It is derived data, so a failure is logged and the next
-/// step tries again.
-fn refresh_rollup(store: &Store, run: &AgentRun, now: DateTime<Utc>) {
-    let captured = run
-        .captures
-        .iter()
-        .any(|c| c.status == CaptureStatus::Captured);
+/// Captures one session now (`elnor capture SESSION`), whatever its triggers say, then refreshes
+/// the views it touched.
+pub fn capture_session(
+    store: &Store,
+    secrets: &dyn SecretStore,
+    req: &CaptureRequest,
+) -> Result<CaptureOutcome> {
+    let outcome = crate::capture::capture(store, secrets, req)?;
+    refresh_views(store, [&outcome], req.now);
+    Ok(outcome)
+}
+
+/// Delivers the cross-conversation updates a manual change made due (an entity edited, linked or
+/// merged by hand), then refreshes the views of the contexts they landed in. Says how many
+/// updates it wrote.
+pub fn deliver_updates(store: &Store, now: DateTime<Utc>) -> Result<usize> {
+    let delivered = crate::capture::crossconv::deliver_pending(store, &store.config()?, now)?;
+    crate::constellation::refresh(store, &delivered.touched, now);
+    Ok(delivered.written)
+}
+
+/// Rebuilds the constellation views of every context the captures wrote to (new entries are a
+/// rebuild trigger, CSA §4.3), then the Tier 2 rollup when anything was captured. Both are
+/// derived data, so a failure is logged and the next step tries again.
+fn refresh_views<'a>(
+    store: &Store,
+    captures: impl IntoIterator<Item = &'a CaptureOutcome>,
+    now: DateTime<Utc>,
+) {
+    let mut touched = BTreeSet::new();
+    let mut captured = false;
+    for c in captures {
+        touched.extend(c.touched.iter().cloned());
+        captured |= c.status == CaptureStatus::Captured;
+    }
+    crate::constellation::refresh(store, &touched, now);
     if captured && let Err(e) = crate::rollup::generate(store, now) {
         tracing::warn!(error = %e, "rollup refresh failed");
     }

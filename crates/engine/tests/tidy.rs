@@ -58,7 +58,6 @@ const KNOWN_BACK_ARROWS: &[(&str, &str)] = &[
     ("contexts", "constellation"),
     ("nodes", "continuity"),
     ("nodes", "constellation"),
-    ("capture", "constellation"),
     ("observe", "constellation"),
 ];
 

@@ -21,14 +21,22 @@ use crate::error::Result;
 use crate::ids::{EntityId, SessionId, WorkContextId};
 use crate::store::Store;
 
-/// Delivers every pending entity event; returns how many update entries were written.
+/// What one delivery run wrote: how many update entries, and into which work contexts' logs
+/// (their views are derived from those logs; the caller's use case refreshes them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Delivered {
+    pub written: usize,
+    pub touched: BTreeSet<WorkContextId>,
+}
+
+/// Delivers every pending entity event; says how many update entries it wrote, and where.
 pub fn deliver_pending(
     store: &Store,
     config: &ContinuityConfig,
     now: DateTime<Utc>,
-) -> Result<usize> {
+) -> Result<Delivered> {
     if config.mode == ContinuityMode::Off {
-        return Ok(0);
+        return Ok(Delivered::default());
     }
     let graph = store.graph();
     let events: Vec<(i64, String)> = graph.with_conn_result(|c| {
@@ -55,9 +63,10 @@ pub fn deliver_pending(
             )
         })?;
     }
-    // A new entry is a rebuild trigger (CSA §4.3) for each view it landed in.
-    crate::constellation::refresh(store, &targets, now);
-    Ok(written)
+    Ok(Delivered {
+        written,
+        touched: targets,
+    })
 }
 
 /// The undelivered updates already in each target log, as (source session, entity) pairs, the

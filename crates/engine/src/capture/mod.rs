@@ -93,6 +93,10 @@ pub struct CaptureOutcome {
     pub entries: Vec<ContinuityEntry>,
     /// Cross-conversation updates written to other work contexts.
     pub cross_updates: usize,
+    /// The work contexts whose logs this capture changed (its own and the updates' targets):
+    /// the views derived from them are stale until the use case that called it refreshes them.
+    #[serde(skip)]
+    pub touched: BTreeSet<WorkContextId>,
 }
 
 impl CaptureOutcome {
@@ -112,6 +116,7 @@ impl CaptureOutcome {
             new_entities: Vec::new(),
             entries: Vec::new(),
             cross_updates: 0,
+            touched: BTreeSet::new(),
         }
     }
 }
@@ -676,10 +681,11 @@ pub fn capture(
         drop(err);
         tx.commit().map_err(|e| graph.sql(e))?;
     }
-    // The new entries are a rebuild trigger for this context's view (CSA §4.3); the updates
-    // delivered below rebuild their own targets.
-    crate::constellation::refresh(store, [&wc], req.now);
-    let cross_updates = crossconv::deliver_pending(store, &config, req.now)?;
+    // The new entries, and the updates delivered below, are rebuild triggers (CSA §4.3) for the
+    // views of the contexts they landed in: the outcome names them for the use case to refresh.
+    let delivered = crossconv::deliver_pending(store, &config, req.now)?;
+    let mut touched = delivered.touched.clone();
+    touched.insert(wc.clone());
 
     Ok(CaptureOutcome {
         session_id: session.session_id.clone(),
@@ -695,7 +701,8 @@ pub fn capture(
         entities: entity_ids,
         new_entities,
         entries,
-        cross_updates,
+        cross_updates: delivered.written,
+        touched,
     })
 }
 

@@ -277,7 +277,9 @@ fn an_entity_touched_elsewhere_updates_every_other_context_that_references_it() 
         .unwrap();
     // The CLI and the app deliver right after a manual change; nothing references it yet.
     assert_eq!(
-        crossconv::deliver_pending(&store, &store.config().unwrap(), now()).unwrap(),
+        crossconv::deliver_pending(&store, &store.config().unwrap(), now())
+            .unwrap()
+            .written,
         0
     );
     let other = g
@@ -315,7 +317,9 @@ fn an_entity_touched_elsewhere_updates_every_other_context_that_references_it() 
     })
     .unwrap();
     assert_eq!(
-        crossconv::deliver_pending(&store, &store.config().unwrap(), now()).unwrap(),
+        crossconv::deliver_pending(&store, &store.config().unwrap(), now())
+            .unwrap()
+            .written,
         0
     );
     assert_eq!(
