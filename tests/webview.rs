@@ -1700,7 +1700,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         wait_for(&client, "#knowledge-confirm").await?;
         {
             let store = Store::open(&world.root).unwrap();
-            elnor_engine::nodes::change(
+            elnor_engine::usecase::change_node(
                 &store,
                 &new_ob,
                 elnor_engine::nodes::Change::Retire(None),

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use elnor_engine::Store;
-use elnor_engine::nodes::{self, Change, Node, Warrant};
+use elnor_engine::nodes::{Change, Node, Warrant};
 
 use crate::output;
 
@@ -117,7 +117,7 @@ pub fn nodes(store: &Store, cmd: &NodesCommand, json: bool) -> anyhow::Result<Ex
         NodesCommand::Retire { id, reason } => (id, Change::Retire(reason.clone())),
         NodesCommand::Supersede { id, text } => (id, Change::Supersede(text.clone())),
     };
-    let node = nodes::change(store, id, change, now)?;
+    let node = elnor_engine::usecase::change_node(store, id, change, now)?;
     if json {
         output::json(&node)?;
     } else {

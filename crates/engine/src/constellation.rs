@@ -347,6 +347,32 @@ pub fn refresh<'a>(
     }
 }
 
+/// Rebuilds the views that show `node`: its own work context's and those of the contexts linked
+/// to its entity.
+pub fn refresh_for_node(
+    store: &Store,
+    node: &crate::nodes::Node,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let ids: Vec<String> = store.graph().with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT ?1 WHERE ?1 IS NOT NULL
+             UNION SELECT work_context_id FROM work_context_entities WHERE entity_id = ?2",
+        )?;
+        stmt.query_map(
+            rusqlite::params![node.work_context_id, node.entity_id],
+            |r| r.get(0),
+        )?
+        .collect()
+    })?;
+    let ids: Vec<WorkContextId> = ids
+        .into_iter()
+        .filter_map(|id| WorkContextId::new(id).ok())
+        .collect();
+    refresh(store, &ids, now);
+    Ok(())
+}
+
 /// Removes a work context's view (after a merge absorbed the context).
 pub fn remove_view(store: &Store, wc: &WorkContextId) -> Result<()> {
     let path = view_path(store, wc);

@@ -789,40 +789,6 @@ pub enum Change {
     Supersede(String),
 }
 
-/// Applies the person's `change` to node `id` and rebuilds the views that show it, so the very
-/// next brief reflects it. Returns the changed node, or the new one for a supersession.
-pub fn change(store: &Store, id: &str, change: Change, now: DateTime<Utc>) -> Result<Node> {
-    let graph = store.graph();
-    let node = match change {
-        Change::Edit(text) => graph.edit_node(id, &text, now)?,
-        Change::Confirm => graph.confirm_node(id, now)?,
-        Change::Warrant(w, reason) => graph.set_node_warrant(id, w, reason.as_deref(), now)?,
-        Change::Retire(reason) => graph.retire_node(id, reason.as_deref(), now)?,
-        Change::Supersede(text) => graph.supersede_node(id, &text, now)?,
-    };
-    refresh_views(store, &node, now)?;
-    Ok(node)
-}
-
-/// Rebuilds the constellation views that show `node`: its own work context's and those of the
-/// contexts linked to its entity.
-pub(crate) fn refresh_views(store: &Store, node: &Node, now: DateTime<Utc>) -> Result<()> {
-    let ids: Vec<String> = store.graph().with_conn_result(|c| {
-        let mut stmt = c.prepare_cached(
-            "SELECT ?1 WHERE ?1 IS NOT NULL
-             UNION SELECT work_context_id FROM work_context_entities WHERE entity_id = ?2",
-        )?;
-        stmt.query_map(params![node.work_context_id, node.entity_id], |r| r.get(0))?
-            .collect()
-    })?;
-    let ids: Vec<WorkContextId> = ids
-        .into_iter()
-        .filter_map(|id| WorkContextId::new(id).ok())
-        .collect();
-    crate::constellation::refresh(store, &ids, now);
-    Ok(())
-}
-
 /// What the sweep concluded for one node: the warrant it should have at most, and why.
 struct Verdict {
     warrant: Warrant,
@@ -975,7 +941,6 @@ pub fn sweep(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
             })()
             .map_err(|e| graph.sql(e))?;
         }
-        refresh_views(store, &node, now)?;
         out.degraded.push(Degradation {
             node_id: node.node_id.clone(),
             from: node.warrant,

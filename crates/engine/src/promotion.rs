@@ -259,7 +259,7 @@ pub(crate) fn approve(
     let p = store.graph().approve_proposal(id, text, now)?;
     if let Some(node_id) = &p.node_id {
         let node = store.graph().node(node_id)?.node;
-        crate::nodes::refresh_views(store, &node, now)?;
+        crate::constellation::refresh_for_node(store, &node, now)?;
     }
     Ok(p)
 }

@@ -12,6 +12,7 @@ use crate::agent::{Agent, AgentRun};
 use crate::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
 use crate::error::Result;
 use crate::ingest::{IngestProgress, IngestReport, SourceRoot};
+use crate::nodes::{Change, Node, Sweep};
 use crate::secrets::SecretStore;
 use crate::store::Store;
 
@@ -76,6 +77,33 @@ pub fn deliver_updates(store: &Store, now: DateTime<Utc>) -> Result<usize> {
     let delivered = crate::capture::crossconv::deliver_pending(store, &store.config()?, now)?;
     crate::constellation::refresh(store, &delivered.touched, now);
     Ok(delivered.written)
+}
+
+/// Applies the person's `change` to durable node `id` (edit, confirm, warrant, retire,
+/// supersede), then rebuilds the views that show it, so the very next brief reflects it. Returns
+/// the changed node, or the new one for a supersession.
+pub fn change_node(store: &Store, id: &str, change: Change, now: DateTime<Utc>) -> Result<Node> {
+    let graph = store.graph();
+    let node = match change {
+        Change::Edit(text) => graph.edit_node(id, &text, now)?,
+        Change::Confirm => graph.confirm_node(id, now)?,
+        Change::Warrant(w, reason) => graph.set_node_warrant(id, w, reason.as_deref(), now)?,
+        Change::Retire(reason) => graph.retire_node(id, reason.as_deref(), now)?,
+        Change::Supersede(text) => graph.supersede_node(id, &text, now)?,
+    };
+    crate::constellation::refresh_for_node(store, &node, now)?;
+    Ok(node)
+}
+
+/// Walks every live durable node down the degradation ladder as far as its sources warrant (see
+/// [`crate::nodes::sweep`]), then rebuilds the views of the nodes it moved.
+pub fn sweep_nodes(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
+    let sweep = crate::nodes::sweep(store, now)?;
+    for d in &sweep.degraded {
+        let node = store.graph().node(d.node_id.as_str())?.node;
+        crate::constellation::refresh_for_node(store, &node, now)?;
+    }
+    Ok(sweep)
 }
 
 /// Rebuilds the constellation views of every context the captures wrote to (new entries are a

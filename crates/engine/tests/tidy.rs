@@ -57,7 +57,6 @@ const KNOWN_BACK_ARROWS: &[(&str, &str)] = &[
     ("store", "sources"),
     ("contexts", "constellation"),
     ("nodes", "continuity"),
-    ("nodes", "constellation"),
     ("observe", "constellation"),
 ];
 

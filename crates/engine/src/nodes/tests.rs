@@ -1,9 +1,12 @@
 use super::*;
 use crate::brief::{self, BriefRequest, Delivery, TraceItem};
+// The person's changes and the sweep as the adapters and the nightly job run them: with the views
+// that show the node rebuilt, so the briefs below see the result.
 use crate::continuity::{KeyDecisionContent, OpenQuestionContent};
 use crate::ids::SessionId;
 use crate::promotion::evaluate;
 use crate::test_support::promotion::{World, reference, t0, world};
+use crate::usecase::{change_node as change, sweep_nodes as sweep};
 
 /// The world with its key decision restated by two more sessions and the resulting directive
 /// approved at `t0 + 2 days`; returns the directive's id.
