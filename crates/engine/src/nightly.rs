@@ -40,7 +40,7 @@ pub fn run(store: &Store, secrets: &dyn SecretStore, now: DateTime<Utc>) -> Resu
     let mut agent = Agent::new(&config);
     let sweep = agent.sweep(store, secrets, now)?;
     let promotions = promotion::evaluate(store, now)?;
-    let nodes = crate::nodes::sweep(store, now)?;
+    let nodes = crate::usecase::sweep_nodes(store, now)?;
     let research_utility = crate::utility::measure(store, now)?;
     let views_rebuilt = crate::constellation::rebuild_all(store, now)?;
     let rollup = crate::rollup::generate(store, now)?;
