@@ -24,8 +24,8 @@ pub struct Pass {
 }
 
 /// One step of the continuity loop (`elnor watch`, the app's ingest): ingest what is new under
-/// `roots`, capture every session whose trigger fired, and refresh the Tier 2 rollup when
-/// anything was captured. A failed ingest stops the step before anything is captured; a failed
+/// `roots`, capture every session whose trigger fired, then rebuild the views the captures wrote
+/// to and the Tier 2 rollup. A failed ingest stops the step before anything is captured; a failed
 /// capture is reported in the run and does not stop the others.
 pub fn pass(
     agent: &mut Agent,
@@ -41,7 +41,7 @@ pub fn pass(
 }
 
 /// Captures what is due without ingesting (`elnor capture`): the sessions whose trigger fired,
-/// or with `sweep` every dirty session whatever its timers say; then the rollup, as in [`pass`].
+/// or with `sweep` every dirty session whatever its timers say; then the views, as in [`pass`].
 pub fn capture_due(
     agent: &mut Agent,
     store: &Store,
