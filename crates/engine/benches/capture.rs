@@ -10,13 +10,14 @@ use std::path::PathBuf;
 use chrono::{TimeZone, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
 use elnor_engine::agent::Trigger;
-use elnor_engine::capture::{CaptureRequest, capture};
+use elnor_engine::capture::CaptureRequest;
 use elnor_engine::contexts::{LinkRuleKind, NewWorkContext};
 use elnor_engine::continuity::OpenQuestionContent;
 use elnor_engine::entities::NewEntity;
 use elnor_engine::ingest::SourceRoot;
 use elnor_engine::secrets::MemorySecrets;
 use elnor_engine::transcripts::Harness;
+use elnor_engine::usecase::capture_session;
 use elnor_engine::{CaptureMode, ContinuityEntry, ContinuityMode, EntryContent, SessionId, Store};
 
 const SESSION: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
@@ -100,7 +101,8 @@ fn bench(c: &mut Criterion) {
                 let conn = rusqlite::Connection::open(&db).unwrap();
                 conn.execute("DELETE FROM session_captures", []).unwrap();
                 drop(conn);
-                capture(
+                // The whole operation as `elnor capture SESSION` runs it: capture, then the views.
+                capture_session(
                     &store,
                     &secrets,
                     &CaptureRequest {

@@ -808,7 +808,7 @@ struct Verdict {
 ///   `node_decay_step_days`, down to `search_only` at most.
 ///
 /// Idempotent: a second sweep at the same time changes nothing.
-pub fn sweep(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
+pub(crate) fn sweep(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
     let config = store.config()?;
     let step = Duration::days(i64::from(config.node_decay_step_days.max(1)));
     let graph = store.graph();

@@ -96,7 +96,7 @@ pub fn change_node(store: &Store, id: &str, change: Change, now: DateTime<Utc>) 
 }
 
 /// Walks every live durable node down the degradation ladder as far as its sources warrant (see
-/// [`crate::nodes::sweep`]), then rebuilds the views of the nodes it moved.
+/// `nodes::sweep`), then rebuilds the views of the nodes it moved.
 pub fn sweep_nodes(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
     let sweep = crate::nodes::sweep(store, now)?;
     for d in &sweep.degraded {

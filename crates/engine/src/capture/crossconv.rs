@@ -30,7 +30,7 @@ pub struct Delivered {
 }
 
 /// Delivers every pending entity event; says how many update entries it wrote, and where.
-pub fn deliver_pending(
+pub(crate) fn deliver_pending(
     store: &Store,
     config: &ContinuityConfig,
     now: DateTime<Utc>,

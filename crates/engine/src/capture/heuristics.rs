@@ -527,7 +527,7 @@ const BUTS: &[&str] = &["aber", "but", "pero", "nein", "no", "not"];
 
 /// Whether the person's reply accepts what was proposed: it opens with an acceptance, is short
 /// enough to be an answer rather than a new request, and is not "yes, but".
-pub fn accepts(reply: &str) -> bool {
+fn accepts(reply: &str) -> bool {
     let words: Vec<String> = reply
         .split_whitespace()
         .take(3)

@@ -246,7 +246,7 @@ fn summary_id(session_id: &str, last_seq: i64) -> String {
 }
 
 /// Captures one session.
-pub fn capture(
+pub(crate) fn capture(
     store: &Store,
     secrets: &dyn SecretStore,
     req: &CaptureRequest,
