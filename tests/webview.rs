@@ -689,7 +689,7 @@ async fn brief_preview_is_explained_in_the_inspector() {
         harness: elnor_engine::transcripts::Harness::ClaudeCode,
         root: source.canonicalize().unwrap(),
     }];
-    store.ingest(&roots, &mut |_| {}).unwrap();
+    elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now()).unwrap();
     let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
         .run_once(
             &store,
@@ -1057,7 +1057,7 @@ fn review_world() -> ReviewWorld {
         harness: elnor_engine::transcripts::Harness::ClaudeCode,
         root: transcripts.clone(),
     }];
-    store.ingest(&roots, &mut |_| {}).unwrap();
+    elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now()).unwrap();
     let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
         .run_once(
             &store,
@@ -2402,15 +2402,16 @@ async fn first_run_shows_the_projects_found_and_the_context_filter_narrows_the_l
             said,
         );
     }
-    store
-        .ingest(
-            &[elnor_engine::ingest::SourceRoot {
-                harness: elnor_engine::transcripts::Harness::ClaudeCode,
-                root: transcripts,
-            }],
-            &mut |_| {},
-        )
-        .unwrap();
+    elnor_engine::usecase::ingest(
+        &store,
+        &[elnor_engine::ingest::SourceRoot {
+            harness: elnor_engine::transcripts::Harness::ClaudeCode,
+            root: transcripts,
+        }],
+        &mut |_| {},
+        elnor_engine::clock::now(),
+    )
+    .unwrap();
     let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
         .sweep(
             &store,

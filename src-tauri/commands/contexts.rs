@@ -358,9 +358,13 @@ pub async fn merge_work_contexts(
 ) -> Result<WorkContextRow, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let wc = store
-            .merge_work_contexts(&request.keep, &request.absorb, elnor_engine::clock::now())
-            .map_err(|e| to_command_error(&e))?;
+        let wc = elnor_engine::usecase::merge_work_contexts(
+            &store,
+            &request.keep,
+            &request.absorb,
+            elnor_engine::clock::now(),
+        )
+        .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(row(wc))
     })

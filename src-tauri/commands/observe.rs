@@ -81,7 +81,8 @@ pub async fn push_observation(
             work_context: work_context_id(request.work_context_id)?,
             entities: request.entities,
         };
-        let outcome = observe::push(&store, &push, elnor_engine::clock::now()).map_err(err)?;
+        let outcome =
+            elnor_engine::usecase::push(&store, &push, elnor_engine::clock::now()).map_err(err)?;
         Ok(PushOutcome {
             observation: observation_row(outcome.observation, &names(&store)?),
             entities_created: outcome.entities_created,
@@ -171,7 +172,7 @@ async fn change_folders(
     let store = state.store()?;
     let watcher = state.watcher();
     blocking(move || {
-        change(store.tracked_folders()).map_err(err)?;
+        change(&store.tracked_folders()).map_err(err)?;
         watcher.reload(store.clone());
         tracked(&store, &watcher)
     })
@@ -231,7 +232,8 @@ mod tests {
             work_context: Some(wc.work_context_id.clone()),
             entities: vec!["Rebuttal memo".into()],
         };
-        let outcome = observe::push(&store, &push, elnor_engine::clock::now()).unwrap();
+        let outcome =
+            elnor_engine::usecase::push(&store, &push, elnor_engine::clock::now()).unwrap();
         assert_eq!(outcome.entities_created, ["Rebuttal memo"]);
         let row = observation_row(outcome.observation, &names(&store).unwrap());
         assert_eq!(

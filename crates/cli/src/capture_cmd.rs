@@ -12,9 +12,9 @@ use clap::{Args, ValueEnum};
 use elnor_engine::Store;
 use elnor_engine::agent::{Agent, AgentRun, Trigger};
 use elnor_engine::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
-use elnor_engine::observe::watcher::FileWatcher;
 use elnor_engine::secrets::OsKeyring;
 use elnor_engine::usecase;
+use elnor_engine::usecase::watcher::FileWatcher;
 use notify_debouncer_mini::new_debouncer;
 use notify_debouncer_mini::notify::RecursiveMode;
 

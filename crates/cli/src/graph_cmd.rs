@@ -432,8 +432,8 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
             g.unlink_entity(id, entity)?;
             done(&g.work_context(id)?)
         }
-        ContextsCommand::Merge { keep, absorb } => {
-            done(&store.merge_work_contexts(keep, absorb, now)?)
-        }
+        ContextsCommand::Merge { keep, absorb } => done(
+            &elnor_engine::usecase::merge_work_contexts(store, keep, absorb, now)?,
+        ),
     }
 }

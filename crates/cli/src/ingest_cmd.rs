@@ -77,20 +77,25 @@ pub fn ingest(store: &Store, args: &IngestArgs, json: bool) -> anyhow::Result<Ex
         bar
     });
     let started = Instant::now();
-    let report = store.ingest(&roots, &mut |p: &IngestProgress| {
-        if let Some(bar) = &bar {
-            bar.set_length(p.files_total);
-            bar.set_position(p.files_done);
-            let secs = started.elapsed().as_secs_f64().max(0.001);
-            bar.set_message(format!(
-                "{} records, {:.1} MB ({:.0} records/s, {:.1} MB/s)",
-                p.records,
-                p.bytes as f64 / 1e6,
-                p.records as f64 / secs,
-                p.bytes as f64 / 1e6 / secs
-            ));
-        }
-    })?;
+    let report = elnor_engine::usecase::ingest(
+        store,
+        &roots,
+        &mut |p: &IngestProgress| {
+            if let Some(bar) = &bar {
+                bar.set_length(p.files_total);
+                bar.set_position(p.files_done);
+                let secs = started.elapsed().as_secs_f64().max(0.001);
+                bar.set_message(format!(
+                    "{} records, {:.1} MB ({:.0} records/s, {:.1} MB/s)",
+                    p.records,
+                    p.bytes as f64 / 1e6,
+                    p.records as f64 / secs,
+                    p.bytes as f64 / 1e6 / secs
+                ));
+            }
+        },
+        elnor_engine::clock::now(),
+    )?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

@@ -76,7 +76,7 @@ pub struct TimelineArgs {
 
 pub fn push(store: &Store, args: &PushArgs, json: bool) -> anyhow::Result<ExitCode> {
     let work_context = args.context.clone().map(WorkContextId::new).transpose()?;
-    let out = observe::push(
+    let out = elnor_engine::usecase::push(
         store,
         &Push {
             text: args.text.clone(),
@@ -226,7 +226,8 @@ pub fn folders(store: &Store, cmd: &FoldersCommand, json: bool) -> anyhow::Resul
 }
 
 fn scan(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
-    let observed = observe::files::reconcile_all(store, elnor_engine::clock::now())?;
+    let observed =
+        elnor_engine::usecase::reconcile_folders(store, elnor_engine::clock::now())?.observations;
     if json {
         output::json(&observed)?;
     } else {

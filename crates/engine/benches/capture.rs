@@ -34,7 +34,7 @@ fn store_with(entities: usize) -> (tempfile::TempDir, Store) {
         harness: Harness::ClaudeCode,
         root: fixtures().join("claude-code"),
     }];
-    store.ingest(&roots, &mut |_| {}).unwrap();
+    elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now()).unwrap();
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap();
     for i in 0..entities {
         store

@@ -189,7 +189,9 @@ fn main() {
         root: corpus.join(dir),
     });
     let started = Instant::now();
-    let report = store.ingest(&roots, &mut |_| {}).unwrap();
+    let report =
+        elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now())
+            .unwrap();
     let ingest = started.elapsed().as_secs_f64();
     assert_eq!(report.records_added, lines, "every record stored once");
     println!(
@@ -200,7 +202,9 @@ fn main() {
         report.sessions_touched
     );
     let started = Instant::now();
-    let again = store.ingest(&roots, &mut |_| {}).unwrap();
+    let again =
+        elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now())
+            .unwrap();
     let unchanged = started.elapsed().as_secs_f64();
     assert_eq!(again.records_added, 0);
     println!(
@@ -234,15 +238,16 @@ fn main() {
         text.push('\n');
     }
     std::fs::write(&file, text).unwrap();
-    store
-        .ingest(
-            &[SourceRoot {
-                harness: Harness::ClaudeCode,
-                root: long_root,
-            }],
-            &mut |_| {},
-        )
-        .unwrap();
+    elnor_engine::usecase::ingest(
+        &store,
+        &[SourceRoot {
+            harness: Harness::ClaudeCode,
+            root: long_root,
+        }],
+        &mut |_| {},
+        elnor_engine::clock::now(),
+    )
+    .unwrap();
     for offset in [0u64, 5_000, 9_900] {
         let runs = 50;
         let started = Instant::now();

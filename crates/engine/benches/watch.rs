@@ -16,7 +16,7 @@ use chrono::Utc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use elnor_engine::observe::files::{self, Scope};
 use elnor_engine::observe::ignore::IgnoreRules;
-use elnor_engine::observe::watcher::FileWatcher;
+use elnor_engine::usecase::watcher::FileWatcher;
 use elnor_engine::{ContinuityMode, Store};
 use rusqlite::params;
 

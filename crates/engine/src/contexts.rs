@@ -758,7 +758,7 @@ impl Store {
     /// over, and every entry of `absorb`'s continuity log is appended to `keep`'s log with its
     /// `work_context_id` rewritten. The absorbed log is then moved to `continuity/merged/`, kept
     /// rather than deleted, so nothing the person had is lost.
-    pub fn merge_work_contexts(
+    pub(crate) fn merge_work_contexts(
         &self,
         keep: &str,
         absorb: &str,
@@ -832,8 +832,6 @@ impl Store {
         crate::graph::touch_in(&tx, keep).map_err(|e| graph.sql(e))?;
         tx.commit().map_err(|e| graph.sql(e))?;
         drop(conn);
-        // The absorbed context's view is derived from a log that no longer exists.
-        crate::constellation::remove_view(self, &absorb_id)?;
         graph.work_context(keep)
     }
 }

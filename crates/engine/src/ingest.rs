@@ -25,7 +25,9 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::contexts::ProjectsReport;
 use crate::error::{Error, Result};
+use crate::store::Store;
 use crate::transcripts::{Harness, LineParser, ParserState, Record, Turn, TurnKind};
 
 /// Records longer than this are skipped and counted (Codex tool outputs can be large; nothing
@@ -853,6 +855,30 @@ fn ingest_openclaw_db(
         report.files_unchanged += 1;
     }
     Ok(())
+}
+
+/// Ingests every transcript under `roots` into the store's graph, then gives new projects their
+/// work contexts (see [`crate::contexts::ensure_projects`]), so the first capture already lands
+/// there. Runs on its own database connection, so the store stays responsive to other calls
+/// meanwhile. The use case ([`crate::usecase::ingest`]) removes the views of contexts merged away.
+pub(crate) fn ingest_store(
+    store: &Store,
+    roots: &[SourceRoot],
+    progress: &mut dyn FnMut(&IngestProgress),
+    now: DateTime<Utc>,
+) -> Result<(IngestReport, ProjectsReport)> {
+    let graph = store.graph();
+    let mut conn = graph.open_connection()?;
+    // Ingest copies what is still in the harness files: if power fails before the WAL reaches
+    // the disk, the next run reads those records again. So the per-commit fsync that the
+    // graph's own writes need is not needed here, and it would dominate small files.
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(|e| graph.sql(e))?;
+    let mut report = ingest(&mut conn, graph.path(), roots, progress)?;
+    drop(conn);
+    let projects = crate::contexts::ensure_projects(store, &report.touched, now)?;
+    report.projects_created = projects.created.len() as u64;
+    Ok((report, projects))
 }
 
 pub mod kinds;

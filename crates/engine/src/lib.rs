@@ -35,6 +35,7 @@ pub mod secrets;
 pub mod sessions;
 pub mod sources;
 pub mod store;
+pub mod sweep;
 #[cfg(test)]
 mod test_support;
 pub mod timeline;
@@ -45,10 +46,11 @@ pub mod usecase;
 pub mod utility;
 
 pub use config::{ConfigField, ContinuityConfig, ContinuityMode, DateAwareness, SynthesisProvider};
+pub use continuity::Status;
 pub use continuity::{
     CaptureMode, ContinuityEntry, ContinuityLog, EntryContent, EntryType, LogRead, SkippedLine,
     TornRepair, WorkPhase,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use ids::{AgentId, EntityId, EntryId, NodeId, SessionId, WorkContextId};
-pub use store::{Status, Store, StoreLocation};
+pub use store::{Store, StoreLocation};

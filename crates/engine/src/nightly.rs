@@ -28,7 +28,7 @@ pub struct NightlyReport {
     pub capture_failures: Vec<(String, String)>,
     pub promotions: Evaluation,
     /// Durable nodes the degradation ladder moved.
-    pub nodes: crate::nodes::Sweep,
+    pub nodes: crate::sweep::Sweep,
     pub research_utility: crate::utility::ResearchUtility,
     pub views_rebuilt: usize,
     pub rollup_segments: usize,

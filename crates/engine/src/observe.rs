@@ -15,7 +15,6 @@ pub mod files;
 pub mod folders;
 pub mod ignore;
 pub mod markdown;
-pub mod watcher;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -150,6 +149,9 @@ pub struct Push {
 pub struct PushOutcome {
     pub observation: Observation,
     pub entities_created: Vec<String>,
+    /// The work contexts whose logs the push wrote to, whose views the use case rebuilds.
+    #[serde(skip)]
+    pub touched: BTreeSet<WorkContextId>,
 }
 
 /// Which observations to list, newest first.
@@ -240,7 +242,8 @@ impl NewObservation {
 
 /// Records a push: resolves entities named in the request (creating unknown ones) and mentioned
 /// in the text, stores the observation, and delivers the cross-conversation updates it causes.
-pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcome> {
+/// The views are the use case's to rebuild ([`crate::usecase::push`]).
+pub(crate) fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcome> {
     let text = push.text.trim();
     if text.is_empty() {
         return Err(Error::InvalidInput(
@@ -294,10 +297,11 @@ pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcom
         entities,
         create: create.clone(),
     };
-    let observation = record(store, &store.config()?, new, now)?;
+    let (observation, touched) = record(store, &store.config()?, new, now)?;
     Ok(PushOutcome {
         observation,
         entities_created: create,
+        touched,
     })
 }
 
@@ -321,24 +325,27 @@ pub(crate) fn record(
     config: &ContinuityConfig,
     new: NewObservation,
     now: DateTime<Utc>,
-) -> Result<Observation> {
-    let mut stored = record_all(store, config, vec![new], |_| Ok(()), now)?;
-    stored
+) -> Result<(Observation, BTreeSet<WorkContextId>)> {
+    let (mut stored, touched) = record_all(store, config, vec![new], |_| Ok(()), now)?;
+    let observation = stored
         .pop()
-        .ok_or_else(|| Error::InvalidInput("no observation stored".into()))
+        .ok_or_else(|| Error::InvalidInput("no observation stored".into()))?;
+    Ok((observation, touched))
 }
 
 /// Stores observations and what follows from them: in one transaction, each observation, its
 /// entity events, and `also` (the watcher's own bookkeeping, so that a crash cannot leave a file
 /// observed but not remembered, or the reverse); then the update a push tells its own work context;
-/// then one delivery of the events to the other contexts.
+/// then one delivery of the events to the other contexts. Returns the observations and the work
+/// contexts whose logs were written to, whose views the caller's use case rebuilds.
 pub(crate) fn record_all(
     store: &Store,
     config: &ContinuityConfig,
     batch: Vec<NewObservation>,
     also: impl FnOnce(&Connection) -> rusqlite::Result<()>,
     now: DateTime<Utc>,
-) -> Result<Vec<Observation>> {
+) -> Result<(Vec<Observation>, BTreeSet<WorkContextId>)> {
+    let mut touched = BTreeSet::new();
     let graph = store.graph();
     let mut stored: Vec<(i64, ChangeSource, Vec<EntityId>, &NewObservation)> = Vec::new();
     {
@@ -372,18 +379,19 @@ pub(crate) fn record_all(
             )?;
             if written {
                 count_updates(graph, *id, 1)?;
-                crate::constellation::refresh(store, &BTreeSet::from([wc.clone()]), now);
+                touched.insert(wc.clone());
             }
         }
     }
     if !stored.is_empty() {
         let delivered = crossconv::deliver_pending(store, config, now)?;
-        crate::constellation::refresh(store, &delivered.touched, now);
+        touched.extend(delivered.touched);
     }
-    stored
+    let observations = stored
         .iter()
         .map(|(id, ..)| graph.observation(*id))
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok((observations, touched))
 }
 
 /// Inserts one observation with its entities (creating the ones a push names anew) and their

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::fsutil::{LockGuard, atomic_write};
 use crate::ingest::SourceRoot;
+use crate::store::Store;
 use crate::transcripts::Harness;
 
 /// One configured transcript root.
@@ -58,6 +59,13 @@ pub fn detected_defaults() -> Vec<TranscriptSource> {
         .unwrap_or_else(|| PathBuf::from("/"));
     let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
     default_sources(&home, codex_home.as_deref())
+}
+
+impl Store {
+    /// The transcript sources file (`config/transcript_sources.json`).
+    pub fn sources(&self) -> SourcesFile {
+        SourcesFile::new(&self.root().join("config"))
+    }
 }
 
 /// The sources file of a store.

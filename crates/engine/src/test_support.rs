@@ -51,7 +51,7 @@ pub(crate) fn real_store() -> Option<(tempfile::TempDir, crate::Store, PathBuf)>
                 root,
             }),
     );
-    let report = store.ingest(&roots, &mut |_| {}).unwrap();
+    let report = crate::usecase::ingest(&store, &roots, &mut |_| {}, crate::clock::now()).unwrap();
     assert!(
         report.files_read > 0,
         "nothing ingested from {}",
@@ -107,7 +107,7 @@ pub(crate) fn ingest_dir(store: &crate::Store, base: &Path) -> crate::ingest::In
             root: base.join("codex"),
         },
     ];
-    store.ingest(&roots, &mut |_| {}).unwrap()
+    crate::usecase::ingest(store, &roots, &mut |_| {}, crate::clock::now()).unwrap()
 }
 
 /// A local HTTP server playing an LLM endpoint: the only stand-in the tests use, because no model

@@ -4,17 +4,24 @@
 //! touched — so no adapter strings steps together, and none can forget a step. This module sits
 //! above every other layer (`tests/tidy.rs` checks it).
 
+pub mod watcher;
+
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
 use crate::agent::{Agent, AgentRun};
 use crate::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
+use crate::contexts::WorkContext;
 use crate::error::Result;
+use crate::ids::WorkContextId;
 use crate::ingest::{IngestProgress, IngestReport, SourceRoot};
-use crate::nodes::{Change, Node, Sweep};
+use crate::nodes::{Change, Node};
+use crate::observe::files::Settled;
+use crate::observe::{Push, PushOutcome};
 use crate::secrets::SecretStore;
 use crate::store::Store;
+use crate::sweep::Sweep;
 
 /// What one [`pass`] did: what ingest read, then what the agent captured.
 #[derive(Debug)]
@@ -35,9 +42,57 @@ pub fn pass(
     now: DateTime<Utc>,
     progress: &mut dyn FnMut(&IngestProgress),
 ) -> Result<Pass> {
-    let ingest = store.ingest(roots, progress)?;
+    let ingest = ingest(store, roots, progress, now)?;
     let run = capture_due(agent, store, secrets, now, false)?;
     Ok(Pass { ingest, run })
+}
+
+/// Ingests every transcript under `roots` (`elnor ingest`, the first step of a [`pass`]): the
+/// sessions and turns into the graph, then a work context for each new project, moving over the
+/// auto contexts that held only that project's sessions. The views of contexts merged away are
+/// removed: they are derived from logs that no longer exist.
+pub fn ingest(
+    store: &Store,
+    roots: &[SourceRoot],
+    progress: &mut dyn FnMut(&IngestProgress),
+    now: DateTime<Utc>,
+) -> Result<IngestReport> {
+    let (report, projects) = crate::ingest::ingest_store(store, roots, progress, now)?;
+    for (absorbed, _) in &projects.merged {
+        crate::constellation::remove_view(store, absorbed)?;
+    }
+    Ok(report)
+}
+
+/// Merges work context `absorb` into `keep` (see [`Store::merge_work_contexts`]), then removes
+/// the absorbed context's view and rebuilds the kept one's.
+pub fn merge_work_contexts(
+    store: &Store,
+    keep: &str,
+    absorb: &str,
+    now: DateTime<Utc>,
+) -> Result<WorkContext> {
+    let merged = store.merge_work_contexts(keep, absorb, now)?;
+    crate::constellation::remove_view(store, &WorkContextId::new(absorb)?)?;
+    crate::constellation::refresh(store, [&merged.work_context_id], now);
+    Ok(merged)
+}
+
+/// Records a push, "I just did X" (`elnor push`, the app's push box and shortcut): the
+/// observation, the update it tells its own work context, the updates it delivers to the others,
+/// then the views of every context it wrote to.
+pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcome> {
+    let outcome = crate::observe::push(store, push, now)?;
+    crate::constellation::refresh(store, &outcome.touched, now);
+    Ok(outcome)
+}
+
+/// One full pass over every tracked folder (`elnor folders scan`): the observations of what
+/// changed since the last look, then the views of the contexts they wrote to.
+pub fn reconcile_folders(store: &Store, now: DateTime<Utc>) -> Result<Settled> {
+    let settled = crate::observe::files::reconcile_all(store, now)?;
+    crate::constellation::refresh(store, &settled.touched, now);
+    Ok(settled)
 }
 
 /// Captures what is due without ingesting (`elnor capture`): the sessions whose trigger fired,
@@ -96,9 +151,9 @@ pub fn change_node(store: &Store, id: &str, change: Change, now: DateTime<Utc>) 
 }
 
 /// Walks every live durable node down the degradation ladder as far as its sources warrant (see
-/// `nodes::sweep`), then rebuilds the views of the nodes it moved.
+/// `sweep::sweep`), then rebuilds the views of the nodes it moved.
 pub fn sweep_nodes(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
-    let sweep = crate::nodes::sweep(store, now)?;
+    let sweep = crate::sweep::sweep(store, now)?;
     for d in &sweep.degraded {
         let node = store.graph().node(d.node_id.as_str())?.node;
         crate::constellation::refresh_for_node(store, &node, now)?;

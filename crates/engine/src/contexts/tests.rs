@@ -244,15 +244,16 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
         .join("\n");
         std::fs::write(folder.join(format!("{session}.jsonl")), text + "\n").unwrap();
     }
-    store
-        .ingest(
-            &[crate::ingest::SourceRoot {
-                harness: crate::transcripts::Harness::ClaudeCode,
-                root,
-            }],
-            &mut |_| {},
-        )
-        .unwrap();
+    crate::usecase::ingest(
+        &store,
+        &[crate::ingest::SourceRoot {
+            harness: crate::transcripts::Harness::ClaudeCode,
+            root,
+        }],
+        &mut |_| {},
+        crate::clock::now(),
+    )
+    .unwrap();
     let g = store.graph();
     assert!(
         g.work_contexts()

@@ -6,6 +6,8 @@
 
 mod entry;
 mod log;
+mod status;
+mod store;
 
 pub use entry::ENTRY_SCHEMA_VERSION;
 pub use entry::{
@@ -14,6 +16,7 @@ pub use entry::{
     WorkPhaseChangeContent,
 };
 pub use log::{ContinuityLog, LogRead, MAX_LINE_BYTES, SkippedLine, TornRepair, UNLINKED_CAP};
+pub use status::Status;
 
 #[cfg(test)]
 mod tests;

@@ -28,7 +28,7 @@ fn fixture_roots(corpus: &Path) -> Vec<SourceRoot> {
 }
 
 fn run(store: &Store, roots: &[SourceRoot]) -> IngestReport {
-    store.ingest(roots, &mut |_| {}).unwrap()
+    crate::usecase::ingest(store, roots, &mut |_| {}, crate::clock::now()).unwrap()
 }
 
 fn count(store: &Store, sql: &str) -> i64 {

@@ -2,8 +2,8 @@ use super::*;
 use crate::brief::{self, BriefRequest, Delivery, TraceItem};
 // The person's changes and the sweep as the adapters and the nightly job run them: with the views
 // that show the node rebuilt, so the briefs below see the result.
-use crate::continuity::{KeyDecisionContent, OpenQuestionContent};
-use crate::ids::SessionId;
+use crate::continuity::{ContinuityEntry, EntryContent, KeyDecisionContent, OpenQuestionContent};
+use crate::ids::{SessionId, WorkContextId};
 use crate::promotion::evaluate;
 use crate::test_support::promotion::{World, reference, t0, world};
 use crate::usecase::{change_node as change, sweep_nodes as sweep};

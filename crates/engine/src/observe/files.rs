@@ -8,7 +8,7 @@
 //! A vanished file and an appeared one with the same content in one pass are a rename. A file is
 //! read whole up to [`MAX_TEXT_BYTES`]; a larger or non-UTF-8 file is hashed and compared by size.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ use super::{NewObservation, Observation, ObservationKind, ObservationSource};
 use crate::config::ContinuityConfig;
 use crate::entities::{self, ts};
 use crate::error::Result;
-use crate::ids::EntityId;
+use crate::ids::{EntityId, WorkContextId};
 use crate::resolve::EntityMatcher;
 use crate::store::Store;
 
@@ -55,6 +55,8 @@ pub struct Settled {
     /// Files that could not be read (permissions, vanished mid-read); they are tried again on the
     /// next pass.
     pub skipped: Vec<(PathBuf, String)>,
+    /// The work contexts whose logs the observations wrote to, whose views the use case rebuilds.
+    pub touched: BTreeSet<WorkContextId>,
 }
 
 /// A file as the disk has it.
@@ -155,7 +157,7 @@ pub fn settle(
         }
         let root_text = root.to_string_lossy().into_owned();
         let at = ts(now);
-        super::record_all(
+        let (_, touched) = super::record_all(
             store,
             config,
             Vec::new(),
@@ -169,6 +171,7 @@ pub fn settle(
             },
             now,
         )?;
+        out.touched = touched;
         return Ok(out);
     }
     // A rename is a vanished file and an appeared one with the same content, paired by hash (the
@@ -274,7 +277,8 @@ pub fn settle(
     if batch.is_empty() && writes.is_empty() {
         return Ok(out);
     }
-    out.observations = super::record_all(store, config, batch, |c| apply(c, root, writes), now)?;
+    (out.observations, out.touched) =
+        super::record_all(store, config, batch, |c| apply(c, root, writes), now)?;
     Ok(out)
 }
 
@@ -731,18 +735,25 @@ fn rel(root: &Path, path: &Path) -> String {
 }
 
 /// One full pass over every tracked folder that exists: what
-/// `elnor folders scan` runs, and what the watcher's periodic reconcile does per folder.
-pub fn reconcile_all(store: &Store, now: DateTime<Utc>) -> Result<Vec<Observation>> {
+/// `elnor folders scan` runs, and what the watcher's periodic reconcile does per folder. Returns
+/// every folder's settlement merged into one.
+pub(crate) fn reconcile_all(store: &Store, now: DateTime<Utc>) -> Result<Settled> {
     let config = store.config()?;
     let tracked = store.tracked_folders().load()?;
     let rules = IgnoreRules::new(&tracked.ignore_patterns);
-    let mut out = Vec::new();
+    let mut out = Settled::default();
     for root in &tracked.folders {
         // A missing folder (deleted, or a drive not mounted) is compared when it is back.
         if !root.is_dir() {
             continue;
         }
-        out.extend(settle(store, &config, &rules, root, &Scope::All, now)?.observations);
+        let settled = settle(store, &config, &rules, root, &Scope::All, now)?;
+        out.observations.extend(settled.observations);
+        out.files_seen += settled.files_seen;
+        out.files_read += settled.files_read;
+        out.baselined += settled.baselined;
+        out.skipped.extend(settled.skipped);
+        out.touched.extend(settled.touched);
     }
     Ok(out)
 }

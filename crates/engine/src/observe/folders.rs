@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::fsutil::{LockGuard, atomic_write};
+use crate::store::Store;
 
 /// The folders and patterns, as saved.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +25,13 @@ struct Doc {
     schema_version: u32,
     #[serde(flatten)]
     config: TrackedConfig,
+}
+
+impl Store {
+    /// The tracked folders file (`config/tracked_folders.json`): what the file watcher observes.
+    pub fn tracked_folders(&self) -> TrackedFoldersFile {
+        TrackedFoldersFile::new(&self.root().join("config"))
+    }
 }
 
 /// The tracked folders file of a store.

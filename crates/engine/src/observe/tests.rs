@@ -13,6 +13,7 @@ use super::*;
 use crate::brief::{BriefRequest, Delivery, assemble};
 use crate::contexts::{LinkRuleKind, NewWorkContext};
 use crate::continuity::EntryContent;
+use crate::usecase::watcher;
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap()

@@ -185,15 +185,16 @@ fn reads_are_redacted_but_raw_turns_are_not() {
     )
     .unwrap();
     let store = Store::open(dir.path().join("store")).unwrap();
-    store
-        .ingest(
-            &[SourceRoot {
-                harness: Harness::ClaudeCode,
-                root,
-            }],
-            &mut |_| {},
-        )
-        .unwrap();
+    crate::usecase::ingest(
+        &store,
+        &[SourceRoot {
+            harness: Harness::ClaudeCode,
+            root,
+        }],
+        &mut |_| {},
+        crate::clock::now(),
+    )
+    .unwrap();
     let t = read_transcript(store.graph(), &ReadQuery::new("sess-secret")).unwrap();
     assert_eq!(t.turns[0].content, "use key [redacted] and [private] ok");
     let s = summarize(store.graph(), "sess-secret", Utc::now()).unwrap();

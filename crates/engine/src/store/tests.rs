@@ -6,7 +6,7 @@ use expect_test::expect;
 
 use super::*;
 use crate::continuity::{CaptureMode, ContinuityEntry, EntryContent, OpenQuestionContent};
-use crate::ids::SessionId;
+use crate::ids::{SessionId, WorkContextId};
 
 #[test]
 fn open_creates_layout_and_status_counts_by_type() {

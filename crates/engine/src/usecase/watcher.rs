@@ -7,6 +7,9 @@
 //! with what was recorded. An exhausted inotify watch limit is reported in the status, with the
 //! fix, not hidden: the reconcile still catches those folders' changes, only later. Access events
 //! (the watcher's own reads) are dropped, so an idle folder costs nothing but a stat per second.
+//!
+//! The watcher is a use case that runs by itself: it observes through the observe layer, then
+//! rebuilds the views of the work contexts the observations wrote to, as every use case does.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -18,10 +21,10 @@ use chrono::{DateTime, Utc};
 use notify_debouncer_full::notify::{self, EventKind, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
-use super::Observation;
-use super::files::{self, Scope};
-use super::ignore::IgnoreRules;
 use crate::error::{Error, Result};
+use crate::observe::Observation;
+use crate::observe::files::{self, Scope};
+use crate::observe::ignore::IgnoreRules;
 use crate::store::Store;
 
 /// How often the thread wakes when nothing happens: to see a removed folder come back and to
@@ -353,15 +356,10 @@ impl Worker {
             return;
         }
         self.files = None;
-        match files::settle(
-            &self.store,
-            &config,
-            &self.rules,
-            root,
-            scope,
-            crate::clock::now(),
-        ) {
+        let now = crate::clock::now();
+        match files::settle(&self.store, &config, &self.rules, root, scope, now) {
             Ok(settled) => {
+                crate::constellation::refresh(&self.store, &settled.touched, now);
                 for o in &settled.observations {
                     (self.on_observation)(o);
                 }
