@@ -22,8 +22,8 @@ pub(crate) fn real_fixtures() -> Option<PathBuf> {
 /// A store with every session of the real-history corpus ingested (each harness's roots found by
 /// their layout), or `None` without the corpus.
 pub(crate) fn real_store() -> Option<(tempfile::TempDir, crate::Store, PathBuf)> {
-    use crate::ingest::SourceRoot;
-    use crate::transcripts::Harness;
+    use crate::inputs::ingest::SourceRoot;
+    use crate::inputs::transcripts::Harness;
     let real = real_fixtures()?;
     let dir = tempfile::tempdir().unwrap();
     let store = crate::Store::open(dir.path()).unwrap();
@@ -51,7 +51,8 @@ pub(crate) fn real_store() -> Option<(tempfile::TempDir, crate::Store, PathBuf)>
                 root,
             }),
     );
-    let report = crate::usecase::ingest(&store, &roots, &mut |_| {}, crate::clock::now()).unwrap();
+    let report =
+        crate::usecase::ingest(&store, &roots, &mut |_| {}, crate::base::clock::now()).unwrap();
     assert!(
         report.files_read > 0,
         "nothing ingested from {}",
@@ -85,9 +86,9 @@ pub(crate) fn sample_store() -> (tempfile::TempDir, crate::Store) {
 
 /// Ingests every harness folder under `base` (`openclaw/`, `claude-code/`, `codex/`). An OpenClaw
 /// state folder keeps its sessions under `agents/`; the shared corpus holds bare session files.
-pub(crate) fn ingest_dir(store: &crate::Store, base: &Path) -> crate::ingest::IngestReport {
-    use crate::ingest::SourceRoot;
-    use crate::transcripts::Harness;
+pub(crate) fn ingest_dir(store: &crate::Store, base: &Path) -> crate::inputs::ingest::IngestReport {
+    use crate::inputs::ingest::SourceRoot;
+    use crate::inputs::transcripts::Harness;
     let openclaw = if base.join("openclaw/agents").is_dir() {
         base.join("openclaw/agents")
     } else {
@@ -107,7 +108,7 @@ pub(crate) fn ingest_dir(store: &crate::Store, base: &Path) -> crate::ingest::In
             root: base.join("codex"),
         },
     ];
-    crate::usecase::ingest(store, &roots, &mut |_| {}, crate::clock::now()).unwrap()
+    crate::usecase::ingest(store, &roots, &mut |_| {}, crate::base::clock::now()).unwrap()
 }
 
 /// A local HTTP server playing an LLM endpoint: the only stand-in the tests use, because no model
@@ -248,11 +249,11 @@ pub(crate) mod promotion {
     use rusqlite::params;
 
     use crate::Store;
+    use crate::base::ids::{SessionId, WorkContextId};
     use crate::continuity::{
         CaptureMode, ContinuityEntry, EntryContent, KeyDecisionContent, OpenQuestionContent,
     };
-    use crate::entities::{NewEntity, ts};
-    use crate::ids::{SessionId, WorkContextId};
+    use crate::graph::entities::{NewEntity, ts};
 
     pub(crate) fn t0() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap()

@@ -9,7 +9,7 @@
 use serde_json::json;
 
 use super::Brief;
-use crate::tokens::Line;
+use crate::base::tokens::Line;
 
 /// CSA §12.2, with `{current_date}` as an ISO date (every ISO date counts the same).
 const TEMPORAL: &str = "Today is {current_date}. Your training data has a cutoff and may not\n\

@@ -3,14 +3,14 @@ use expect_test::{Expect, expect};
 
 use super::render::consts;
 use super::*;
-use crate::config::ContinuityMode;
-use crate::contexts::{LinkRuleKind, NewWorkContext};
+use crate::base::config::ContinuityMode;
+use crate::base::ids::SessionId;
+use crate::base::tokens;
 use crate::continuity::{
     CaptureMode, ContinuityEntry, CrossConversationUpdateContent, EntryContent, KeyDecisionContent,
     OpenQuestionContent, SessionSummaryRefContent, WorkPhaseChangeContent,
 };
-use crate::ids::SessionId;
-use crate::tokens;
+use crate::graph::contexts::{LinkRuleKind, NewWorkContext};
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap()
@@ -66,7 +66,7 @@ impl Writer<'_> {
             .with_conn(|c| {
                 c.execute(
                     "INSERT OR IGNORE INTO session_summaries VALUES (?1, ?2, ?3, ?4, 'llm')",
-                    rusqlite::params![sid, session, summary, crate::entities::ts(at)],
+                    rusqlite::params![sid, session, summary, crate::graph::entities::ts(at)],
                 )
             })
             .unwrap();
@@ -305,7 +305,7 @@ fn full_brief_for_a_resumed_matter() {
         .graph()
         .add_living_fact("Prefers direct assessment, no hedging.", now())
         .unwrap();
-    crate::rollup::generate(&store, now()).unwrap();
+    crate::views::rollup::generate(&store, now()).unwrap();
     check(
         &store,
         &request(Some("/work/henderson/drafts")),
@@ -579,7 +579,7 @@ fn crowded(store: &Store) {
     ] {
         store.graph().add_living_fact(fact, now()).unwrap();
     }
-    crate::rollup::generate(store, now()).unwrap();
+    crate::views::rollup::generate(store, now()).unwrap();
 }
 
 fn decisions(b: &Brief) -> String {
@@ -707,7 +707,7 @@ fn tier_2_skips_local_only_contexts_and_stale_rollups() {
     henderson(&store);
     other_context(&store, "Private matter", true);
     other_context(&store, "Smith v. Acme appeal", false);
-    crate::rollup::generate(&store, now() - Duration::days(3)).unwrap();
+    crate::views::rollup::generate(&store, now() - Duration::days(3)).unwrap();
     let b = assemble(&store, &request(Some("/work/henderson"))).unwrap();
     expect![[r#"
         T1 included within_budget Henderson damages section —…
@@ -771,7 +771,7 @@ fn a_delivery_marks_updates_delivered_and_a_preview_does_not() {
     // The view is stale until rebuilt; served stale, it still shows the update, marked.
     let b2 = assemble(&store, &req).unwrap();
     assert!(b2.stale);
-    crate::constellation::refresh(&store, &b2.needs_rebuild, now());
+    crate::views::constellation::refresh(&store, &b2.needs_rebuild, now());
     // Rebuilt, the delivered update is excluded and says why.
     let b3 = assemble(&store, &request(Some("/work/henderson"))).unwrap();
     assert!(!b3.stale);
@@ -785,7 +785,7 @@ fn a_delivery_marks_updates_delivered_and_a_preview_does_not() {
     let mut later = request(Some("/work/henderson"));
     later.now = now() + Duration::days(8);
     let b4 = assemble(&store, &later).unwrap();
-    crate::constellation::refresh(&store, &b4.needs_rebuild, later.now);
+    crate::views::constellation::refresh(&store, &b4.needs_rebuild, later.now);
     let b5 = assemble(&store, &later).unwrap();
     assert!(!b5.trace.iter().any(|t| t.kind == "update"));
 }
@@ -808,7 +808,7 @@ fn a_new_entry_makes_the_view_stale_until_rebuilt() {
         "a stale view is served as it was"
     );
     assert_eq!(stale.needs_rebuild, vec![w.wc.clone()]);
-    crate::constellation::refresh(&store, &stale.needs_rebuild, now());
+    crate::views::constellation::refresh(&store, &stale.needs_rebuild, now());
     let fresh = assemble(&store, &req).unwrap();
     assert!(!fresh.stale);
     assert!(text(&fresh).contains("Halliburton"));
@@ -968,7 +968,7 @@ fn random_store(seed: u64) -> (tempfile::TempDir, Store, BriefRequest) {
         let text = rng.words(45);
         store.graph().add_living_fact(&text, now()).unwrap();
     }
-    crate::rollup::generate(&store, now()).unwrap();
+    crate::views::rollup::generate(&store, now()).unwrap();
     let mut req = request(Some(&format!("/w/{}", rng.below(contexts + 1))));
     req.budget = [MAX_BUDGET, 300, 200, 120, 60][rng.below(5) as usize];
     if rng.below(3) == 0 {
@@ -1042,7 +1042,7 @@ fn property_any_store_fits_its_budget_and_counts_are_exact() {
 fn property_deleted_views_and_rollup_rebuild_to_the_same_bytes() {
     for seed in 100..115 {
         let (_d, store, _) = random_store(seed);
-        crate::constellation::rebuild_all(&store, now()).unwrap();
+        crate::views::constellation::rebuild_all(&store, now()).unwrap();
         let snapshot = |store: &Store| -> Vec<(String, Vec<u8>)> {
             let mut files = Vec::new();
             for dir in ["mirror/work_context", "rollup"] {
@@ -1058,12 +1058,12 @@ fn property_deleted_views_and_rollup_rebuild_to_the_same_bytes() {
         let before = snapshot(&store);
         assert!(!before.is_empty());
         // A rebuild over existing views reuses their counts; the bytes are the same.
-        crate::constellation::rebuild_all(&store, now()).unwrap();
+        crate::views::constellation::rebuild_all(&store, now()).unwrap();
         assert_eq!(snapshot(&store), before, "seed {seed}, rebuilt in place");
         std::fs::remove_dir_all(store.root().join("mirror")).unwrap();
         std::fs::remove_dir_all(store.root().join("rollup")).unwrap();
-        crate::constellation::rebuild_all(&store, now()).unwrap();
-        crate::rollup::generate(&store, now()).unwrap();
+        crate::views::constellation::rebuild_all(&store, now()).unwrap();
+        crate::views::rollup::generate(&store, now()).unwrap();
         assert_eq!(snapshot(&store), before, "seed {seed}");
     }
 }
@@ -1081,12 +1081,12 @@ fn capture_every_session(store: &Store, at: DateTime<Utc>) {
         })
         .unwrap();
     for id in ids {
-        crate::capture::capture(
+        crate::inputs::capture::capture(
             store,
-            &crate::secrets::MemorySecrets::default(),
-            &crate::capture::CaptureRequest {
+            &crate::base::secrets::MemorySecrets::default(),
+            &crate::inputs::capture::CaptureRequest {
                 session_id: id,
-                trigger: crate::agent::Trigger::ManualRequest,
+                trigger: crate::inputs::agent::Trigger::ManualRequest,
                 now: at,
             },
         )
@@ -1115,7 +1115,7 @@ fn brief_over_the_fixture_corpus() {
         )
         .unwrap();
     capture_every_session(&store, now() - Duration::hours(2));
-    crate::rollup::generate(&store, now()).unwrap();
+    crate::views::rollup::generate(&store, now()).unwrap();
     store
         .graph()
         .add_living_fact("Marco, backend engineer on Spotter (Elixir).", now())
@@ -1151,7 +1151,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
     store.set_mode(ContinuityMode::Deterministic).unwrap();
     let at = Utc.with_ymd_and_hms(2026, 11, 3, 9, 0, 0).unwrap();
     capture_every_session(&store, at);
-    crate::rollup::generate(&store, at).unwrap();
+    crate::views::rollup::generate(&store, at).unwrap();
     let mut req = BriefRequest::new(at, at.date_naive(), Delivery::Preview);
     req.cwd = Some("/home/dana/code/ledger-sync/src".into());
     req.session_id = Some("a-new-session".into());

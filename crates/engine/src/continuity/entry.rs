@@ -8,9 +8,9 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::config::ContinuityConfig;
-use crate::error::{Error, Result};
-use crate::ids::{AgentId, EntityId, EntryId, SessionId, WorkContextId};
+use crate::base::config::ContinuityConfig;
+use crate::base::error::{Error, Result};
+use crate::base::ids::{AgentId, EntityId, EntryId, SessionId, WorkContextId};
 
 /// The log's schema version.
 pub const ENTRY_SCHEMA_VERSION: u32 = 2;

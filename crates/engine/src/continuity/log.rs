@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::entry::ContinuityEntry;
-use crate::error::{Error, Result};
-use crate::fsutil::{LockGuard, atomic_write, sync_dir};
-use crate::ids::WorkContextId;
+use crate::base::error::{Error, Result};
+use crate::base::fsutil::{LockGuard, atomic_write, sync_dir};
+use crate::base::ids::WorkContextId;
 
 /// Lines longer than this are skipped unread (and counted), so one enormous line cannot exhaust
 /// memory. Real entries are a few hundred bytes.

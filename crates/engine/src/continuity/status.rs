@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::config::ContinuityConfig;
+use crate::base::config::ContinuityConfig;
+use crate::base::error::Result;
 use crate::continuity::EntryType;
-use crate::error::Result;
-use crate::store::Store;
+use crate::graph::store::Store;
 
 /// What `status` reports.
 #[derive(Debug, Clone, Serialize)]

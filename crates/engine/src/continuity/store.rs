@@ -3,10 +3,10 @@
 
 use std::fs;
 
+use crate::base::error::{Error, Result};
+use crate::base::ids::WorkContextId;
 use crate::continuity::ContinuityLog;
-use crate::error::{Error, Result};
-use crate::ids::WorkContextId;
-use crate::store::Store;
+use crate::graph::store::Store;
 
 impl Store {
     /// The continuity log of a work context (the file may not exist yet).

@@ -7,8 +7,8 @@ use chrono::{TimeZone, Utc};
 use expect_test::expect;
 
 use super::*;
-use crate::config::ContinuityConfig;
-use crate::ids::{EntityId, SessionId, WorkContextId};
+use crate::base::config::ContinuityConfig;
+use crate::base::ids::{EntityId, SessionId, WorkContextId};
 
 fn wc(id: &str) -> WorkContextId {
     WorkContextId::new(id).unwrap()
@@ -51,7 +51,7 @@ fn entry_serialises_exactly_as_csa_3_2() {
         }),
         &ContinuityConfig::default(),
     );
-    entry.entry_id = crate::ids::EntryId::new("ce_1").unwrap();
+    entry.entry_id = crate::base::ids::EntryId::new("ce_1").unwrap();
     entry.linked_entity_ids = vec![EntityId::new("ent_judge_chen").unwrap()];
     let json: serde_json::Value = serde_json::from_str(&entry.to_line().unwrap()).unwrap();
     expect![[r#"
@@ -103,7 +103,7 @@ fn every_entry_type_round_trips_through_the_log() {
         EntryContent::KeyDecision(KeyDecisionContent {
             decision: "Use WAL".into(),
             rationale: None,
-            superseded_by: Some(crate::ids::EntryId::new("ce_9").unwrap()),
+            superseded_by: Some(crate::base::ids::EntryId::new("ce_9").unwrap()),
         }),
         EntryContent::CrossConversationUpdate(CrossConversationUpdateContent {
             summary: "Henderson updated elsewhere".into(),

@@ -21,11 +21,11 @@ use chrono::{DateTime, Utc};
 use notify_debouncer_full::notify::{self, EventKind, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
-use crate::error::{Error, Result};
-use crate::observe::Observation;
-use crate::observe::files::{self, Scope};
-use crate::observe::ignore::IgnoreRules;
-use crate::store::Store;
+use crate::base::error::{Error, Result};
+use crate::graph::store::Store;
+use crate::inputs::observe::Observation;
+use crate::inputs::observe::files::{self, Scope};
+use crate::inputs::observe::ignore::IgnoreRules;
 
 /// How often the thread wakes when nothing happens: to see a removed folder come back and to
 /// start the reconcile on time.
@@ -339,7 +339,7 @@ impl Worker {
             self.settle(&root, &Scope::All);
         }
         self.last_reconcile = Instant::now();
-        self.status_mut().last_reconcile_at = Some(crate::clock::now());
+        self.status_mut().last_reconcile_at = Some(crate::base::clock::now());
     }
 
     fn settle(&mut self, root: &Path, scope: &Scope) {
@@ -356,10 +356,10 @@ impl Worker {
             return;
         }
         self.files = None;
-        let now = crate::clock::now();
+        let now = crate::base::clock::now();
         match files::settle(&self.store, &config, &self.rules, root, scope, now) {
             Ok(settled) => {
-                crate::constellation::refresh(&self.store, &settled.touched, now);
+                crate::views::constellation::refresh(&self.store, &settled.touched, now);
                 for o in &settled.observations {
                     (self.on_observation)(o);
                 }

@@ -1,0 +1,638 @@
+//! The continuity config, `config/continuity_config.json` (CSA §5.1): every field with its
+//! default and allowed range, validated on load and on set, written atomically.
+//!
+//! The rules live in one table, [`FIELDS`], which drives validation, `config get`/`set`, the
+//! defaults and the documentation. A failed load never writes: the file on disk stays exactly as
+//! the person left it, and the error names the file, the field and the allowed range.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::base::error::{Error, Result};
+use crate::base::fsutil::{LockGuard, atomic_write};
+
+/// The config file's schema version (CSA §5.1 `schema_version: z.literal(2)`).
+pub const CONFIG_SCHEMA_VERSION: u64 = 2;
+
+/// How the continuity agent captures work state (CSA §5.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ContinuityMode {
+    /// Deterministic capture plus one LLM pass per session end. The default.
+    #[default]
+    Full,
+    /// Deterministic capture only: free and offline.
+    Deterministic,
+    /// Nothing is captured.
+    Off,
+}
+
+impl ContinuityMode {
+    /// Every mode, in the order Settings shows them.
+    pub const ALL: [ContinuityMode; 3] = [
+        ContinuityMode::Full,
+        ContinuityMode::Deterministic,
+        ContinuityMode::Off,
+    ];
+
+    /// The mode's name as stored in the config file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContinuityMode::Full => "full",
+            ContinuityMode::Deterministic => "deterministic",
+            ContinuityMode::Off => "off",
+        }
+    }
+
+    /// Parses a stored mode name.
+    pub fn parse(s: &str) -> Option<ContinuityMode> {
+        ContinuityMode::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+}
+
+/// The validated continuity config. Construct it with [`ContinuityConfig::default`] or by loading
+/// a file; every instance satisfies the ranges in [`FIELDS`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContinuityConfig {
+    pub mode: ContinuityMode,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis_model: Option<String>,
+    pub min_dirty_turns: u32,
+    pub idle_trigger_minutes: u32,
+    pub debounce_minutes: u32,
+    pub max_session_history_window: u32,
+    pub session_summary_ttl_days: u32,
+    pub open_question_ttl_days: u32,
+    pub key_decision_ttl_days: u32,
+    pub cross_update_ttl_days_after_delivery: u32,
+    /// Not a field of CSA §5.1, whose TTL table (§3.3) nonetheless makes this TTL configurable.
+    pub work_phase_ttl_days: u32,
+    pub deterministic_heuristic_capture: bool,
+    /// Make a work context for each project folder found in the transcripts (issue 14).
+    pub auto_project_contexts: bool,
+    /// Token budget of one `session.read_transcript` (CSA §8.4, "4,000 tokens (configurable)").
+    pub transcript_read_max_tokens: u32,
+    /// The synthesis model's provider, base URL and call timeout (CSA §5.4); its API key lives
+    /// only in the OS keyring, never here.
+    pub synthesis_provider: SynthesisProvider,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis_base_url: Option<String>,
+    pub synthesis_timeout_seconds: u32,
+    /// The spend guard: at most this many model calls per rolling hour and day.
+    pub max_model_calls_per_hour: u32,
+    pub max_model_calls_per_day: u32,
+    /// The synthesis model's temporal profile (CSA §12.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_knowledge_cutoff: Option<String>,
+    pub model_date_awareness: DateAwareness,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_profile_verified: Option<String>,
+    /// The significance gate's base threshold, in percent (CSA §11.2 default 0.5).
+    pub significance_threshold_pct: u32,
+    /// The gate's multiplier for research inside an active work context, in percent (CSA §11.2
+    /// default 0.6; DOC8-tunable).
+    pub research_gate_multiplier_pct: u32,
+    /// Days of activity the Tier 2 rollup covers (SPEC §2, "DOC73 §6.4 Mechanism 4").
+    pub rollup_window_days: u32,
+    /// Brief assembly traces kept for the inspector; older ones are deleted as new ones arrive.
+    pub trace_retention_assemblies: u32,
+    /// Promotion rules (CSA §3.3): days an open question linked to a deadline stays unresolved
+    /// before an obligation is proposed, and sessions a decision is stated in before a memory
+    /// directive is proposed.
+    pub promotion_question_days: u32,
+    pub promotion_decision_sessions: u32,
+    /// Local hour at which the desktop app runs the nightly job.
+    pub nightly_hour: u32,
+    /// Days between steps down the degradation ladder (concept model §4.5) once a durable node's
+    /// sources have decayed and nobody has confirmed it.
+    pub node_decay_step_days: u32,
+    /// Quiet time the file watcher waits for after a change before it reads the file, so that a
+    /// burst of writes (an editor's save) becomes one observation.
+    pub watch_debounce_ms: u32,
+    /// Minutes between the file watcher's full reconciles of the tracked folders, which catch
+    /// changes the OS did not report.
+    pub watch_reconcile_minutes: u32,
+    pub schema_version: u64,
+}
+
+/// Which API the synthesis model speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SynthesisProvider {
+    /// Ollama's `/api/chat`.
+    #[default]
+    Ollama,
+    /// Any endpoint speaking OpenAI's `/v1/chat/completions`.
+    OpenaiCompatible,
+}
+
+impl SynthesisProvider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SynthesisProvider::Ollama => "ollama",
+            SynthesisProvider::OpenaiCompatible => "openai_compatible",
+        }
+    }
+}
+
+/// Whether a model knows today's date by itself (CSA §12.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DateAwareness {
+    ProviderInjected,
+    RequiresInjection,
+    #[default]
+    Unknown,
+}
+
+impl Default for ContinuityConfig {
+    fn default() -> Self {
+        ContinuityConfig {
+            mode: ContinuityMode::Full,
+            synthesis_model: None,
+            min_dirty_turns: 3,
+            idle_trigger_minutes: 15,
+            debounce_minutes: 30,
+            max_session_history_window: 15,
+            session_summary_ttl_days: 30,
+            open_question_ttl_days: 60,
+            key_decision_ttl_days: 60,
+            cross_update_ttl_days_after_delivery: 7,
+            work_phase_ttl_days: 30,
+            deterministic_heuristic_capture: true,
+            auto_project_contexts: true,
+            transcript_read_max_tokens: 4000,
+            synthesis_provider: SynthesisProvider::Ollama,
+            synthesis_base_url: None,
+            synthesis_timeout_seconds: 60,
+            max_model_calls_per_hour: 30,
+            max_model_calls_per_day: 200,
+            model_knowledge_cutoff: None,
+            model_date_awareness: DateAwareness::Unknown,
+            model_profile_verified: None,
+            significance_threshold_pct: 50,
+            research_gate_multiplier_pct: 60,
+            rollup_window_days: 14,
+            trace_retention_assemblies: 1000,
+            promotion_question_days: 14,
+            promotion_decision_sessions: 3,
+            nightly_hour: 3,
+            node_decay_step_days: 30,
+            watch_debounce_ms: 250,
+            watch_reconcile_minutes: 10,
+            schema_version: CONFIG_SCHEMA_VERSION,
+        }
+    }
+}
+
+/// What values a field accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldRule {
+    /// An integer in `min..=max`.
+    Int { min: u64, max: u64 },
+    /// `true` or `false`.
+    Bool,
+    /// One of the listed strings.
+    OneOf(&'static [&'static str]),
+    /// A string of at most this many characters, or absent / `null`.
+    OptionalText { max_chars: usize },
+    /// Exactly this integer.
+    Exactly(u64),
+}
+
+impl FieldRule {
+    /// The allowed values in words, as shown in errors and in `config get`.
+    pub fn allowed(self) -> String {
+        match self {
+            FieldRule::Int { min, max } => format!("an integer from {min} to {max}"),
+            FieldRule::Bool => "true or false".to_owned(),
+            FieldRule::OneOf(values) => format!("one of {}", values.join(", ")),
+            FieldRule::OptionalText { max_chars } => {
+                format!("text of at most {max_chars} characters, or null to unset")
+            }
+            FieldRule::Exactly(n) => format!("exactly {n}"),
+        }
+    }
+}
+
+/// One config field: its key, rule and meaning.
+#[derive(Debug, Clone, Copy)]
+pub struct ConfigField {
+    pub key: &'static str,
+    pub rule: FieldRule,
+    pub help: &'static str,
+}
+
+const MODES: &[&str] = &["full", "deterministic", "off"];
+
+/// Every field of the continuity config. CSA §5.1 says "positive" for most integers and gives no
+/// upper bound; the upper bounds here catch typos (a TTL of 3000 days instead of 30) while leaving
+/// far more room than any real use needs.
+pub const FIELDS: &[ConfigField] = &[
+    ConfigField {
+        key: "mode",
+        rule: FieldRule::OneOf(MODES),
+        help: "full, deterministic or off (CSA §5.1)",
+    },
+    ConfigField {
+        key: "synthesis_model",
+        rule: FieldRule::OptionalText { max_chars: 120 },
+        help: "model used for the session-end synthesis pass in full mode",
+    },
+    ConfigField {
+        key: "min_dirty_turns",
+        rule: FieldRule::Int { min: 1, max: 1000 },
+        help: "user messages that make a session dirty",
+    },
+    ConfigField {
+        key: "idle_trigger_minutes",
+        rule: FieldRule::Int { min: 1, max: 10080 },
+        help: "idle minutes before a dirty session is captured",
+    },
+    ConfigField {
+        key: "debounce_minutes",
+        rule: FieldRule::Int { min: 1, max: 10080 },
+        help: "minutes after defocus before a dirty session is captured",
+    },
+    ConfigField {
+        key: "max_session_history_window",
+        rule: FieldRule::Int { min: 3, max: 25 },
+        help: "most session summaries a constellation includes",
+    },
+    ConfigField {
+        key: "session_summary_ttl_days",
+        rule: FieldRule::Int { min: 1, max: 3650 },
+        help: "days a session_summary_ref entry lives",
+    },
+    ConfigField {
+        key: "open_question_ttl_days",
+        rule: FieldRule::Int { min: 1, max: 3650 },
+        help: "days an open_question entry lives",
+    },
+    ConfigField {
+        key: "key_decision_ttl_days",
+        rule: FieldRule::Int { min: 1, max: 3650 },
+        help: "days a key_decision entry lives",
+    },
+    ConfigField {
+        key: "cross_update_ttl_days_after_delivery",
+        rule: FieldRule::Int { min: 1, max: 3650 },
+        help: "days a cross_conversation_update lives after delivery",
+    },
+    ConfigField {
+        key: "work_phase_ttl_days",
+        rule: FieldRule::Int { min: 1, max: 3650 },
+        help: "days a work_phase_change entry lives",
+    },
+    ConfigField {
+        key: "deterministic_heuristic_capture",
+        rule: FieldRule::Bool,
+        help: "detect open questions and decisions heuristically without an LLM",
+    },
+    ConfigField {
+        key: "auto_project_contexts",
+        rule: FieldRule::Bool,
+        help: "make a work context for each project folder the transcripts worked in",
+    },
+    ConfigField {
+        key: "transcript_read_max_tokens",
+        rule: FieldRule::Int {
+            min: 200,
+            max: 100_000,
+        },
+        help: "token budget of one transcript read (session.read_transcript)",
+    },
+    ConfigField {
+        key: "synthesis_provider",
+        rule: FieldRule::OneOf(&["ollama", "openai_compatible"]),
+        help: "API of the synthesis model: Ollama /api/chat or OpenAI-compatible /v1/chat/completions",
+    },
+    ConfigField {
+        key: "synthesis_base_url",
+        rule: FieldRule::OptionalText { max_chars: 300 },
+        help: "base URL of the synthesis model, e.g. http://localhost:11434",
+    },
+    ConfigField {
+        key: "synthesis_timeout_seconds",
+        rule: FieldRule::Int { min: 1, max: 600 },
+        help: "seconds a synthesis call may take before capture falls back to deterministic",
+    },
+    ConfigField {
+        key: "max_model_calls_per_hour",
+        rule: FieldRule::Int {
+            min: 0,
+            max: 10_000,
+        },
+        help: "spend guard: most model calls in any rolling hour (0 stops all calls)",
+    },
+    ConfigField {
+        key: "max_model_calls_per_day",
+        rule: FieldRule::Int {
+            min: 0,
+            max: 100_000,
+        },
+        help: "spend guard: most model calls in any rolling 24 hours (0 stops all calls)",
+    },
+    ConfigField {
+        key: "model_knowledge_cutoff",
+        rule: FieldRule::OptionalText { max_chars: 10 },
+        help: "the synthesis model's knowledge cutoff date, e.g. 2025-06 (CSA §12.3)",
+    },
+    ConfigField {
+        key: "model_date_awareness",
+        rule: FieldRule::OneOf(&["provider_injected", "requires_injection", "unknown"]),
+        help: "whether the synthesis model is told today's date by its provider (CSA §12.3)",
+    },
+    ConfigField {
+        key: "model_profile_verified",
+        rule: FieldRule::OptionalText { max_chars: 10 },
+        help: "when the model's temporal profile was last checked, e.g. 2026-11-22",
+    },
+    ConfigField {
+        key: "significance_threshold_pct",
+        rule: FieldRule::Int { min: 1, max: 100 },
+        help: "significance gate for entity candidates, in percent (CSA §11.2 default 50)",
+    },
+    ConfigField {
+        key: "research_gate_multiplier_pct",
+        rule: FieldRule::Int { min: 10, max: 100 },
+        help: "gate multiplier during research in an active work context, in percent (default 60)",
+    },
+    ConfigField {
+        key: "rollup_window_days",
+        rule: FieldRule::Int { min: 1, max: 90 },
+        help: "days of recent activity the Tier 2 rollup covers",
+    },
+    ConfigField {
+        key: "trace_retention_assemblies",
+        rule: FieldRule::Int {
+            min: 10,
+            max: 100_000,
+        },
+        help: "brief assembly traces kept for the inspector (oldest deleted first)",
+    },
+    ConfigField {
+        key: "promotion_question_days",
+        rule: FieldRule::Int { min: 1, max: 365 },
+        help: "days an open question linked to a deadline stays unresolved before an obligation is proposed",
+    },
+    ConfigField {
+        key: "promotion_decision_sessions",
+        rule: FieldRule::Int { min: 2, max: 50 },
+        help: "sessions a key decision must be stated in before a memory directive is proposed",
+    },
+    ConfigField {
+        key: "nightly_hour",
+        rule: FieldRule::Int { min: 0, max: 23 },
+        help: "local hour at which the desktop app runs the nightly job",
+    },
+    ConfigField {
+        key: "node_decay_step_days",
+        rule: FieldRule::Int { min: 1, max: 365 },
+        help: "days between steps down the warrant ladder once a durable node's sources decayed",
+    },
+    ConfigField {
+        key: "watch_debounce_ms",
+        rule: FieldRule::Int {
+            min: 50,
+            max: 10_000,
+        },
+        help: "milliseconds of quiet the file watcher waits for before reading a changed file",
+    },
+    ConfigField {
+        key: "watch_reconcile_minutes",
+        rule: FieldRule::Int { min: 1, max: 1440 },
+        help: "minutes between full rescans of the tracked folders, catching changes the OS missed",
+    },
+    ConfigField {
+        key: "schema_version",
+        rule: FieldRule::Exactly(CONFIG_SCHEMA_VERSION),
+        help: "config schema version",
+    },
+];
+
+/// Looks up a field by key.
+pub fn field(key: &str) -> Option<&'static ConfigField> {
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+fn known_keys() -> String {
+    FIELDS.iter().map(|f| f.key).collect::<Vec<_>>().join(", ")
+}
+
+/// Checks one JSON value against its field's rule, returning the problem in words.
+fn check_value(rule: FieldRule, value: &Value) -> std::result::Result<(), String> {
+    match (rule, value) {
+        (FieldRule::Int { min, max }, Value::Number(n)) => match n.as_u64() {
+            Some(v) if (min..=max).contains(&v) => Ok(()),
+            _ => Err(format!("{n} is out of range")),
+        },
+        (FieldRule::Bool, Value::Bool(_)) => Ok(()),
+        (FieldRule::OneOf(values), Value::String(s)) if values.contains(&s.as_str()) => Ok(()),
+        (FieldRule::OneOf(_), Value::String(s)) => Err(format!("{s:?} is not a known value")),
+        (FieldRule::OptionalText { .. }, Value::Null) => Ok(()),
+        (FieldRule::OptionalText { max_chars }, Value::String(s)) => {
+            if s.chars().count() > max_chars {
+                Err(format!("{} characters is too long", s.chars().count()))
+            } else if s.chars().any(char::is_control) {
+                Err("contains control characters".to_owned())
+            } else {
+                Ok(())
+            }
+        }
+        (FieldRule::Exactly(n), Value::Number(v)) if v.as_u64() == Some(n) => Ok(()),
+        (FieldRule::Exactly(_), Value::Number(v)) => Err(format!("{v} is not supported")),
+        (_, other) => Err(format!("{} has the wrong type", type_name(other))),
+    }
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl ContinuityConfig {
+    /// Validates a parsed JSON document and builds the config from it. Missing fields take their
+    /// defaults; unknown fields are errors, because a misspelt key would otherwise be ignored.
+    pub fn from_json(path: &Path, doc: &Value) -> Result<ContinuityConfig> {
+        let Value::Object(map) = doc else {
+            return Err(Error::ConfigSyntax {
+                path: path.to_owned(),
+                problem: format!("expected a JSON object, found {}", type_name(doc)),
+            });
+        };
+        for (key, value) in map {
+            let Some(spec) = field(key) else {
+                return Err(Error::ConfigField {
+                    path: path.to_owned(),
+                    field: key.clone(),
+                    problem: "unknown field".to_owned(),
+                    allowed: format!("the fields {}", known_keys()),
+                });
+            };
+            check_value(spec.rule, value).map_err(|problem| Error::ConfigField {
+                path: path.to_owned(),
+                field: key.clone(),
+                problem,
+                allowed: spec.rule.allowed(),
+            })?;
+        }
+        if !map.contains_key("schema_version") {
+            return Err(Error::ConfigField {
+                path: path.to_owned(),
+                field: "schema_version".to_owned(),
+                problem: "missing".to_owned(),
+                allowed: FieldRule::Exactly(CONFIG_SCHEMA_VERSION).allowed(),
+            });
+        }
+        // Every value has passed its rule, so this conversion only fails on an internal mismatch
+        // between FIELDS and the struct; report it as a syntax problem rather than panic.
+        serde_json::from_value(doc.clone()).map_err(|e| Error::ConfigSyntax {
+            path: path.to_owned(),
+            problem: e.to_string(),
+        })
+    }
+
+    /// Reads and validates the config file at `path`.
+    pub fn load(path: &Path) -> Result<ContinuityConfig> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let doc: Value = serde_json::from_slice(&bytes).map_err(|e| Error::ConfigSyntax {
+            path: path.to_owned(),
+            problem: format!("not valid JSON ({e})"),
+        })?;
+        ContinuityConfig::from_json(path, &doc)
+    }
+
+    /// Writes the config atomically (temp file, fsync, rename).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| Error::ConfigSyntax {
+            path: path.to_owned(),
+            problem: e.to_string(),
+        })?;
+        text.push('\n');
+        atomic_write(path, text.as_bytes())
+    }
+
+    /// The config as a JSON object, with every field present (unset options as `null`).
+    pub fn to_json(&self) -> Map<String, Value> {
+        let mut map = match serde_json::to_value(self) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        for key in [
+            "synthesis_model",
+            "synthesis_base_url",
+            "model_knowledge_cutoff",
+            "model_profile_verified",
+        ] {
+            map.entry(key).or_insert(Value::Null);
+        }
+        map
+    }
+
+    /// The value of one field, by key.
+    pub fn get(&self, key: &str) -> Result<Value> {
+        if field(key).is_none() {
+            return Err(Error::UnknownConfigKey {
+                key: key.to_owned(),
+                known: known_keys(),
+            });
+        }
+        Ok(self.to_json().remove(key).unwrap_or(Value::Null))
+    }
+
+    /// Returns a copy with `key` set from its textual form (as typed on a command line), after
+    /// validating it against the field's rule. `path` only names the file in errors.
+    pub fn with_value(&self, path: &Path, key: &str, raw: &str) -> Result<ContinuityConfig> {
+        let spec = field(key).ok_or_else(|| Error::UnknownConfigKey {
+            key: key.to_owned(),
+            known: known_keys(),
+        })?;
+        let value = parse_typed(spec.rule, raw);
+        let mut doc = self.to_json();
+        doc.insert(key.to_owned(), value);
+        ContinuityConfig::from_json(path, &Value::Object(doc))
+    }
+}
+
+/// Interprets command-line text by the field's rule: numbers and booleans become JSON numbers and
+/// booleans when they parse, `null` unsets optional text, and anything else stays a string so the
+/// validator can name the problem.
+fn parse_typed(rule: FieldRule, raw: &str) -> Value {
+    let raw = raw.trim();
+    match rule {
+        FieldRule::Int { .. } | FieldRule::Exactly(_) => raw
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::String(raw.to_owned())),
+        FieldRule::Bool => match raw {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            other => Value::String(other.to_owned()),
+        },
+        FieldRule::OptionalText { .. } if raw == "null" || raw.is_empty() => Value::Null,
+        FieldRule::OptionalText { .. } | FieldRule::OneOf(_) => Value::String(raw.to_owned()),
+    }
+}
+
+/// The config file of a store, with load / set under a lock so that the app, the CLI and the MCP
+/// server changing settings at once never lose each other's changes.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    path: PathBuf,
+    lock_path: PathBuf,
+}
+
+impl ConfigFile {
+    pub(crate) fn new(config_dir: &Path) -> ConfigFile {
+        ConfigFile {
+            path: config_dir.join("continuity_config.json"),
+            lock_path: config_dir.join(".continuity_config.lock"),
+        }
+    }
+
+    /// The config file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes the defaults if no config file exists yet; an existing file is left alone.
+    pub(crate) fn ensure_exists(&self) -> Result<()> {
+        let _lock = LockGuard::acquire(&self.lock_path)?;
+        if !self.path.exists() {
+            ContinuityConfig::default().save(&self.path)?;
+        }
+        Ok(())
+    }
+
+    /// Loads and validates the config.
+    pub fn load(&self) -> Result<ContinuityConfig> {
+        ContinuityConfig::load(&self.path)
+    }
+
+    /// Sets one field from its textual form and saves atomically. The current file must itself be
+    /// valid: a broken file is reported, never silently replaced.
+    pub fn set(&self, key: &str, raw: &str) -> Result<ContinuityConfig> {
+        let _lock = LockGuard::acquire(&self.lock_path)?;
+        let updated = self.load()?.with_value(&self.path, key, raw)?;
+        updated.save(&self.path)?;
+        Ok(updated)
+    }
+
+    /// Sets the continuity mode.
+    pub fn set_mode(&self, mode: ContinuityMode) -> Result<ContinuityConfig> {
+        self.set("mode", mode.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,18 @@
+//! The base layer: what every other layer stands on and that knows nothing of the product's
+//! concepts beyond their names.
+//!
+//! Errors and the crate's `Result` ([`error`]), typed ids ([`ids`]), the clock that tests and
+//! replays can set ([`clock`]), atomic files and locks ([`fsutil`]), token counting and one-line
+//! text ([`tokens`]), secret redaction ([`redact`]), the continuity config file ([`config`]) and
+//! the OS keyring ([`secrets`]).
+//!
+//! Architecture Invariant: nothing here names a module of a higher layer (`tests/tidy.rs`).
+
+pub mod clock;
+pub mod config;
+pub mod error;
+pub(crate) mod fsutil;
+pub mod ids;
+pub mod redact;
+pub mod secrets;
+pub mod tokens;

@@ -1,0 +1,1090 @@
+//! The three-tier brief (CSA §6): what a fresh agent session gets, within 420 tokens, and a trace
+//! of why every candidate line is in it or not.
+//!
+//! Assembly: resolve the caller's work context (explicit id, else the link rules over cwd, session
+//! key and entity names, else the context an earlier capture chose for the session); read its
+//! constellation view (a stale one is served, marked, and left for the caller to rebuild); build
+//! Tier 1 `resume` from the view under the injection rules of §6.1, Tier 2 `recent_activity` from
+//! the rollup minus the current context, Tier 3 `living_memory` from the person's facts and
+//! approved directives; cap each tier (120 / 200 / 100 tokens), then fit the total budget by the
+//! trimming order of §6.4 (drop Tier 2 first, then trim Tier 1 in its own order, never drop Tier
+//! 3). Every candidate becomes a [`TraceItem`]; the whole assembly is stored for the inspector
+//! ([`crate::brief::traces`]). A real delivery marks the cross-conversation updates it showed as
+//! delivered; a preview never does.
+//!
+//! Every line carries its BPE count from where it was built (see [`crate::base::tokens`]), and the
+//! fixed texts here carry counts a test checks against the tokenizer, so assembly never loads the
+//! tokenizer and the reported counts are exactly what cl100k counts in the output.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+
+use crate::base::error::{Error, Result};
+use crate::base::ids::{EntityId, WorkContextId};
+use crate::base::tokens::Line;
+use crate::continuity::WorkPhase;
+use crate::graph::contexts::{Resolution, SessionFacts};
+use crate::graph::entities;
+use crate::graph::nodes::Warrant;
+use crate::graph::store::Store;
+use crate::inputs::activity::{self, ActivityType};
+use crate::views::constellation::{self, Constellation};
+use crate::views::rollup;
+
+mod render;
+pub mod traces;
+pub use render::{hook_output, text};
+
+/// The whole brief's ceiling (CSA §6.4).
+pub const MAX_BUDGET: u32 = 420;
+/// Tier caps (CSA §6.1–6.3).
+pub const TIER1_CAP: u32 = 120;
+pub const TIER2_CAP: u32 = 200;
+pub const TIER3_CAP: u32 = 100;
+/// CSA §6.1 injection rule 3.
+pub const MIN_MINUTES_SINCE_SESSION: i64 = 30;
+/// Items a Tier 1 card shows per kind (CSA §6.1 template: last 2–3 sessions, 3 questions, 2
+/// decisions; updates and due items are capped here so one busy context cannot crowd the card).
+const SHOWN_SESSIONS: usize = 3;
+const SHOWN_QUESTIONS: usize = 3;
+const SHOWN_DECISIONS: usize = 2;
+const SHOWN_NODES: usize = 2;
+const SHOWN_UPDATES: usize = 3;
+
+/// Whether the brief is delivered to an agent or only looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// A real delivery: shown updates are marked delivered.
+    Delivered,
+    /// A preview (the app's Home, `--dry-run`): nothing is marked.
+    Preview,
+}
+
+impl Delivery {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::Delivered => "delivered",
+            Delivery::Preview => "preview",
+        }
+    }
+}
+
+/// The form the brief is rendered in, recorded with the assembly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    Cards,
+    Json,
+    ClaudeCode,
+    Codex,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Cards => "cards",
+            Format::Json => "json",
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+        }
+    }
+}
+
+/// What the caller knows about the session that wants a brief.
+#[derive(Debug, Clone, Serialize)]
+pub struct BriefRequest {
+    pub now: DateTime<Utc>,
+    /// The person's local date, for the temporal awareness block.
+    pub today: NaiveDate,
+    pub cwd: Option<String>,
+    /// The new session's id: for the same-session rule and an earlier capture's context.
+    pub session_id: Option<String>,
+    /// A session key or agent id matched against `session_key` link rules.
+    pub session_key: Option<String>,
+    /// An explicit work context, which wins over everything else.
+    pub work_context_id: Option<WorkContextId>,
+    /// Entity names the caller knows the session is about.
+    pub entity_names: Vec<String>,
+    /// The session's first message, when known, for activity-type routing (CSA §6.5).
+    pub first_message: Option<String>,
+    /// The surface's budget; at most [`MAX_BUDGET`].
+    pub budget: u32,
+    pub delivery: Delivery,
+    pub format: Format,
+}
+
+impl BriefRequest {
+    /// A preview request with the full budget and nothing known about the session.
+    pub fn new(now: DateTime<Utc>, today: NaiveDate, delivery: Delivery) -> BriefRequest {
+        BriefRequest {
+            now,
+            today,
+            cwd: None,
+            session_id: None,
+            session_key: None,
+            work_context_id: None,
+            entity_names: Vec::new(),
+            first_message: None,
+            budget: MAX_BUDGET,
+            delivery,
+            format: Format::Cards,
+        }
+    }
+}
+
+/// What an assembly decided about one candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Included,
+    /// Removed by a budget step.
+    Dropped,
+    /// Left out by a rule.
+    Excluded,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Included => "included",
+            Decision::Dropped => "dropped",
+            Decision::Excluded => "excluded",
+        }
+    }
+}
+
+/// The rule or budget step behind a decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// Fits its tier and the total budget.
+    WithinBudget,
+    /// Over the tier's own cap (120 / 200 / 100 tokens).
+    TierCap,
+    /// Trimming step 1 (CSA §6.4): Tier 2 goes first under the total budget.
+    TrimStep1,
+    /// Trimming step 2: Tier 1 trimmed in its own order under the total budget.
+    TrimStep2,
+    /// Step 3: the budget cannot hold Tier 1 beside Tier 3; Tier 3 alone is injected.
+    TrimStep3,
+    /// The card template shows only so many items of this kind.
+    CardLimit,
+    SameSession,
+    UnderThirtyMinutes,
+    NoContext,
+    NoContinuityData,
+    Superseded,
+    Resolved,
+    Decayed,
+    Delivered,
+    OverCap,
+    OutsideWindow,
+    /// A Tier 2 segment of the current work context, which Tier 1 covers (CSA §6.2 rule 2).
+    CurrentContext,
+    /// A local-only work context's content, never injected into another context's brief.
+    Policy,
+    /// The rollup is older than 7 days (CSA §6.2 rule 3).
+    RollupStale,
+    /// A durable node whose use warrant forbids injection (`search_only`, `do_not_inject`).
+    Warrant,
+    /// A durable node the person retired or superseded.
+    Retired,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::WithinBudget => "within_budget",
+            Reason::TierCap => "tier_cap",
+            Reason::TrimStep1 => "trim_step_1",
+            Reason::TrimStep2 => "trim_step_2",
+            Reason::TrimStep3 => "trim_step_3",
+            Reason::CardLimit => "card_limit",
+            Reason::SameSession => "same_session",
+            Reason::UnderThirtyMinutes => "under_30_minutes",
+            Reason::NoContext => "no_context",
+            Reason::NoContinuityData => "no_continuity_data",
+            Reason::Superseded => "superseded",
+            Reason::Resolved => "resolved",
+            Reason::Decayed => "decayed",
+            Reason::Delivered => "delivered",
+            Reason::OverCap => "over_cap",
+            Reason::OutsideWindow => "outside_window",
+            Reason::CurrentContext => "current_context",
+            Reason::Policy => "policy",
+            Reason::RollupStale => "rollup_stale",
+            Reason::Warrant => "warrant",
+            Reason::Retired => "retired",
+        }
+    }
+
+    fn from_exclusion(e: constellation::Exclusion) -> Reason {
+        match e {
+            constellation::Exclusion::Decayed => Reason::Decayed,
+            constellation::Exclusion::Resolved => Reason::Resolved,
+            constellation::Exclusion::Superseded => Reason::Superseded,
+            constellation::Exclusion::Delivered => Reason::Delivered,
+            constellation::Exclusion::OverCap => Reason::OverCap,
+            constellation::Exclusion::OutsideWindow => Reason::OutsideWindow,
+        }
+    }
+}
+
+/// One candidate an assembly considered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TraceItem {
+    pub tier: u8,
+    /// `constellation`, `summary`, `entry`, `update`, `node`, `segment`, `fact` or `directive`.
+    pub kind: &'static str,
+    /// The entry, summary, node, fact or work context id it came from.
+    pub source_id: Option<String>,
+    pub session_id: Option<String>,
+    /// The last transcript turn the capture behind it saw.
+    pub turn_seq: Option<i64>,
+    pub work_context_id: Option<String>,
+    pub text: String,
+    pub tokens: u32,
+    pub decision: Decision,
+    pub reason: Reason,
+    /// The reason in words, with the numbers that decided it.
+    pub detail: String,
+}
+
+/// One rendered card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Card {
+    pub tier: u8,
+    /// `continuity`, `recent_activity` or `living_memory`.
+    pub card_type: &'static str,
+    pub tag: &'static str,
+    pub tokens: u32,
+    /// The card's lines, without the `<card>` wrapper.
+    pub lines: Vec<Line>,
+    /// The trace items shown on this card, in card order.
+    pub items: Vec<TraceItem>,
+}
+
+/// The work context a brief is for, and how it was chosen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextChoice {
+    pub work_context_id: WorkContextId,
+    pub name: String,
+    /// How it was chosen, in words.
+    pub how: String,
+}
+
+/// An assembled brief.
+#[derive(Debug, Clone, Serialize)]
+pub struct Brief {
+    /// The stored trace's id.
+    pub assembly_id: i64,
+    pub delivery: Delivery,
+    pub format: Format,
+    pub today: NaiveDate,
+    pub work_context: Option<ContextChoice>,
+    /// The constellation view used was stale (a rebuild is due).
+    pub stale: bool,
+    pub activity_type: Option<ActivityType>,
+    /// `message`, `inherited` (from the constellation's phase, CSA §6.5) or `none`.
+    pub activity_source: &'static str,
+    pub cards: Vec<Card>,
+    pub budget: u32,
+    /// Tokens of the cards, at most `budget`.
+    pub total_tokens: u32,
+    /// Tokens of the temporal block and the memory-use preamble around the cards.
+    pub envelope_tokens: u32,
+    pub warnings: Vec<String>,
+    pub trace: Vec<TraceItem>,
+    /// Views found stale, which the caller should rebuild once the brief is out.
+    pub needs_rebuild: Vec<WorkContextId>,
+    /// Cross-conversation updates this delivery marked delivered.
+    pub delivered_updates: Vec<String>,
+}
+
+impl Brief {
+    /// The card of a tier, when it is in the brief.
+    pub fn card(&self, tier: u8) -> Option<&Card> {
+        self.cards.iter().find(|c| c.tier == tier)
+    }
+}
+
+/// A candidate line in a draft card.
+struct Cand {
+    item: TraceItem,
+    line: Option<Line>,
+    /// Trimming order: lower ranks go first; within a rank, later items go first.
+    rank: u8,
+    /// Kept as long as the card is: a header or title.
+    fixed: bool,
+}
+
+impl Cand {
+    fn included(&self) -> bool {
+        self.item.decision == Decision::Included
+    }
+}
+
+struct Draft {
+    tier: u8,
+    card_type: &'static str,
+    tag: &'static str,
+    /// Whether the fixed line alone makes a card worth showing (Tier 1's header carries the
+    /// phase; Tier 2's title says nothing by itself).
+    fixed_is_content: bool,
+    cands: Vec<Cand>,
+}
+
+impl Draft {
+    fn new(tier: u8) -> Draft {
+        let (card_type, tag, fixed_is_content) = match tier {
+            1 => ("continuity", "resume", true),
+            2 => ("recent_activity", "recent_activity", false),
+            _ => ("living_memory", "living_memory", false),
+        };
+        Draft {
+            tier,
+            card_type,
+            tag,
+            fixed_is_content,
+            cands: Vec::new(),
+        }
+    }
+
+    fn has_content(&self) -> bool {
+        self.cands
+            .iter()
+            .any(|c| c.included() && c.line.is_some() && (!c.fixed || self.fixed_is_content))
+    }
+
+    /// The card's tokens with its wrapper, or 0 when it would not be shown.
+    fn tokens(&self) -> u32 {
+        if !self.has_content() {
+            return 0;
+        }
+        render::card_wrapper_tokens(self.tier)
+            + self
+                .cands
+                .iter()
+                .filter(|c| c.included())
+                .filter_map(|c| c.line.as_ref())
+                .map(|l| l.tokens)
+                .sum::<u32>()
+    }
+
+    /// Drops lines in trimming order until the card fits `limit`; drops the whole card (fixed
+    /// lines too) when even its fixed lines do not fit.
+    fn trim(&mut self, limit: u32, reason: Reason, detail: &str) {
+        while self.tokens() > limit {
+            let victim = self
+                .cands
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.included() && !c.fixed && c.line.is_some())
+                .min_by(|(ia, a), (ib, b)| a.rank.cmp(&b.rank).then(ib.cmp(ia)))
+                .map(|(i, _)| i);
+            match victim {
+                Some(i) => set(&mut self.cands[i].item, Decision::Dropped, reason, detail),
+                None => {
+                    for c in self.cands.iter_mut().filter(|c| c.included()) {
+                        set(&mut c.item, Decision::Dropped, reason, detail);
+                    }
+                }
+            }
+        }
+        // A card left with only a title is no card: its title goes too, with the same reason.
+        if !self.has_content() {
+            for c in self.cands.iter_mut().filter(|c| c.included()) {
+                set(&mut c.item, Decision::Dropped, reason, detail);
+            }
+        }
+    }
+
+    fn into_card(self) -> (Option<Card>, Vec<TraceItem>) {
+        let tokens = self.tokens();
+        let card = (tokens > 0).then(|| Card {
+            tier: self.tier,
+            card_type: self.card_type,
+            tag: self.tag,
+            tokens,
+            lines: self
+                .cands
+                .iter()
+                .filter(|c| c.included())
+                .filter_map(|c| c.line.clone())
+                .collect(),
+            items: self
+                .cands
+                .iter()
+                .filter(|c| c.included())
+                .map(|c| c.item.clone())
+                .collect(),
+        });
+        (card, self.cands.into_iter().map(|c| c.item).collect())
+    }
+}
+
+fn set(item: &mut TraceItem, decision: Decision, reason: Reason, detail: &str) {
+    item.decision = decision;
+    item.reason = reason;
+    item.detail = detail.to_owned();
+}
+
+fn included_detail(tier: u8) -> String {
+    format!("fits the Tier {tier} card and the total budget")
+}
+
+fn trace_item(tier: u8, kind: &'static str, line: &Line) -> TraceItem {
+    TraceItem {
+        tier,
+        kind,
+        source_id: None,
+        session_id: None,
+        turn_seq: None,
+        work_context_id: None,
+        text: line.text.clone(),
+        tokens: line.tokens,
+        decision: Decision::Included,
+        reason: Reason::WithinBudget,
+        detail: included_detail(tier),
+    }
+}
+
+/// Resolves the work context a brief is for.
+fn choose_context(store: &Store, req: &BriefRequest) -> Result<Option<ContextChoice>> {
+    let graph = store.graph();
+    let name_of = |wc: &WorkContextId| -> Result<String> {
+        Ok(graph
+            .with_conn_result(|c| crate::graph::contexts::name_and_local_only_in(c, wc))?
+            .0)
+    };
+    if let Some(wc) = &req.work_context_id {
+        if !context_exists(store, wc)? {
+            return Err(Error::NotFound {
+                what: "work context",
+                id: wc.to_string(),
+            });
+        }
+        return Ok(Some(ContextChoice {
+            work_context_id: wc.clone(),
+            name: name_of(wc)?,
+            how: "named by the caller".to_owned(),
+        }));
+    }
+    let (entity_ids, previous) = graph.with_conn_result(|c| {
+        let mut ids: Vec<EntityId> = Vec::new();
+        for name in &req.entity_names {
+            if let Some(id) = entities::find_by_name(c, name)?
+                && !ids.contains(&id)
+            {
+                ids.push(id);
+            }
+        }
+        let previous: Option<String> = match &req.session_id {
+            Some(s) => c
+                .query_row(
+                    "SELECT work_context_id FROM session_captures WHERE session_id = ?1",
+                    [s],
+                    |r| r.get(0),
+                )
+                .optional()?,
+            None => None,
+        };
+        Ok((ids, previous))
+    })?;
+    let previous = previous.and_then(|p| WorkContextId::new(p).ok());
+    let session_id = req.session_id.clone().unwrap_or_default();
+    let (wc, resolution) = graph.resolve_work_context(&SessionFacts {
+        session_id: &session_id,
+        agent_id: req.session_key.as_deref(),
+        cwd: req.cwd.as_deref(),
+        entity_ids: &entity_ids,
+        previous: previous.as_ref(),
+    })?;
+    let how = match resolution {
+        Resolution::Rule {
+            rule_id,
+            kind,
+            pattern,
+        } => {
+            format!("link rule #{rule_id} ({} {pattern})", kind.as_str())
+        }
+        Resolution::Previous => "where an earlier capture of this session went".to_owned(),
+        Resolution::Auto { .. } => {
+            // An auto context is only a choice when captures have made it.
+            if !context_exists(store, &wc)? {
+                return Ok(None);
+            }
+            "the entities named match its auto context".to_owned()
+        }
+        Resolution::Unlinked => return Ok(None),
+    };
+    Ok(Some(ContextChoice {
+        name: name_of(&wc)?,
+        work_context_id: wc,
+        how,
+    }))
+}
+
+/// Whether a work context exists: it has a graph row or a continuity log (contexts made by
+/// `elnor log append` have only the log). One indexed lookup, not a scan of every context, since
+/// this runs on every agent start.
+fn context_exists(store: &Store, wc: &WorkContextId) -> Result<bool> {
+    if store.log(wc).path().exists() {
+        return Ok(true);
+    }
+    store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT 1 FROM work_contexts WHERE work_context_id = ?1",
+            [wc.as_str()],
+            |_| Ok(()),
+        )
+        .optional()
+        .map(|found| found.is_some())
+    })
+}
+
+fn phase_activity(phase: WorkPhase) -> Option<ActivityType> {
+    match phase {
+        WorkPhase::Research => Some(ActivityType::Research),
+        WorkPhase::Drafting | WorkPhase::Revision => Some(ActivityType::Drafting),
+        WorkPhase::Review => Some(ActivityType::Strategic),
+        _ => None,
+    }
+}
+
+/// Tier 1 candidates from a view, with the injection rules applied.
+fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
+    let now = req.now;
+    let wc = view.work_context_id.as_str().to_owned();
+    let mut d = Draft::new(1);
+    let mut header = trace_item(1, "constellation", &view.header);
+    header.source_id = Some(wc.clone());
+    header.work_context_id = Some(wc.clone());
+    header.detail = "the work context and its phase head the card".to_owned();
+    d.cands.push(Cand {
+        item: header,
+        line: Some(view.header.clone()),
+        rank: u8::MAX,
+        fixed: true,
+    });
+    if let Some(id) = &view.phase_entry_id {
+        let mut phase = trace_item(
+            1,
+            "entry",
+            &Line::counted(format!("phase: {:?}", view.active_work_phase), 0),
+        );
+        phase.source_id = Some(id.to_string());
+        phase.work_context_id = Some(wc.clone());
+        phase.detail = "the latest work_phase_change sets the phase in the header".to_owned();
+        d.cands.push(Cand {
+            item: phase,
+            line: None,
+            rank: u8::MAX,
+            fixed: true,
+        });
+    }
+    // (kind, rank, shown limit, what the limit is called) per group, in card order.
+    let push = |d: &mut Draft,
+                mut item: TraceItem,
+                line: Line,
+                rank: u8,
+                index: usize,
+                shown: usize,
+                decay_at: Option<DateTime<Utc>>| {
+        item.work_context_id = Some(wc.clone());
+        if let Some(at) = decay_at.filter(|at| *at <= now) {
+            set(
+                &mut item,
+                Decision::Excluded,
+                Reason::Decayed,
+                &format!("decayed at {}", at.format("%Y-%m-%d %H:%M UTC")),
+            );
+        } else if index >= shown {
+            set(
+                &mut item,
+                Decision::Excluded,
+                Reason::CardLimit,
+                &format!("the card shows at most {shown} of these (CSA §6.1)"),
+            );
+        }
+        d.cands.push(Cand {
+            item,
+            line: Some(line),
+            rank,
+            fixed: false,
+        });
+    };
+    let live_sessions: Vec<_> = view
+        .session_history
+        .iter()
+        .filter(|s| s.decay_at > now)
+        .collect();
+    for s in &view.session_history {
+        let shown_index = live_sessions
+            .iter()
+            .position(|l| l.entry_id == s.entry_id)
+            .unwrap_or(usize::MAX);
+        let line = if shown_index == 0 {
+            s.line_latest.clone()
+        } else {
+            s.line.clone()
+        };
+        let mut item = trace_item(1, "summary", &line);
+        item.source_id = Some(s.doc73_session_summary_id.clone());
+        item.session_id = Some(s.source_session_id.to_string());
+        item.turn_seq = s.turn_seq;
+        let index = if s.decay_at <= now { 0 } else { shown_index };
+        push(
+            &mut d,
+            item,
+            line,
+            1,
+            index,
+            SHOWN_SESSIONS,
+            Some(s.decay_at),
+        );
+    }
+    let mut live = 0;
+    for q in &view.open_questions {
+        let mut item = trace_item(1, "entry", &q.line);
+        item.source_id = Some(q.entry_id.to_string());
+        item.session_id = Some(q.source_session_id.to_string());
+        item.turn_seq = q.turn_seq;
+        push(
+            &mut d,
+            item,
+            q.line.clone(),
+            3,
+            live,
+            SHOWN_QUESTIONS,
+            Some(q.decay_at),
+        );
+        if q.decay_at > now {
+            live += 1;
+        }
+    }
+    let mut live = 0;
+    for k in &view.key_decisions {
+        let mut item = trace_item(1, "entry", &k.line);
+        item.source_id = Some(k.entry_id.to_string());
+        item.session_id = Some(k.source_session_id.to_string());
+        item.turn_seq = k.turn_seq;
+        push(
+            &mut d,
+            item,
+            k.line.clone(),
+            2,
+            live,
+            SHOWN_DECISIONS,
+            Some(k.decay_at),
+        );
+        if k.decay_at > now {
+            live += 1;
+        }
+    }
+    let mut shown_nodes = 0;
+    for n in view.goals.iter().chain(&view.obligations) {
+        if let Some((retired, detail)) = &n.excluded {
+            // An obligation its warrant or lifecycle keeps out: a candidate the inspector can
+            // explain, never a line.
+            let mut item = trace_item(1, "node", &Line::counted(n.text.clone(), 0));
+            item.source_id = Some(n.node_id.clone());
+            item.work_context_id = Some(wc.clone());
+            d.cands.push(excluded_node(item, *retired, detail));
+            continue;
+        }
+        let Some(line) = &n.line else { continue };
+        let mut item = trace_item(1, "node", line);
+        item.source_id = Some(n.node_id.clone());
+        if let Some((warrant, why)) = &n.warrant
+            && warrant != Warrant::Assert.as_str()
+        {
+            item.detail = format!("{}; shown at warrant {warrant}: {why}", item.detail);
+        }
+        push(
+            &mut d,
+            item,
+            line.clone(),
+            0,
+            shown_nodes,
+            SHOWN_NODES,
+            None,
+        );
+        shown_nodes += 1;
+    }
+    for (i, u) in view.cross_conversation_updates.iter().enumerate() {
+        let mut item = trace_item(1, "update", &u.line);
+        item.source_id = Some(u.entry_id.to_string());
+        item.session_id = Some(u.source_session_id.to_string());
+        push(&mut d, item, u.line.clone(), 4, i, SHOWN_UPDATES, None);
+    }
+    // What the builder left out, so the inspector can say why.
+    for x in &view.excluded {
+        let line = Line::counted(x.text.clone(), 0);
+        let mut item = trace_item(1, kind_of_entry_type(&x.kind), &line);
+        item.source_id = Some(x.entry_id.to_string());
+        item.session_id = Some(x.source_session_id.to_string());
+        item.work_context_id = Some(wc.clone());
+        set(
+            &mut item,
+            Decision::Excluded,
+            Reason::from_exclusion(x.reason),
+            &x.detail,
+        );
+        d.cands.push(Cand {
+            item,
+            line: None,
+            rank: 0,
+            fixed: false,
+        });
+    }
+
+    // Injection rules (CSA §6.1): non-empty data, not the producing session, a real break.
+    let rule = if !view.has_continuity_data() {
+        Some((
+            Reason::NoContinuityData,
+            "the work context has no continuity data yet".to_owned(),
+        ))
+    } else if let Some(latest) = live_sessions.first() {
+        if req.session_id.as_deref() == Some(latest.source_session_id.as_str()) {
+            Some((
+                Reason::SameSession,
+                format!(
+                    "this session ({}) produced the latest session entry; no \"what you just did\" \
+                     injection",
+                    latest.source_session_id
+                ),
+            ))
+        } else {
+            let since = now - latest.last_activity_at;
+            (since < Duration::minutes(MIN_MINUTES_SINCE_SESSION)).then(|| {
+                (
+                    Reason::UnderThirtyMinutes,
+                    format!(
+                        "only {} minute(s) since the latest session's activity; Tier 1 waits {} \
+                         minutes",
+                        since.num_minutes().max(0),
+                        MIN_MINUTES_SINCE_SESSION
+                    ),
+                )
+            })
+        }
+    } else {
+        None
+    };
+    if let Some((reason, detail)) = rule {
+        for c in d.cands.iter_mut().filter(|c| c.included()) {
+            set(&mut c.item, Decision::Excluded, reason, &detail);
+        }
+    }
+    d
+}
+
+fn kind_of_entry_type(t: &str) -> &'static str {
+    match t {
+        "session_summary_ref" => "summary",
+        "cross_conversation_update" => "update",
+        _ => "entry",
+    }
+}
+
+/// Tier 2 candidates from the rollup.
+fn tier2(store: &Store, req: &BriefRequest, current: Option<&WorkContextId>) -> Result<Draft> {
+    let mut d = Draft::new(2);
+    let Some(rollup) = rollup::read(store)? else {
+        return Ok(d);
+    };
+    let title = render::tier2_title(rollup.window_days, current.is_some());
+    let mut head = trace_item(2, "constellation", &title);
+    head.source_id = Some("rollup/recent_activity.md".to_owned());
+    head.detail = format!("the rollup as of {} heads the card", rollup.as_of);
+    d.cands.push(Cand {
+        item: head,
+        line: Some(title),
+        rank: u8::MAX,
+        fixed: true,
+    });
+    let stale = rollup.is_stale(req.today);
+    for s in &rollup.segments {
+        let mut item = trace_item(2, "segment", &s.line);
+        item.source_id = Some(s.work_context_id.to_string());
+        item.work_context_id = Some(s.work_context_id.to_string());
+        if stale {
+            set(
+                &mut item,
+                Decision::Excluded,
+                Reason::RollupStale,
+                &format!(
+                    "the rollup is from {}: more than {} days ago, or after the day of this brief",
+                    rollup.as_of,
+                    rollup::STALE_AFTER_DAYS
+                ),
+            );
+        } else if Some(&s.work_context_id) == current {
+            set(
+                &mut item,
+                Decision::Excluded,
+                Reason::CurrentContext,
+                "this segment is the current work context, which Tier 1 covers",
+            );
+        } else if s.local_only {
+            set(
+                &mut item,
+                Decision::Excluded,
+                Reason::Policy,
+                "the work context is local-only: its content stays out of other contexts' briefs",
+            );
+        }
+        d.cands.push(Cand {
+            item,
+            line: Some(s.line.clone()),
+            rank: 0,
+            fixed: false,
+        });
+    }
+    Ok(d)
+}
+
+/// A durable node the brief leaves out (see [`crate::graph::nodes::brief_form`]): a candidate the
+/// inspector can explain, never a line.
+fn excluded_node(mut item: TraceItem, retired: bool, detail: &str) -> Cand {
+    let reason = if retired {
+        Reason::Retired
+    } else {
+        Reason::Warrant
+    };
+    set(&mut item, Decision::Excluded, reason, detail);
+    Cand {
+        item,
+        line: None,
+        rank: 0,
+        fixed: false,
+    }
+}
+
+/// Tier 3 candidates: the person's facts, then approved directives at their warrant; a
+/// directive its warrant or lifecycle keeps out is a candidate excluded with the reason.
+fn tier3(store: &Store, now: DateTime<Utc>) -> Result<Draft> {
+    let mut d = Draft::new(3);
+    for item in store.graph().living_memory(now)? {
+        let mut t = trace_item(3, item.kind, &item.line);
+        t.source_id = Some(item.source_id);
+        if let Some(x) = &item.excluded {
+            d.cands.push(excluded_node(t, x.retired, &x.detail));
+            continue;
+        }
+        if let Some((warrant, why)) = &item.warrant
+            && *warrant != Warrant::Assert
+        {
+            t.detail = format!("{}; shown at warrant {warrant}: {why}", t.detail);
+        }
+        d.cands.push(Cand {
+            item: t,
+            line: Some(item.line),
+            rank: 0,
+            fixed: false,
+        });
+    }
+    Ok(d)
+}
+
+/// Assembles a brief and stores its trace; a delivery also marks the updates it showed.
+pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
+    if req.budget == 0 || req.budget > MAX_BUDGET {
+        return Err(Error::InvalidInput(format!(
+            "a brief's budget is from 1 to {MAX_BUDGET} tokens, not {}",
+            req.budget
+        )));
+    }
+    let mut warnings = Vec::new();
+    let choice = choose_context(store, req)?;
+    let mut stale = false;
+    let mut needs_rebuild = Vec::new();
+    let mut view = None;
+    if let Some(choice) = &choice {
+        let read = constellation::view(store, &choice.work_context_id, req.now)?;
+        if read.stale {
+            stale = true;
+            needs_rebuild.push(choice.work_context_id.clone());
+            warnings.push(format!(
+                "the constellation view of {} is stale; served as is while it is rebuilt",
+                choice.work_context_id
+            ));
+        }
+        view = Some(read.constellation);
+    }
+
+    let mut t1 = match &view {
+        Some(v) => tier1(v, req),
+        None => {
+            let mut d = Draft::new(1);
+            let detail = match (&req.cwd, &req.session_id) {
+                (None, None) if req.entity_names.is_empty() && req.session_key.is_none() => {
+                    "the caller gave no cwd, session, key or entity to find a work context by"
+                        .to_owned()
+                }
+                _ => "no link rule, earlier capture or known entity set matched".to_owned(),
+            };
+            let mut item = trace_item(1, "constellation", &Line::counted("(no work context)", 0));
+            set(&mut item, Decision::Excluded, Reason::NoContext, &detail);
+            d.cands.push(Cand {
+                item,
+                line: None,
+                rank: 0,
+                fixed: false,
+            });
+            d
+        }
+    };
+    let current = choice.as_ref().map(|c| &c.work_context_id);
+    let t1_fires = t1.has_content();
+    let mut t2 = tier2(store, req, current.filter(|_| t1_fires))?;
+    let mut t3 = tier3(store, req.now)?;
+
+    // Tier caps, then the total budget in the trimming order of CSA §6.4.
+    let budget = req.budget;
+    t3.trim(
+        TIER3_CAP.min(budget),
+        Reason::TierCap,
+        &format!("over Tier 3's cap of {} tokens", TIER3_CAP.min(budget)),
+    );
+    t1.trim(
+        TIER1_CAP,
+        Reason::TierCap,
+        &format!(
+            "over Tier 1's cap of {TIER1_CAP} tokens (trimmed: due items, then session history, \
+             decisions, questions, updates)"
+        ),
+    );
+    t2.trim(
+        TIER2_CAP,
+        Reason::TierCap,
+        &format!("over Tier 2's cap of {TIER2_CAP} tokens"),
+    );
+    let room = budget - t3.tokens();
+    if t1.tokens() + t2.tokens() > room {
+        let limit = room.saturating_sub(t1.tokens());
+        t2.trim(
+            limit,
+            Reason::TrimStep1,
+            &format!("trimming step 1: Tier 2 goes first to fit the budget of {budget} tokens"),
+        );
+    }
+    if t1.tokens() > room {
+        let had = t1.has_content();
+        t1.trim(
+            room,
+            Reason::TrimStep2,
+            &format!("trimming step 2: Tier 1 trimmed to fit the budget of {budget} tokens"),
+        );
+        if had && !t1.has_content() {
+            for c in t1
+                .cands
+                .iter_mut()
+                .filter(|c| c.item.reason == Reason::TrimStep2)
+            {
+                c.item.reason = Reason::TrimStep3;
+                c.item.detail = format!(
+                    "trimming step 3: a budget of {budget} tokens cannot hold Tier 1 beside Tier 3; \
+                     Tier 3 alone is injected"
+                );
+            }
+            warnings.push(format!(
+                "the budget of {budget} tokens cannot hold Tier 3 and Tier 1: the surface profile \
+                 is mis-configured; injecting Tier 3 only"
+            ));
+            tracing::warn!(budget, "brief budget too small for Tier 1 beside Tier 3");
+        }
+    }
+
+    // Activity-type routing (CSA §6.5).
+    let from_message = req
+        .first_message
+        .as_deref()
+        .and_then(|m| activity::classify(m).activity);
+    let (activity_type, activity_source) = match from_message {
+        Some(a) => (Some(a), "message"),
+        None => match view
+            .as_ref()
+            .and_then(|v| phase_activity(v.active_work_phase))
+        {
+            Some(a) => (Some(a), "inherited"),
+            None => (None, "none"),
+        },
+    };
+
+    let mut cards = Vec::new();
+    let mut trace = Vec::new();
+    for draft in [t1, t2, t3] {
+        let (card, items) = draft.into_card();
+        cards.extend(card);
+        trace.extend(items);
+    }
+    let total_tokens = cards.iter().map(|c| c.tokens).sum();
+    let envelope_tokens = render::envelope_tokens(!cards.is_empty());
+    let delivered_updates: Vec<String> = if req.delivery == Delivery::Delivered {
+        cards
+            .iter()
+            .flat_map(|c| &c.items)
+            .filter(|i| i.kind == "update")
+            .filter_map(|i| i.source_id.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut brief = Brief {
+        assembly_id: 0,
+        delivery: req.delivery,
+        format: req.format,
+        today: req.today,
+        work_context: choice,
+        stale,
+        activity_type,
+        activity_source,
+        cards,
+        budget,
+        total_tokens,
+        envelope_tokens,
+        warnings,
+        trace,
+        needs_rebuild,
+        delivered_updates,
+    };
+    let output = render::text(&brief);
+    brief.assembly_id = crate::brief::traces::record(store, req, &brief, &output)?;
+    if !brief.delivered_updates.is_empty() {
+        // The view showed updates that are now delivered: it is stale until rebuilt.
+        if let Some(c) = &brief.work_context
+            && !brief.needs_rebuild.contains(&c.work_context_id)
+        {
+            brief.needs_rebuild.push(c.work_context_id.clone());
+        }
+    }
+    Ok(brief)
+}
+
+/// Marks updates delivered and bumps their context's view, in the caller's transaction.
+pub(crate) fn mark_delivered_in(
+    tx: &rusqlite::Transaction<'_>,
+    wc: &str,
+    entry_ids: &[String],
+    assembly_id: i64,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<()> {
+    let unique: BTreeSet<&String> = entry_ids.iter().collect();
+    for id in unique {
+        tx.execute(
+            "INSERT OR IGNORE INTO update_deliveries (entry_id, work_context_id, assembly_id, delivered_at)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![id, wc, assembly_id, entities::ts(now)],
+        )?;
+    }
+    crate::graph::touch_in(tx, wc)
+}
+
+#[cfg(test)]
+mod tests;

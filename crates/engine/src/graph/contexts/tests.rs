@@ -1,0 +1,351 @@
+//! Work-context resolution (CSA §3.1): rules first and the most specific one, then the previous
+//! context, then `wc_auto_…` from the primary entities, else `wc_unlinked`; and merging.
+
+use chrono::TimeZone;
+
+use super::*;
+use crate::base::ids::SessionId;
+use crate::continuity::{CaptureMode, ContinuityEntry, EntryContent, KeyDecisionContent};
+use crate::graph::entities::NewEntity;
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap()
+}
+
+#[test]
+fn resolution_order_rules_previous_auto_unlinked() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let g = store.graph();
+    let e = |name: &str| {
+        g.create_entity(
+            &NewEntity {
+                kind: "matter".into(),
+                canonical_name: name.into(),
+                ..NewEntity::default()
+            },
+            now(),
+        )
+        .unwrap()
+        .entity_id
+    };
+    let (a, b, c, d) = (e("Alpha"), e("Beta"), e("Gamma"), e("Delta"));
+    let spotter = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Spotter".into(),
+                rules: vec![(LinkRuleKind::Cwd, "/home/marco/projects/".into())],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    assert_eq!(spotter.work_context_id.as_str(), "wc_spotter");
+    assert_eq!(spotter.rules[0].pattern, "/home/marco/projects");
+    let deeper = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Spotter".into(),
+                rules: vec![(LinkRuleKind::Cwd, "/home/marco/projects/spotter".into())],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    assert_eq!(deeper.work_context_id.as_str(), "wc_spotter_2");
+    let keyed = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Telegram".into(),
+                rules: vec![(LinkRuleKind::SessionKey, "agent:main:*".into())],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let set = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Alpha Beta".into(),
+                rules: vec![(LinkRuleKind::EntitySet, format!("{b}, {a}"))],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let resolve =
+        |cwd: Option<&str>, sid: &str, ents: &[EntityId], prev: Option<&WorkContextId>| {
+            let (wc, why) = g
+                .resolve_work_context(&SessionFacts {
+                    session_id: sid,
+                    agent_id: None,
+                    cwd,
+                    entity_ids: ents,
+                    previous: prev,
+                })
+                .unwrap();
+            format!("{wc} {}", serde_json::to_string(&why).unwrap())
+        };
+    let ab = [a.clone(), b.clone()];
+    // The longest matching directory wins; a sibling directory does not match.
+    assert!(
+        resolve(Some("/home/marco/projects/spotter/lib"), "s", &ab, None)
+            .starts_with("wc_spotter_2 ")
+    );
+    assert!(resolve(Some("/home/marco/projects/other"), "s", &[], None).starts_with("wc_spotter "));
+    assert!(resolve(Some("/home/marco/projectsX"), "s", &[], None).starts_with("wc_unlinked"));
+    assert!(
+        resolve(None, "agent:main:main", &ab, None).starts_with(keyed.work_context_id.as_str())
+    );
+    assert!(resolve(None, "s", &ab, None).starts_with(set.work_context_id.as_str()));
+    // Previous placement holds when no rule matches; entities otherwise give an auto context.
+    let prev = WorkContextId::new("wc_auto_0123456789ab").unwrap();
+    assert!(
+        resolve(None, "s", std::slice::from_ref(&c), Some(&prev))
+            .starts_with("wc_auto_0123456789ab {\"by\":\"previous\"}")
+    );
+    let four = [d.clone(), c.clone(), b.clone(), a.clone()];
+    let auto = resolve(None, "s2", &four[..3], None);
+    let again = resolve(None, "s3", &[b.clone(), c.clone(), d.clone()], None);
+    assert_eq!(
+        auto.split(' ').next(),
+        again.split(' ').next(),
+        "sorted ids give one auto id"
+    );
+    assert_eq!(
+        auto.split(' ').next().unwrap(),
+        auto_id(&[b, c, d]).as_str()
+    );
+    assert!(resolve(None, "s4", &[], None).starts_with("wc_unlinked {\"by\":\"unlinked\"}"));
+    // Bad rules are clear errors.
+    assert!(
+        g.add_link_rule("wc_spotter", LinkRuleKind::EntitySet, "ent_missing")
+            .is_err()
+    );
+    assert!(g.add_link_rule("wc_nope", LinkRuleKind::Cwd, "/x").is_err());
+}
+
+#[test]
+fn merge_moves_rules_and_log_entries_and_keeps_the_old_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let g = store.graph();
+    let keep = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Henderson".into(),
+                ..Default::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let gone = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Henderson damages".into(),
+                rules: vec![(LinkRuleKind::Cwd, "/cases/henderson".into())],
+                ..Default::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let config = store.config().unwrap();
+    let entry = ContinuityEntry::new(
+        gone.work_context_id.clone(),
+        SessionId::new("s1").unwrap(),
+        now(),
+        CaptureMode::Deterministic,
+        EntryContent::KeyDecision(KeyDecisionContent {
+            decision: "Price impact approach".into(),
+            rationale: None,
+            superseded_by: None,
+        }),
+        &config,
+    );
+    store.log(&gone.work_context_id).append(&entry).unwrap();
+    let merged = store
+        .merge_work_contexts(
+            keep.work_context_id.as_str(),
+            gone.work_context_id.as_str(),
+            now(),
+        )
+        .unwrap();
+    assert_eq!(merged.rules.len(), 1);
+    let entries = store.log(&keep.work_context_id).read().unwrap().entries;
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].work_context_id, keep.work_context_id);
+    assert!(!store.log(&gone.work_context_id).path().exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("continuity/merged"))
+            .unwrap()
+            .count(),
+        1
+    );
+    assert!(g.work_context(gone.work_context_id.as_str()).is_err());
+}
+
+#[test]
+fn globs() {
+    assert!(glob_match("agent:*:main", "agent:x:main"));
+    assert!(glob_match("a?c", "abc"));
+    assert!(!glob_match("a?c", "ac"));
+    assert!(glob_match("*", ""));
+}
+
+/// A store captured before projects existed: its sessions sit in auto contexts. The first ingest
+/// that knows projects moves every auto context holding only one project's sessions into that
+/// project's context, as a merge does, and loses no entry; a person's rule made later still wins.
+#[test]
+fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.set_config("mode", "deterministic").unwrap();
+    store.set_config("auto_project_contexts", "false").unwrap();
+    let config = store.config().unwrap();
+    // Two real Claude Code transcripts in two folders, written here so the test needs no corpus.
+    let root = dir.path().join("claude");
+    let spotter_session = "5a1e0000-0000-4000-8000-000000000001";
+    for (session, cwd, said) in [
+        (
+            spotter_session,
+            "/home/ann/work/spotter",
+            "Why does scrollback break in tmux?",
+        ),
+        (
+            "5a1e0000-0000-4000-8000-000000000002",
+            "/home/ann/work/tracker",
+            "Add the export button.",
+        ),
+    ] {
+        let folder = root.join(cwd.replace('/', "-"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let line = |n: u32, kind: &str, message: serde_json::Value| {
+            serde_json::json!({
+                "parentUuid": (n > 0).then(|| format!("{session}-{}", n - 1)),
+                "isSidechain": false, "cwd": cwd, "sessionId": session, "type": kind,
+                "message": message, "uuid": format!("{session}-{n}"),
+                "timestamp": "2026-11-20T10:00:00.000Z",
+            })
+            .to_string()
+        };
+        let text = [
+            line(
+                0,
+                "user",
+                serde_json::json!({"role": "user", "content": said}),
+            ),
+            line(
+                1,
+                "assistant",
+                serde_json::json!({"role": "assistant",
+                "content": [{"type": "text", "text": "Looking into it."}]}),
+            ),
+        ]
+        .join("\n");
+        std::fs::write(folder.join(format!("{session}.jsonl")), text + "\n").unwrap();
+    }
+    crate::usecase::ingest(
+        &store,
+        &[crate::inputs::ingest::SourceRoot {
+            harness: crate::inputs::transcripts::Harness::ClaudeCode,
+            root,
+        }],
+        &mut |_| {},
+        crate::base::clock::now(),
+    )
+    .unwrap();
+    let g = store.graph();
+    assert!(
+        g.work_contexts()
+            .unwrap()
+            .iter()
+            .all(|w| w.origin != "project"),
+        "no project contexts while turned off"
+    );
+    // What an older build did with one project's session: an auto context from its entities,
+    // holding its entries.
+    let session = spotter_session;
+    let entity = g
+        .create_entity(
+            &NewEntity {
+                kind: "topic".into(),
+                canonical_name: "xterm.js scrollback".into(),
+                ..NewEntity::default()
+            },
+            now(),
+        )
+        .unwrap()
+        .entity_id;
+    let auto = auto_id(std::slice::from_ref(&entity));
+    g.with_conn_result(|c| {
+        ensure_auto_in(c, &auto, std::slice::from_ref(&entity), now())?;
+        c.execute(
+            "INSERT INTO session_captures (session_id, work_context_id, last_seq, captured_at)
+             VALUES (?1, ?2, 2, ?3)",
+            params![session, auto.as_str(), ts(now())],
+        )
+    })
+    .unwrap();
+    let old = ContinuityEntry::new(
+        auto.clone(),
+        SessionId::new(session).unwrap(),
+        now(),
+        CaptureMode::Deterministic,
+        EntryContent::KeyDecision(KeyDecisionContent {
+            decision: "Keep tmux out of the web terminal".into(),
+            rationale: None,
+            superseded_by: None,
+        }),
+        &config,
+    );
+    store.log(&auto).append(&old).unwrap();
+    let entries = |store: &Store| -> usize {
+        store
+            .log_ids()
+            .unwrap()
+            .iter()
+            .map(|id| store.log(id).read().unwrap().entries.len())
+            .sum()
+    };
+    let before = entries(&store);
+
+    store.set_config("auto_project_contexts", "true").unwrap();
+    let report = ensure_projects(&store, &BTreeSet::new(), now()).unwrap();
+    assert!(!report.created.is_empty());
+    let spotter = crate::graph::projects::of_cwd("/home/ann/work/spotter", None).unwrap();
+    let project = WorkContextId::new(spotter.work_context_id()).unwrap();
+    assert_eq!(report.merged, vec![(auto.clone(), project.clone())]);
+    let moved = store.log(&project).read().unwrap().entries;
+    assert!(moved.iter().any(|e| e.entry_id == old.entry_id));
+    // Every entry is still there (merges copy, and keep the absorbed log aside).
+    assert_eq!(entries(&store), before);
+    for (auto, project) in &report.merged {
+        assert!(g.work_context(auto.as_str()).is_err(), "{auto} merged away");
+        let wc = g.work_context(project.as_str()).unwrap();
+        assert_eq!(wc.origin, "project");
+    }
+    // Remembered: a second run makes nothing again, even after the person deletes nothing.
+    let again = ensure_projects(&store, &BTreeSet::new(), now()).unwrap();
+    assert!(again.created.is_empty() && again.merged.is_empty());
+
+    // A rule the person writes afterwards for the same folder takes its sessions from the project.
+    let mine = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Spotter terminal".into(),
+                rules: vec![(LinkRuleKind::Cwd, "/home/ann/work/spotter".into())],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let (wc, resolution) = g
+        .resolve_work_context(&SessionFacts {
+            session_id: "x",
+            cwd: Some("/home/ann/work/spotter/web"),
+            ..SessionFacts::default()
+        })
+        .unwrap();
+    assert_eq!(wc, mine.work_context_id);
+    assert!(matches!(resolution, Resolution::Rule { .. }));
+}

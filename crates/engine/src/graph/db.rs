@@ -1,0 +1,196 @@
+//! The canonical entity graph, `entity_graph.sqlite`: schema from the workspace's `migrations/`
+//! folder (embedded at build time and applied by `rusqlite_migration`), WAL journaling and a busy
+//! timeout so the app, the CLI and the MCP server can share it.
+//!
+//! This is truth, not a derived view: nothing here is ever rebuilt from elsewhere, so a store made
+//! by a newer schema is refused rather than touched.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use include_dir::{Dir, include_dir};
+use rusqlite::Connection;
+use rusqlite_migration::{MigrationDefinitionError, Migrations};
+
+use crate::base::error::{Error, Result};
+
+static MIGRATIONS_DIR: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../migrations");
+
+/// How long a writer waits for another process's lock before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The embedded migrations, in order.
+pub fn migrations() -> Result<Migrations<'static>> {
+    Migrations::from_directory(&MIGRATIONS_DIR).map_err(|e| Error::Schema {
+        path: PathBuf::from("migrations/"),
+        problem: format!("embedded migrations are invalid: {e}"),
+    })
+}
+
+/// The schema version this build creates and understands.
+pub fn latest_schema_version() -> u32 {
+    MIGRATIONS_DIR.dirs().count().try_into().unwrap_or(u32::MAX)
+}
+
+/// An open graph database.
+pub struct Graph {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph").field("path", &self.path).finish()
+    }
+}
+
+impl Graph {
+    /// Opens (creating if needed) and migrates the graph at `path`.
+    pub fn open(path: &Path) -> Result<Graph> {
+        let sql = |source| Error::Sqlite {
+            path: path.to_owned(),
+            source,
+        };
+        let mut conn = Connection::open(path).map_err(sql)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
+        // WAL lets readers proceed while one writer commits; FULL sync keeps every committed
+        // transaction of the canonical graph across power loss, at a cost a desktop never feels.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(sql)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql)?;
+        migrations()?.to_latest(&mut conn).map_err(|e| match e {
+            rusqlite_migration::Error::MigrationDefinition(
+                MigrationDefinitionError::DatabaseTooFarAhead,
+            ) => Error::Schema {
+                path: path.to_owned(),
+                problem: format!(
+                    "made by a newer version of elnor (this one knows schema versions up to {}); \
+                     it was left untouched",
+                    latest_schema_version()
+                ),
+            },
+            other => Error::Schema {
+                path: path.to_owned(),
+                problem: format!("migration failed: {other}"),
+            },
+        })?;
+        Ok(Graph {
+            path: path.to_owned(),
+            conn: Mutex::new(conn),
+        })
+    }
+
+    /// The database file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A second connection to the same database, for long work (ingest) that must not hold the
+    /// shared connection's lock while the app keeps answering.
+    pub(crate) fn open_connection(&self) -> Result<Connection> {
+        let sql = |source| Error::Sqlite {
+            path: self.path.clone(),
+            source,
+        };
+        let conn = Connection::open(&self.path).map_err(sql)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(sql)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql)?;
+        Ok(conn)
+    }
+
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite inconsistent (it has its own
+        // transactions), so a poisoned lock is safe to keep using.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn sql(&self, source: rusqlite::Error) -> Error {
+        Error::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The schema version recorded in the database (`PRAGMA user_version`).
+    pub fn schema_version(&self) -> Result<u32> {
+        self.conn()
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(|e| self.sql(e))
+    }
+
+    /// The number of entities.
+    pub fn entity_count(&self) -> Result<u64> {
+        self.count("SELECT count(*) FROM entities")
+    }
+
+    /// The ids of every named work context.
+    pub fn work_context_ids(&self) -> Result<Vec<String>> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT work_context_id FROM work_contexts ORDER BY work_context_id")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| row.get(0))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(|e| self.sql(e))
+    }
+
+    pub(crate) fn count(&self, query: &str) -> Result<u64> {
+        self.conn()
+            .query_row(query, [], |row| row.get::<_, i64>(0))
+            .map(|n| n.max(0) as u64)
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Runs `f` with the shared connection, mapping SQLite errors to the engine's error.
+    pub(crate) fn with_conn_result<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        f(&self.conn()).map_err(|e| self.sql(e))
+    }
+
+    /// Runs `f` with the connection, for tests that inspect the database directly.
+    #[cfg(test)]
+    pub(crate) fn with_conn<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        f(&self.conn()).map_err(|e| self.sql(e))
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Bumps a work context's generation, so views built from its earlier state are seen as stale
+/// (the constellation's fingerprint reads it). Writers call it in the transaction that changes
+/// something a view depends on: the graph records what changed, the views layer decides what to
+/// rebuild.
+pub(crate) fn touch_in(conn: &Connection, wc: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO constellation_generations (work_context_id, generation) VALUES (?1, 1)
+         ON CONFLICT (work_context_id) DO UPDATE SET generation = generation + 1",
+        [wc],
+    )?;
+    Ok(())
+}
+
+/// Bumps every work context linked to `entity`: its name or deadline shows in their views.
+pub(crate) fn touch_entity_in(conn: &Connection, entity: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO constellation_generations (work_context_id, generation)
+             SELECT work_context_id, 1 FROM work_context_entities WHERE entity_id = ?1
+         ON CONFLICT (work_context_id) DO UPDATE SET generation = generation + 1",
+        [entity],
+    )?;
+    Ok(())
+}

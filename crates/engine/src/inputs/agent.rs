@@ -1,0 +1,349 @@
+//! The continuity agent's trigger model (CSA §5.2): which dirty session to capture, and when.
+//!
+//! The agent sees sessions only through their transcripts, so "focus" is the session that last
+//! received a turn, and the person is idle when no session has received one. A session is dirty
+//! once, since its last capture, it has had `min_dirty_turns` user messages, or a tool execution,
+//! or an entity candidate. Triggers:
+//!
+//! - `idle_timeout`: the focused session is dirty and nothing has happened anywhere for
+//!   `idle_trigger_minutes`;
+//! - `debounced_defocus`: a dirty session has lost focus and `debounce_minutes` have passed since
+//!   its last capture (or, if never captured, since it became dirty);
+//! - `pre_compaction`: the harness compacted (or is about to) — always captured, dirty or not;
+//! - `nightly_sweep`: every dirty session;
+//! - `manual_request`: the named session.
+//!
+//! Time is always passed in (`now`), never read from the system clock, so tests are exact and the
+//! same model runs live (`watch`) and over history. [`Agent`] runs the model over a store's
+//! ingested turns and hands due sessions to capture.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use crate::base::config::ContinuityConfig;
+use crate::base::error::Result;
+use crate::base::secrets::SecretStore;
+use crate::graph::store::Store;
+use crate::inputs::capture::CaptureRequest;
+
+/// Why a capture runs (CSA §5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    IdleTimeout,
+    DebouncedDefocus,
+    PreCompaction,
+    NightlySweep,
+    ManualRequest,
+}
+
+/// What one observed turn carries, for the dirty-flag rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnSignal {
+    pub user_message: bool,
+    pub tool_execution: bool,
+    pub entity_candidate: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct SessionState {
+    user_messages: u32,
+    tool_executions: u32,
+    entity_candidates: u32,
+    /// When the session became dirty since its last capture.
+    dirty_since: Option<DateTime<Utc>>,
+    last_capture: Option<DateTime<Utc>>,
+}
+
+/// The trigger thresholds, from the continuity config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Thresholds {
+    pub min_dirty_turns: u32,
+    pub idle: Duration,
+    pub debounce: Duration,
+}
+
+impl From<&ContinuityConfig> for Thresholds {
+    fn from(c: &ContinuityConfig) -> Self {
+        Thresholds {
+            min_dirty_turns: c.min_dirty_turns,
+            idle: Duration::minutes(i64::from(c.idle_trigger_minutes)),
+            debounce: Duration::minutes(i64::from(c.debounce_minutes)),
+        }
+    }
+}
+
+/// The trigger state of every session the agent has seen.
+#[derive(Debug, Clone)]
+pub struct Triggers {
+    thresholds: Thresholds,
+    sessions: BTreeMap<String, SessionState>,
+    focus: Option<String>,
+    last_activity: Option<DateTime<Utc>>,
+}
+
+impl Triggers {
+    pub fn new(thresholds: Thresholds) -> Triggers {
+        Triggers {
+            thresholds,
+            sessions: BTreeMap::new(),
+            focus: None,
+            last_activity: None,
+        }
+    }
+
+    /// Records a turn of `session` at `at`; the session takes the focus.
+    pub fn on_turn(&mut self, session: &str, at: DateTime<Utc>, signal: TurnSignal) {
+        let min_turns = self.thresholds.min_dirty_turns;
+        let s = self.sessions.entry(session.to_owned()).or_default();
+        s.user_messages += u32::from(signal.user_message);
+        s.tool_executions += u32::from(signal.tool_execution);
+        s.entity_candidates += u32::from(signal.entity_candidate);
+        let dirty =
+            s.user_messages >= min_turns || s.tool_executions > 0 || s.entity_candidates > 0;
+        if dirty && s.dirty_since.is_none() {
+            s.dirty_since = Some(at);
+        }
+        // Turns replayed from several transcripts need not arrive in time order; the focus is
+        // the session with the latest turn, whatever order they were read in.
+        if self.last_activity.is_none_or(|last| at >= last) {
+            self.focus = Some(session.to_owned());
+            self.last_activity = Some(at);
+        }
+    }
+
+    /// Whether `session` is dirty.
+    pub fn is_dirty(&self, session: &str) -> bool {
+        self.sessions
+            .get(session)
+            .is_some_and(|s| s.dirty_since.is_some())
+    }
+
+    /// The time-based triggers due at `now`; each returned session is marked captured.
+    pub fn tick(&mut self, now: DateTime<Utc>) -> Vec<(String, Trigger)> {
+        let mut due = Vec::new();
+        let idle = self
+            .last_activity
+            .is_some_and(|last| now - last >= self.thresholds.idle);
+        for (id, s) in &self.sessions {
+            let Some(dirty_since) = s.dirty_since else {
+                continue;
+            };
+            let focused = self.focus.as_deref() == Some(id.as_str());
+            if focused {
+                if idle {
+                    due.push((id.clone(), Trigger::IdleTimeout));
+                }
+            } else {
+                // "Since last capture" (CSA §5.2); a session never captured counts from when it
+                // became dirty.
+                let since = s.last_capture.unwrap_or(dirty_since);
+                if now - since >= self.thresholds.debounce {
+                    due.push((id.clone(), Trigger::DebouncedDefocus));
+                }
+            }
+        }
+        for (id, _) in &due {
+            self.captured(id, now);
+        }
+        due
+    }
+
+    /// A compaction of `session`: always captured (CSA §5.2: mandatory unless the mode is off).
+    pub fn pre_compaction(&mut self, session: &str, now: DateTime<Utc>) -> Trigger {
+        self.captured(session, now);
+        Trigger::PreCompaction
+    }
+
+    /// A capture the person or a harness asked for.
+    pub fn manual(&mut self, session: &str, now: DateTime<Utc>) -> Trigger {
+        self.captured(session, now);
+        Trigger::ManualRequest
+    }
+
+    /// Every dirty session, for the nightly job.
+    pub fn nightly_sweep(&mut self, now: DateTime<Utc>) -> Vec<(String, Trigger)> {
+        let dirty: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.dirty_since.is_some())
+            .map(|(id, _)| id.clone())
+            .collect();
+        dirty
+            .into_iter()
+            .map(|id| {
+                self.captured(&id, now);
+                (id, Trigger::NightlySweep)
+            })
+            .collect()
+    }
+
+    fn captured(&mut self, session: &str, now: DateTime<Utc>) {
+        let s = self.sessions.entry(session.to_owned()).or_default();
+        *s = SessionState {
+            last_capture: Some(now),
+            ..SessionState::default()
+        };
+    }
+}
+
+/// The continuity agent over a store: reads the turns ingest stored, feeds them to the trigger
+/// model, and captures the sessions whose triggers fire. `elnor watch` and the desktop app run
+/// it after every ingest; time is passed in, so it runs the same over history as live.
+pub struct Agent {
+    triggers: Triggers,
+    /// The last turn (by seq) fed to the trigger model; `None` until the first observation, which
+    /// starts from each session's last capture.
+    cursor: Option<i64>,
+}
+
+/// What one run of the agent did.
+#[derive(Debug, Default, Serialize)]
+pub struct AgentRun {
+    pub turns_observed: u64,
+    pub captures: Vec<crate::inputs::capture::CaptureOutcome>,
+    /// Sessions whose capture failed, with the error; the others went ahead.
+    pub failures: Vec<(String, String)>,
+}
+
+impl Agent {
+    pub fn new(config: &ContinuityConfig) -> Agent {
+        Agent {
+            triggers: Triggers::new(Thresholds::from(config)),
+            cursor: None,
+        }
+    }
+
+    /// Feeds new turns to the trigger model; returns the sessions a compaction record asks to
+    /// capture now (`pre_compaction`, CSA §5.2).
+    fn observe(
+        &mut self,
+        store: &Store,
+        now: DateTime<Utc>,
+        run: &mut AgentRun,
+    ) -> Result<Vec<String>> {
+        let mut compacted = BTreeSet::new();
+        let mut max_seq = self.cursor.unwrap_or(0);
+        let first = self.cursor.is_none();
+        // Rows are handled as they are read, never collected: the first observation of a large,
+        // never-captured store covers every turn in it. Only a person's message brings its text
+        // (the entity-candidate check needs it); the other signals are computed by SQLite.
+        let columns = "t.seq, t.session_id, t.kind, t.timestamp,
+                       CASE WHEN t.role = 'user' AND t.kind = 'message' THEN t.text END,
+                       t.kind = 'tool_call' OR (t.role = 'assistant' AND t.tool_calls != '[]')";
+        let sql = if first {
+            format!(
+                "SELECT {columns} FROM turns t
+                 LEFT JOIN session_captures c ON c.session_id = t.session_id
+                 WHERE t.seq > coalesce(c.last_seq, 0) AND t.seq > ?1 ORDER BY t.seq"
+            )
+        } else {
+            format!("SELECT {columns} FROM turns t WHERE t.seq > ?1 ORDER BY t.seq")
+        };
+        let triggers = &mut self.triggers;
+        store.graph().with_conn_result(|c| {
+            let mut stmt = c.prepare(&sql)?;
+            let mut rows = stmt.query([max_seq])?;
+            while let Some(r) = rows.next()? {
+                let seq: i64 = r.get(0)?;
+                let session: String = r.get(1)?;
+                let kind: String = r.get(2)?;
+                let at: Option<String> = r.get(3)?;
+                let user_text: Option<String> = r.get(4)?;
+                let tool_execution: bool = r.get(5)?;
+                max_seq = max_seq.max(seq);
+                if kind == "compaction" || kind == "compaction_summary" {
+                    compacted.insert(session);
+                    continue;
+                }
+                if !matches!(kind.as_str(), "message" | "tool_call" | "tool_result") {
+                    continue;
+                }
+                let at = at
+                    .and_then(|a| DateTime::parse_from_rfc3339(&a).ok())
+                    .map(|a| a.with_timezone(&Utc))
+                    .unwrap_or(now);
+                let person = user_text.filter(|t| crate::inputs::capture::is_person_text(t));
+                let signal = TurnSignal {
+                    user_message: person.is_some(),
+                    tool_execution,
+                    entity_candidate: person.is_some_and(|t| {
+                        !crate::inputs::resolve::candidates([(t.as_str(), true)], &|_| false)
+                            .is_empty()
+                    }),
+                };
+                run.turns_observed += 1;
+                triggers.on_turn(&session, at, signal);
+            }
+            Ok(())
+        })?;
+        self.cursor = Some(max_seq);
+        Ok(compacted
+            .into_iter()
+            .inspect(|s| {
+                self.triggers.pre_compaction(s, now);
+            })
+            .collect())
+    }
+
+    /// Observes new turns and captures every session whose trigger fired.
+    pub fn run_once(
+        &mut self,
+        store: &Store,
+        secrets: &dyn SecretStore,
+        now: DateTime<Utc>,
+    ) -> Result<AgentRun> {
+        let mut run = AgentRun::default();
+        let mut due: Vec<(String, Trigger)> = self
+            .observe(store, now, &mut run)?
+            .into_iter()
+            .map(|s| (s, Trigger::PreCompaction))
+            .collect();
+        due.extend(self.triggers.tick(now));
+        self.capture_all(store, secrets, due, now, &mut run);
+        Ok(run)
+    }
+
+    /// The nightly sweep: every dirty session, whatever its timers say.
+    pub fn sweep(
+        &mut self,
+        store: &Store,
+        secrets: &dyn SecretStore,
+        now: DateTime<Utc>,
+    ) -> Result<AgentRun> {
+        let mut run = AgentRun::default();
+        self.observe(store, now, &mut run)?;
+        let due = self.triggers.nightly_sweep(now);
+        self.capture_all(store, secrets, due, now, &mut run);
+        Ok(run)
+    }
+
+    fn capture_all(
+        &mut self,
+        store: &Store,
+        secrets: &dyn SecretStore,
+        due: Vec<(String, Trigger)>,
+        now: DateTime<Utc>,
+        run: &mut AgentRun,
+    ) {
+        for (session, trigger) in due {
+            let req = CaptureRequest {
+                session_id: session.clone(),
+                trigger,
+                now,
+            };
+            match crate::inputs::capture::capture(store, secrets, &req) {
+                Ok(outcome) => run.captures.push(outcome),
+                Err(e) => {
+                    tracing::warn!(%session, error = %e, "capture failed");
+                    run.failures.push((session, e.to_string()));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

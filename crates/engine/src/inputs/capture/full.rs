@@ -1,0 +1,116 @@
+//! Full-mode capture (CSA §5.4): one call to the synthesis model with the unified prompt over the
+//! session's recent conversation, guarded by the local-only rule and the spend guard. Any failure
+//! comes back as a reason in words, and the caller falls back to deterministic capture with it.
+
+use chrono::{DateTime, Utc};
+
+use super::WindowTurn;
+use super::heuristics::Speaker;
+use crate::base::config::{ContinuityConfig, SynthesisProvider};
+use crate::base::secrets::{SYNTHESIS_API_KEY, SecretStore};
+use crate::graph::store::Store;
+use crate::inputs::model::{self, Endpoint, ModelFailure, SpendGuard, SynthesisReply};
+
+/// The input's bound (CSA §5.4: "bounded to ~2,000 tokens").
+pub const MAX_INPUT_TOKENS: usize = 2000;
+/// The input covers at most this many of the person's turns and the replies to them.
+pub const MAX_USER_TURNS: usize = 10;
+
+/// The conversation the model reads: the last ten user turns and the assistant's replies, tool
+/// calls and results left out, oldest dropped first until it fits the token bound. A single turn
+/// bigger than the whole bound is cut to fit.
+pub(crate) fn bounded_conversation(window: &[WindowTurn]) -> String {
+    let talk: Vec<&WindowTurn> = window.iter().filter(|t| t.speaker.is_some()).collect();
+    let mut users_seen = 0;
+    let mut start = talk.len();
+    for (i, t) in talk.iter().enumerate().rev() {
+        if t.speaker == Some(Speaker::User) {
+            users_seen += 1;
+            if users_seen > MAX_USER_TURNS {
+                break;
+            }
+        }
+        start = i;
+    }
+    // Begin with the person's turn: a reply without its request reads as out of context.
+    while start < talk.len() && talk[start].speaker != Some(Speaker::User) {
+        start += 1;
+    }
+    let mut lines: Vec<String> = talk[start..]
+        .iter()
+        .map(|t| {
+            let who = if t.speaker == Some(Speaker::User) {
+                "User"
+            } else {
+                "Assistant"
+            };
+            format!("{who}: {}", t.text.trim())
+        })
+        .collect();
+    let total = |lines: &[String]| crate::base::tokens::count(&lines.join("\n\n"));
+    while lines.len() > 1 && total(&lines) > MAX_INPUT_TOKENS {
+        lines.remove(0);
+    }
+    let mut text = lines.join("\n\n");
+    if crate::base::tokens::count(&text) > MAX_INPUT_TOKENS {
+        // One turn alone is over the bound: keep its end, where the work stands.
+        let chars: Vec<char> = text.chars().collect();
+        let mut keep = chars.len();
+        while keep > 0 && crate::base::tokens::count(&text) > MAX_INPUT_TOKENS {
+            keep = keep * 3 / 4;
+            text = chars[chars.len() - keep..].iter().collect();
+        }
+    }
+    text
+}
+
+/// Runs the synthesis call for one capture; `Err` carries the fallback reason.
+pub(crate) fn enrich(
+    store: &Store,
+    secrets: &dyn SecretStore,
+    config: &ContinuityConfig,
+    window: &[WindowTurn],
+    local_only: bool,
+    now: DateTime<Utc>,
+) -> Result<SynthesisReply, String> {
+    let endpoint = Endpoint::from_config(config).map_err(|f| f.reason())?;
+    if local_only && !endpoint.is_local() {
+        return Err(ModelFailure::NotLocal.reason());
+    }
+    let key = match config.synthesis_provider {
+        SynthesisProvider::OpenaiCompatible => secrets
+            .get(SYNTHESIS_API_KEY)
+            .map_err(|e| format!("API key unavailable: {e}"))?,
+        SynthesisProvider::Ollama => None,
+    };
+    let guard = SpendGuard::from_config(config);
+    let graph = store.graph();
+    let ledger = |outcome: &str| {
+        // A ledger write that fails must not turn a good reply into a fallback; the guard reads
+        // the same table and refuses when it cannot, so the failure cannot hide spending.
+        let _ = graph.with_conn_result(|c| {
+            SpendGuard::record(c, now, config.synthesis_provider, "capture", outcome)
+        });
+    };
+    if let Err(refused) = graph
+        .with_conn_result(|c| Ok(guard.check(c, now)))
+        .map_err(|e| e.to_string())?
+    {
+        ledger(model::OUTCOME_REFUSED_SPEND_LIMIT);
+        return Err(refused.reason());
+    }
+    let conversation = bounded_conversation(window);
+    // The connection is not held during the call: a slow model must not block the store.
+    let result = model::synthesize(&endpoint, key.as_deref(), &conversation);
+    ledger(match &result {
+        Ok(_) => model::OUTCOME_OK,
+        Err(f) => f.code(),
+    });
+    match result {
+        Ok(reply) if reply.session_summary.is_none() => {
+            Err("the model found nothing meaningful to summarise".to_owned())
+        }
+        Ok(reply) => Ok(reply),
+        Err(f) => Err(f.reason()),
+    }
+}

@@ -1,0 +1,564 @@
+//! Incremental ingest on real files and real SQLite: the fixture corpus once and again, appends,
+//! rewrites, bad lines, symlinks, OpenClaw's database against its JSONL, and immutability.
+
+use std::io::Write;
+use std::path::Path;
+
+use expect_test::expect;
+
+use super::*;
+use crate::Store;
+use crate::test_support::{copy_fixture, fixtures};
+
+fn fixture_roots(corpus: &Path) -> Vec<SourceRoot> {
+    vec![
+        SourceRoot {
+            harness: Harness::OpenClaw,
+            root: corpus.join("openclaw"),
+        },
+        SourceRoot {
+            harness: Harness::ClaudeCode,
+            root: corpus.join("claude-code"),
+        },
+        SourceRoot {
+            harness: Harness::Codex,
+            root: corpus.join("codex"),
+        },
+    ]
+}
+
+fn run(store: &Store, roots: &[SourceRoot]) -> IngestReport {
+    crate::usecase::ingest(store, roots, &mut |_| {}, crate::base::clock::now()).unwrap()
+}
+
+fn count(store: &Store, sql: &str) -> i64 {
+    store
+        .graph()
+        .with_conn(|c| c.query_row(sql, [], |r| r.get(0)))
+        .unwrap()
+}
+
+fn summary(r: &IngestReport) -> String {
+    format!(
+        "seen {} unchanged {} read {} replaced {} | records +{} turns +{} dup {} | sessions {} | \
+         malformed {} utf8 {} oversized {} unknown {} | problems {}",
+        r.files_seen,
+        r.files_unchanged,
+        r.files_read,
+        r.files_replaced,
+        r.records_added,
+        r.turns_added,
+        r.duplicates_ignored,
+        r.sessions_touched,
+        r.malformed,
+        r.invalid_utf8,
+        r.oversized,
+        r.unknown_records,
+        r.problems.len()
+    )
+}
+
+#[test]
+fn fixture_corpus_ingests_once_and_reingest_adds_nothing() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let first = run(&store, &fixture_roots(&corpus));
+    expect!["seen 11 unchanged 0 read 11 replaced 0 | records +454 turns +258 dup 0 | sessions 11 | malformed 0 utf8 0 oversized 0 unknown 0 | problems 0"]
+        .assert_eq(&summary(&first));
+    let second = run(&store, &fixture_roots(&corpus));
+    expect!["seen 11 unchanged 11 read 0 replaced 0 | records +0 turns +0 dup 0 | sessions 0 | malformed 0 utf8 0 oversized 0 unknown 0 | problems 0"]
+        .assert_eq(&summary(&second));
+    assert_eq!(count(&store, "SELECT count(*) FROM turns"), 454);
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM transcript_sessions"),
+        11
+    );
+    assert_eq!(
+        count(&store, "SELECT sum(turn_count) FROM transcript_sessions"),
+        258
+    );
+}
+
+#[test]
+fn appended_lines_add_exactly_those_turns() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("codex");
+    let rel = "codex/sessions/2026/02/23/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl";
+    let full = std::fs::read(corpus.join(rel)).unwrap();
+    let lines: Vec<&[u8]> = full.split_inclusive(|b| *b == b'\n').collect();
+    let dest = root
+        .join("sessions/2026/02/23")
+        .join(Path::new(rel).file_name().unwrap());
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    std::fs::write(&dest, lines[..20].concat()).unwrap();
+
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::Codex,
+        root,
+    }];
+    assert_eq!(run(&store, &roots).records_added, 20);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&dest)
+        .unwrap();
+    f.write_all(&lines[20..].concat()).unwrap();
+    drop(f);
+    let second = run(&store, &roots);
+    assert_eq!(second.records_added, lines.len() as u64 - 20);
+    assert_eq!(second.duplicates_ignored, 0);
+    assert_eq!(second.files_replaced, 0);
+    // The session row aggregates both runs.
+    assert_eq!(
+        count(&store, "SELECT record_count FROM transcript_sessions"),
+        63
+    );
+    assert_eq!(
+        count(&store, "SELECT turn_count FROM transcript_sessions"),
+        17
+    );
+}
+
+#[test]
+fn truncated_and_rewritten_file_is_detected_without_duplicates_or_loss() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("claude");
+    let dest = root.join("-home-x/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl");
+    copy_fixture(&corpus, "claude-code/spotter_tool_heavy.jsonl", &dest);
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::ClaudeCode,
+        root,
+    }];
+    assert_eq!(run(&store, &roots).records_added, 39);
+
+    // The harness rewrote the file: shorter, with a different head and one new record.
+    let full = std::fs::read_to_string(&dest).unwrap();
+    let kept: Vec<&str> = full.lines().skip(5).take(10).collect();
+    let new_record = r#"{"type":"user","uuid":"new-1","sessionId":"d6e0bada-1959-4eec-a9d2-0bfade768d8f","timestamp":"2026-02-11T00:00:00Z","message":{"role":"user","content":"one more thing"}}"#;
+    std::fs::write(&dest, format!("{}\n{new_record}\n", kept.join("\n"))).unwrap();
+    let report = run(&store, &roots);
+    assert_eq!(report.files_replaced, 1);
+    assert_eq!(report.records_added, 1, "only the new record is new");
+    assert_eq!(report.duplicates_ignored, 10);
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM turns"),
+        40,
+        "nothing lost"
+    );
+}
+
+#[test]
+fn bad_lines_are_counted_and_everything_valid_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("oc");
+    let dest = root.join("agents/main/sessions/s-bad.jsonl");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    let good = |id: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2026-03-08T12:15:35.595Z","message":{{"role":"user","content":"hi {id}"}}}}"#
+        )
+    };
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(b"{\"type\":\"session\",\"version\":3,\"id\":\"s-bad\",\"timestamp\":\"2026-03-08T12:00:00Z\",\"cwd\":\"/w\"}\n");
+    bytes.extend_from_slice(good("a1").as_bytes());
+    bytes.extend_from_slice(b"\n{broken json\n\xff\xfe\xfd not utf8\n");
+    bytes.extend_from_slice(&vec![b' '; MAX_RECORD_BYTES + 5]);
+    bytes.extend_from_slice(b"\n{\"type\":\"teleport\",\"id\":\"z9\"}\n");
+    bytes.extend_from_slice(good("a2").as_bytes());
+    bytes.extend_from_slice(b"\n");
+    // A partial last line: the writer is mid-record.
+    bytes.extend_from_slice(br#"{"type":"message","id":"a3","#);
+    std::fs::write(&dest, &bytes).unwrap();
+
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::OpenClaw,
+        root,
+    }];
+    let report = run(&store, &roots);
+    expect!["seen 1 unchanged 0 read 1 replaced 0 | records +4 turns +2 dup 0 | sessions 1 | malformed 1 utf8 1 oversized 1 unknown 1 | problems 4"]
+        .assert_eq(&summary(&report));
+    assert!(
+        report
+            .problems
+            .iter()
+            .all(|p| p.path.ends_with("s-bad.jsonl"))
+    );
+
+    // The writer finishes the record: the next run takes it, and only it.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&dest)
+        .unwrap();
+    f.write_all(br#""parentId":"a2","timestamp":"2026-03-08T12:16:00Z","message":{"role":"user","content":"done"}}"#).unwrap();
+    f.write_all(b"\n").unwrap();
+    drop(f);
+    let report = run(&store, &roots);
+    assert_eq!((report.records_added, report.malformed), (1, 0));
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM turns WHERE text = 'done'"),
+        1
+    );
+}
+
+/// A pi writer bug joins a message and a compaction record on one line with no newline between
+/// them: both are stored, at their own offsets, and the line counts as repaired, not malformed.
+#[test]
+fn two_records_back_to_back_on_one_line_are_both_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("oc");
+    let dest = root.join("agents/main/sessions/s-joined.jsonl");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    let mut text = String::new();
+    text.push_str(r#"{"type":"session","version":3,"id":"s-joined","timestamp":"2026-03-08T12:00:00Z","cwd":"/w"}"#);
+    text.push('\n');
+    text.push_str(r#"{"type":"message","id":"m1","parentId":null,"timestamp":"2026-03-08T12:15:35Z","message":{"role":"user","content":"Should we keep the old parser?"}}"#);
+    text.push_str(r#"{"type":"compaction","id":"c1","parentId":"m1","timestamp":"2026-03-08T12:16:00Z","summary":"Earlier work: the parser.","firstKeptEntryId":"m1","tokensBefore":120000}"#);
+    text.push('\n');
+    // Not two objects: still malformed.
+    text.push_str("{\"type\":\"message\"} trailing words\n");
+    std::fs::write(&dest, &text).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let report = run(
+        &store,
+        &[SourceRoot {
+            harness: Harness::OpenClaw,
+            root,
+        }],
+    );
+    assert_eq!(
+        (report.records_added, report.repaired, report.malformed),
+        (3, 1, 1)
+    );
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM turns WHERE kind = 'compaction'"
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(DISTINCT source_offset) FROM turns WHERE session_id = 's-joined'"
+        ),
+        3
+    );
+    // A second run reads nothing again.
+    let again = run(
+        &store,
+        &[SourceRoot {
+            harness: Harness::OpenClaw,
+            root: dir.path().join("oc"),
+        }],
+    );
+    assert_eq!((again.records_added, again.repaired), (0, 0));
+}
+
+#[test]
+fn symlinks_are_not_followed() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    copy_fixture(
+        &corpus,
+        "claude-code/spotter_short.jsonl",
+        &outside.join("secret.jsonl"),
+    );
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("proj")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.jsonl"), root.join("proj/link.jsonl")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("linkdir")).unwrap();
+    let (files, problems) = discover(&SourceRoot {
+        harness: Harness::ClaudeCode,
+        root,
+    });
+    assert!(files.is_empty(), "{files:?}");
+    assert_eq!(problems.len(), 2);
+    assert!(
+        problems
+            .iter()
+            .all(|p| p.problem == "symbolic link not followed")
+    );
+}
+
+/// Builds an OpenClaw per-agent SQLite store, as SCHEMA.md describes it, from a JSONL sample.
+fn openclaw_db_from_jsonl(jsonl: &Path, db: &Path) {
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let conn = Connection::open(db).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    conn.execute_batch(
+        "CREATE TABLE session_windows (
+           session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL,
+           previous_session_id TEXT, reason TEXT, session_scope TEXT NOT NULL DEFAULT 'conversation',
+           created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+         CREATE TABLE transcript_events (
+           session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT NOT NULL,
+           created_at INTEGER NOT NULL, PRIMARY KEY (session_id, seq),
+           FOREIGN KEY (session_id) REFERENCES session_windows(session_id) ON DELETE CASCADE) STRICT;",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(jsonl).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let session = header["id"].as_str().unwrap();
+    conn.execute(
+        "INSERT INTO session_windows VALUES (?1, 'agent:main:main', NULL, 'initial', 'conversation', 1, 1)",
+        [session],
+    )
+    .unwrap();
+    // Inserted out of order on purpose: readers must order by seq, not rowid.
+    let lines: Vec<&str> = text.lines().collect();
+    for (seq, line) in lines.iter().enumerate().rev() {
+        conn.execute(
+            "INSERT INTO transcript_events VALUES (?1, ?2, ?3, 1)",
+            params![session, seq as i64, line],
+        )
+        .unwrap();
+    }
+}
+
+fn turns_of(store: &Store) -> Vec<(String, String, String, String, String, Option<String>)> {
+    store
+        .graph()
+        .with_conn(|c| {
+            let mut stmt = c.prepare(
+                "SELECT turn_id, role, kind, text, tool_calls, timestamp FROM turns ORDER BY seq",
+            )?;
+            stmt.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?
+            .collect()
+        })
+        .unwrap()
+}
+
+#[test]
+fn openclaw_sqlite_store_reads_identically_to_its_jsonl() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
+    for sample in [
+        "openclaw/openclaw_v3_8555a0a4_first18lines.jsonl",
+        "openclaw/pi-mono_before-compaction_lines285-372_with_header.jsonl",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let jsonl_root = dir.path().join("jsonl");
+        copy_fixture(
+            &corpus,
+            sample,
+            &jsonl_root.join("agents/main/sessions/s.jsonl"),
+        );
+        let db_root = dir.path().join("db");
+        openclaw_db_from_jsonl(
+            &corpus.join(sample),
+            &db_root.join("agents/main/agent/openclaw-agent.sqlite"),
+        );
+
+        let from_jsonl = Store::open(dir.path().join("a")).unwrap();
+        run(
+            &from_jsonl,
+            &[SourceRoot {
+                harness: Harness::OpenClaw,
+                root: jsonl_root,
+            }],
+        );
+        let from_db = Store::open(dir.path().join("b")).unwrap();
+        let db_roots = [SourceRoot {
+            harness: Harness::OpenClaw,
+            root: db_root.clone(),
+        }];
+        let report = run(&from_db, &db_roots);
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+        let (a, b) = (turns_of(&from_jsonl), turns_of(&from_db));
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "{sample}");
+
+        // Incremental: the agent appends an event; only it is read.
+        let db = Connection::open(db_root.join("agents/main/agent/openclaw-agent.sqlite")).unwrap();
+        let session: String = db
+            .query_row("SELECT session_id FROM session_windows", [], |r| r.get(0))
+            .unwrap();
+        db.execute(
+            "INSERT INTO transcript_events VALUES (?1, 10000, ?2, 2)",
+            params![
+                session,
+                r#"{"type":"message","id":"zz000001","parentId":null,"timestamp":"2026-03-09T00:00:00Z","message":{"role":"user","content":"later"}}"#
+            ],
+        )
+        .unwrap();
+        drop(db);
+        let report = run(&from_db, &db_roots);
+        assert_eq!((report.records_added, report.files_read), (1, 1));
+        let report = run(&from_db, &db_roots);
+        assert_eq!((report.records_added, report.files_unchanged), (0, 1));
+    }
+}
+
+#[test]
+fn raw_turns_are_immutable() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    run(&store, &fixture_roots(&corpus)[..1]);
+    let err = store
+        .graph()
+        .with_conn(|c| c.execute("UPDATE turns SET text = 'x'", []))
+        .unwrap_err();
+    assert!(err.to_string().contains("immutable"), "{err}");
+    let err = store
+        .graph()
+        .with_conn(|c| c.execute("DELETE FROM turns", []))
+        .unwrap_err();
+    assert!(err.to_string().contains("immutable"), "{err}");
+}
+
+#[test]
+fn rewrite_that_keeps_the_head_is_still_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("cc");
+    let dest = root.join("-w/s-keep.jsonl");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    let line = |id: &str, text: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{id}","sessionId":"s-keep","timestamp":"2026-02-10T10:00:00Z","message":{{"role":"user","content":"{text}"}}}}"#
+        ) + "\n"
+    };
+    // The first line is longer than the hashed head, so the head stays the same below.
+    let long = "x".repeat(5000);
+    std::fs::write(&dest, line("a", &long) + &line("b", "second")).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::ClaudeCode,
+        root,
+    }];
+    assert_eq!(run(&store, &roots).records_added, 2);
+    // Same first line, different second line, longer file: the old offset now falls mid-line.
+    std::fs::write(
+        &dest,
+        line("a", &long) + &line("c", "a much longer replacement line") + &line("d", "more"),
+    )
+    .unwrap();
+    let report = run(&store, &roots);
+    assert_eq!(report.files_replaced, 1);
+    assert_eq!((report.records_added, report.malformed), (2, 0));
+    assert_eq!(count(&store, "SELECT count(*) FROM turns"), 4);
+}
+
+#[test]
+fn discovery_takes_reset_archives_and_skips_checkpoints() {
+    let Some(corpus) = fixtures() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("agents/main/sessions");
+    let sample = "openclaw/openclaw_v3_8555a0a4_first18lines.jsonl";
+    copy_fixture(&corpus, sample, &sessions.join("s1.jsonl"));
+    copy_fixture(
+        &corpus,
+        sample,
+        &sessions.join("s0.jsonl.reset.2026-03-01T00-00-00Z"),
+    );
+    copy_fixture(&corpus, sample, &sessions.join("s1.checkpoint.3.jsonl"));
+    std::fs::write(sessions.join("sessions.json"), "{}").unwrap();
+    let (files, problems) = discover(&SourceRoot {
+        harness: Harness::OpenClaw,
+        root: dir.path().to_owned(),
+    });
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["s0.jsonl.reset.2026-03-01T00-00-00Z", "s1.jsonl"]);
+    assert!(problems.is_empty());
+}
+
+/// The project's own samples, which every checkout has: every record of the three harnesses is
+/// kept (the cut-off Claude Code line counted malformed, the OpenClaw line holding two records
+/// repaired), each session gets its kind, and one project spans Claude Code and Codex.
+#[test]
+fn the_samples_ingest_every_record_with_kinds_and_projects() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let first = crate::test_support::ingest_dir(&store, &crate::test_support::samples());
+    let again = crate::test_support::ingest_dir(&store, &crate::test_support::samples());
+    assert_eq!(again.records_added, 0, "a second run adds nothing");
+    let rows: Vec<String> = store
+        .graph()
+        .with_conn_result(|c| {
+            let mut s = c.prepare(
+                "SELECT s.harness, s.session_id, s.session_kind, s.kind_reason, s.project_key,
+                        s.turn_count, s.record_count, s.compaction_count, p.name
+                 FROM transcript_sessions s LEFT JOIN projects p USING (project_key)
+                 ORDER BY s.started_at, s.session_id",
+            )?;
+            s.query_map([], |r| {
+                Ok(format!(
+                    "{} {} {} ({}) project {:?} name {:?}: {} turns, {} records, {} compactions",
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                    r.get::<_, Option<String>>(4)?,
+                    r.get::<_, Option<String>>(8)?,
+                    r.get::<_, i64>(5)?,
+                    r.get::<_, i64>(6)?,
+                    r.get::<_, i64>(7)?,
+                ))
+            })?
+            .collect()
+        })
+        .unwrap();
+    let problems: Vec<String> = first
+        .problems
+        .iter()
+        .map(|p| {
+            let file = p.path.rsplit('/').next().unwrap_or(&p.path);
+            format!("{file}: {} ×{}", p.problem, p.count)
+        })
+        .collect();
+    let report = format!(
+        "records {}, turns {}, malformed {}, repaired {}, projects {}",
+        first.records_added,
+        first.turns_added,
+        first.malformed,
+        first.repaired,
+        first.projects_created
+    );
+    expect![[r#"
+        records 57, turns 38, malformed 1, repaired 1, projects 2
+        claude_code 5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11 primary () project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 12 turns, 15 records, 0 compactions
+        claude_code 5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11:agent-a3f9c21 subagent (started by another session's agent) project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 4 turns, 4 records, 0 compactions
+        claude_code 8e41a0c3-6d52-4b7f-b2e9-3c7d1a5f9b20 primary () project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 7 turns, 8 records, 0 compactions
+        codex 019a3c10-7e21-7b40-8d2e-5f6a7b8c9d01 primary () project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 6 turns, 16 records, 0 compactions
+        codex 019a3c11-0a00-7c00-9e00-aa00bb00cc02 internal (a non-interactive `codex exec` run) project Some("/home/dana/code/ledger-sync") name Some("ledger-sync"): 1 turns, 3 records, 0 compactions
+        openclaw c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01 primary () project Some("/home/dana/.openclaw/workspace-henderson") name Some("workspace-henderson"): 8 turns, 11 records, 1 compactions
+        problems: [
+            "c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01.jsonl: lines holding several records back to back (split, none lost) ×1",
+            "5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11.jsonl: malformed records (not JSON objects) ×1",
+        ]
+    "#]].assert_eq(&format!(
+        "{report}\n{}\nproblems: {problems:#?}\n",
+        rows.join("\n")
+    ));
+}

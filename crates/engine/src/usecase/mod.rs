@@ -1,0 +1,240 @@
+//! The operations the adapters share: the CLI, the desktop shell and (later) the MCP server each
+//! call one of these per command, with its arguments converted. Each does the whole operation —
+//! the canonical writes through the lower layers, then the refresh of the derived views they
+//! touched — so no adapter strings steps together, and none can forget a step. This module sits
+//! above every other layer (`tests/tidy.rs` checks it).
+
+pub mod nightly;
+pub mod watcher;
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+
+use crate::base::error::Result;
+use crate::base::ids::WorkContextId;
+use crate::base::secrets::SecretStore;
+use crate::graph::contexts::WorkContext;
+use crate::graph::nodes::{Change, Node};
+use crate::graph::store::Store;
+use crate::inputs::agent::{Agent, AgentRun};
+use crate::inputs::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
+use crate::inputs::ingest::{IngestProgress, IngestReport, SourceRoot};
+use crate::inputs::observe::files::Settled;
+use crate::inputs::observe::{Push, PushOutcome};
+use crate::review::sweep::Sweep;
+
+/// What one [`pass`] did: what ingest read, then what the agent captured.
+#[derive(Debug)]
+pub struct Pass {
+    pub ingest: IngestReport,
+    pub run: AgentRun,
+}
+
+/// One step of the continuity loop (`elnor watch`, the app's ingest): ingest what is new under
+/// `roots`, capture every session whose trigger fired, then rebuild the views the captures wrote
+/// to and the Tier 2 rollup. A failed ingest stops the step before anything is captured; a failed
+/// capture is reported in the run and does not stop the others.
+pub fn pass(
+    agent: &mut Agent,
+    store: &Store,
+    roots: &[SourceRoot],
+    secrets: &dyn SecretStore,
+    now: DateTime<Utc>,
+    progress: &mut dyn FnMut(&IngestProgress),
+) -> Result<Pass> {
+    let ingest = ingest(store, roots, progress, now)?;
+    let run = capture_due(agent, store, secrets, now, false)?;
+    Ok(Pass { ingest, run })
+}
+
+/// Ingests every transcript under `roots` (`elnor ingest`, the first step of a [`pass`]): the
+/// sessions and turns into the graph, then a work context for each new project, moving over the
+/// auto contexts that held only that project's sessions. The views of contexts merged away are
+/// removed: they are derived from logs that no longer exist.
+pub fn ingest(
+    store: &Store,
+    roots: &[SourceRoot],
+    progress: &mut dyn FnMut(&IngestProgress),
+    now: DateTime<Utc>,
+) -> Result<IngestReport> {
+    let (report, projects) = crate::inputs::ingest::ingest_store(store, roots, progress, now)?;
+    for (absorbed, _) in &projects.merged {
+        crate::views::constellation::remove_view(store, absorbed)?;
+    }
+    Ok(report)
+}
+
+/// Merges work context `absorb` into `keep` (see [`Store::merge_work_contexts`]), then removes
+/// the absorbed context's view and rebuilds the kept one's.
+pub fn merge_work_contexts(
+    store: &Store,
+    keep: &str,
+    absorb: &str,
+    now: DateTime<Utc>,
+) -> Result<WorkContext> {
+    let merged = store.merge_work_contexts(keep, absorb, now)?;
+    crate::views::constellation::remove_view(store, &WorkContextId::new(absorb)?)?;
+    crate::views::constellation::refresh(store, [&merged.work_context_id], now);
+    Ok(merged)
+}
+
+/// Records a push, "I just did X" (`elnor push`, the app's push box and shortcut): the
+/// observation, the update it tells its own work context, the updates it delivers to the others,
+/// then the views of every context it wrote to.
+pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcome> {
+    let outcome = crate::inputs::observe::push(store, push, now)?;
+    crate::views::constellation::refresh(store, &outcome.touched, now);
+    Ok(outcome)
+}
+
+/// One full pass over every tracked folder (`elnor folders scan`): the observations of what
+/// changed since the last look, then the views of the contexts they wrote to.
+pub fn reconcile_folders(store: &Store, now: DateTime<Utc>) -> Result<Settled> {
+    let settled = crate::inputs::observe::files::reconcile_all(store, now)?;
+    crate::views::constellation::refresh(store, &settled.touched, now);
+    Ok(settled)
+}
+
+/// Captures what is due without ingesting (`elnor capture`): the sessions whose trigger fired,
+/// or with `sweep` every dirty session whatever its timers say; then the views, as in [`pass`].
+pub fn capture_due(
+    agent: &mut Agent,
+    store: &Store,
+    secrets: &dyn SecretStore,
+    now: DateTime<Utc>,
+    sweep: bool,
+) -> Result<AgentRun> {
+    let run = if sweep {
+        agent.sweep(store, secrets, now)?
+    } else {
+        agent.run_once(store, secrets, now)?
+    };
+    refresh_views(store, run.captures.iter(), now);
+    Ok(run)
+}
+
+/// Captures one session now (`elnor capture SESSION`), whatever its triggers say, then refreshes
+/// the views it touched.
+pub fn capture_session(
+    store: &Store,
+    secrets: &dyn SecretStore,
+    req: &CaptureRequest,
+) -> Result<CaptureOutcome> {
+    let outcome = crate::inputs::capture::capture(store, secrets, req)?;
+    refresh_views(store, [&outcome], req.now);
+    Ok(outcome)
+}
+
+/// Delivers the cross-conversation updates a manual change made due (an entity edited, linked or
+/// merged by hand), then refreshes the views of the contexts they landed in. Says how many
+/// updates it wrote.
+pub fn deliver_updates(store: &Store, now: DateTime<Utc>) -> Result<usize> {
+    let delivered =
+        crate::inputs::capture::crossconv::deliver_pending(store, &store.config()?, now)?;
+    crate::views::constellation::refresh(store, &delivered.touched, now);
+    Ok(delivered.written)
+}
+
+/// Applies the person's `change` to durable node `id` (edit, confirm, warrant, retire,
+/// supersede), then rebuilds the views that show it, so the very next brief reflects it. Returns
+/// the changed node, or the new one for a supersession.
+pub fn change_node(store: &Store, id: &str, change: Change, now: DateTime<Utc>) -> Result<Node> {
+    let graph = store.graph();
+    let node = match change {
+        Change::Edit(text) => graph.edit_node(id, &text, now)?,
+        Change::Confirm => graph.confirm_node(id, now)?,
+        Change::Warrant(w, reason) => graph.set_node_warrant(id, w, reason.as_deref(), now)?,
+        Change::Retire(reason) => graph.retire_node(id, reason.as_deref(), now)?,
+        Change::Supersede(text) => graph.supersede_node(id, &text, now)?,
+    };
+    crate::views::constellation::refresh_for_node(store, &node, now)?;
+    Ok(node)
+}
+
+/// Walks every live durable node down the degradation ladder as far as its sources warrant (see
+/// `sweep::sweep`), then rebuilds the views of the nodes it moved.
+pub fn sweep_nodes(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
+    let sweep = crate::review::sweep::sweep(store, now)?;
+    for d in &sweep.degraded {
+        let node = store.graph().node(d.node_id.as_str())?.node;
+        crate::views::constellation::refresh_for_node(store, &node, now)?;
+    }
+    Ok(sweep)
+}
+
+/// Rebuilds the constellation views of every context the captures wrote to (new entries are a
+/// rebuild trigger, CSA §4.3), then the Tier 2 rollup when anything was captured. Both are
+/// derived data, so a failure is logged and the next step tries again.
+fn refresh_views<'a>(
+    store: &Store,
+    captures: impl IntoIterator<Item = &'a CaptureOutcome>,
+    now: DateTime<Utc>,
+) {
+    let mut touched = BTreeSet::new();
+    let mut captured = false;
+    for c in captures {
+        touched.extend(c.touched.iter().cloned());
+        captured |= c.status == CaptureStatus::Captured;
+    }
+    crate::views::constellation::refresh(store, &touched, now);
+    if captured && let Err(e) = crate::views::rollup::generate(store, now) {
+        tracing::warn!(error = %e, "rollup refresh failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::ContinuityMode;
+    use crate::base::secrets::MemorySecrets;
+
+    /// One step over the project's samples: everything ingested, the due sessions captured into
+    /// their projects' contexts, and the rollup written from them; a second step the same morning
+    /// finds nothing new and captures nothing again.
+    #[test]
+    fn a_pass_ingests_captures_and_refreshes_the_rollup() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.set_mode(ContinuityMode::Deterministic).unwrap();
+        let samples = crate::test_support::samples();
+        let roots = [
+            SourceRoot {
+                harness: crate::inputs::transcripts::Harness::ClaudeCode,
+                root: samples.join("claude-code"),
+            },
+            SourceRoot {
+                harness: crate::inputs::transcripts::Harness::OpenClaw,
+                root: samples.join("openclaw/agents"),
+            },
+        ];
+        let rollup = dir.path().join("rollup/recent_activity.md");
+        let at = Utc.with_ymd_and_hms(2026, 11, 3, 9, 0, 0).unwrap();
+        let mut agent = Agent::new(&store.config().unwrap());
+        let secrets = MemorySecrets::default();
+        let first = pass(&mut agent, &store, &roots, &secrets, at, &mut |_| {}).unwrap();
+        assert_eq!(first.ingest.records_added, 38);
+        let captured: Vec<&str> = first
+            .run
+            .captures
+            .iter()
+            .filter(|c| c.status == CaptureStatus::Captured)
+            .map(|c| c.session_id.as_str())
+            .collect();
+        assert_eq!(captured.len(), 3, "{captured:?}");
+        let text = std::fs::read_to_string(&rollup).expect("the rollup was written");
+        assert!(text.contains("workspace-henderson"), "{text}");
+        assert!(text.contains("ledger-sync"), "{text}");
+        let again = pass(&mut agent, &store, &roots, &secrets, at, &mut |_| {}).unwrap();
+        assert_eq!(again.ingest.records_added, 0);
+        assert!(
+            again
+                .run
+                .captures
+                .iter()
+                .all(|c| c.status != CaptureStatus::Captured)
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! The views layer: derived data, rebuilt from the canonical graph and logs, deletable at any
+//! time.
+//!
+//! - [`constellation`]: each work context's Tier 1 card, a file under `views/` with the
+//!   fingerprint of what it was built from;
+//! - [`rollup`]: the Tier 2 digest across work contexts;
+//! - [`overview`], [`timeline`]: the read models of the app's home and timeline pages.
+//!
+//! Architecture Invariant: a view rebuilt from the same canonical data has the same bytes. Views
+//! are rebuilt by the use cases, never by the writers below.
+
+pub mod constellation;
+pub mod overview;
+pub mod rollup;
+pub mod timeline;
