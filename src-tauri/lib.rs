@@ -23,7 +23,7 @@ pub fn run() {
     init_tracing();
     // ELNOR_NOW replays the app at another instant, as it does every CLI verb; a value that is
     // not RFC 3339 is reported and the real clock kept.
-    if let Err(e) = elnor_engine::clock::init_from_env() {
+    if let Err(e) = elnor_engine::init_clock_from_env() {
         tracing::warn!("ELNOR_NOW ignored: {e}");
     }
     let state = state::AppState::open(store_flag);

@@ -1,7 +1,7 @@
 //! The nightly scheduler: runs the engine's nightly job (sweep, promotion rules, views, rollup)
 //! once per local day after `config.nightly_hour`, and on demand from the Review page.
 //!
-//! A thread of its own wakes every minute and asks the engine's pure rule, `nightly::is_due`,
+//! A thread of its own wakes every minute and asks the engine's pure rule, `elnor_engine::nightly_is_due`,
 //! with the last run recorded in the store and the person's current UTC offset. That check reads
 //! the config file and one row, so it costs nothing noticeable; because the rule compares the last
 //! run with the most recent scheduled instant, the first check after the machine wakes from a
@@ -18,10 +18,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use chrono::{DateTime, FixedOffset, Local, Offset, Utc};
+use elnor_engine::Agent;
+use elnor_engine::NightlyReport;
 use elnor_engine::Store;
-use elnor_engine::agent::Agent;
-use elnor_engine::nightly::{self, NightlyReport};
-use elnor_engine::secrets::{OsKeyring, SecretStore};
+use elnor_engine::{OsKeyring, SecretStore};
 use elnor_types::{CommandError, ErrorKind, NightlyReportRow, ResearchUtilityRow};
 
 /// How often the scheduler asks whether the job is due.
@@ -101,7 +101,7 @@ pub fn run(
         // Held for the whole run: the ingest thread's agent must not capture the same sessions
         // at the same time as the sweep.
         let _agent = lock(agent);
-        nightly::run(store, secrets, now)
+        elnor_engine::run_nightly(store, secrets, now)
     };
     let outcome = match result {
         Ok(report) => {
@@ -141,7 +141,7 @@ fn report_row(r: &NightlyReport, trigger: Trigger) -> NightlyReportRow {
 }
 
 /// The wire form of a research-capture utility measurement.
-pub fn research_row(u: &elnor_engine::utility::ResearchUtility) -> ResearchUtilityRow {
+pub fn research_row(u: &elnor_engine::ResearchUtility) -> ResearchUtilityRow {
     ResearchUtilityRow {
         captures: u.captures,
         referenced: u.referenced,
@@ -180,8 +180,13 @@ pub fn check(
         return Check::Busy;
     }
     let due = store.config().and_then(|config| {
-        let last = nightly::last_run(store)?;
-        Ok(nightly::is_due(last, now, config.nightly_hour, offset))
+        let last = elnor_engine::nightly_last_run(store)?;
+        Ok(elnor_engine::nightly_is_due(
+            last,
+            now,
+            config.nightly_hour,
+            offset,
+        ))
     });
     match due {
         Ok(false) => Check::NotDue,
@@ -207,7 +212,7 @@ pub fn start(store: Arc<Store>, state: NightlyHandle, agent: Arc<Mutex<Option<Ag
                         &secrets,
                         &state,
                         &agent,
-                        elnor_engine::clock::now(),
+                        elnor_engine::now(),
                         local_offset(),
                     )
                 }));
@@ -242,7 +247,7 @@ pub fn start(store: Arc<Store>, state: NightlyHandle, agent: Arc<Mutex<Option<Ag
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;
-    use elnor_engine::secrets::MemorySecrets;
+    use elnor_engine::MemorySecrets;
 
     use super::*;
 
@@ -264,7 +269,10 @@ mod tests {
         let check_at = |now| check(&store, &secrets, &state, &agent, now, plus2);
 
         assert!(matches!(check_at(utc(22, 0, 30)), Check::Ran(_)));
-        assert_eq!(nightly::last_run(&store).unwrap(), Some(utc(22, 0, 30)));
+        assert_eq!(
+            elnor_engine::nightly_last_run(&store).unwrap(),
+            Some(utc(22, 0, 30))
+        );
         // 00:30 UTC is 02:30 local: the run above was before today's 03:00 local instant.
         assert!(matches!(check_at(utc(22, 0, 59)), Check::NotDue));
         let Check::Ran(report) = check_at(utc(22, 1, 0)) else {
@@ -307,7 +315,7 @@ mod tests {
             FixedOffset::east_opt(0).unwrap(),
         );
         assert!(matches!(checked, Check::Busy), "{checked:?}");
-        assert_eq!(nightly::last_run(&store).unwrap(), None);
+        assert_eq!(elnor_engine::nightly_last_run(&store).unwrap(), None);
     }
 
     /// A config the engine cannot read is a failed check, retried later, not a panic.

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use elnor_engine::agent::Agent;
+use elnor_engine::Agent;
 use elnor_engine::{Store, StoreLocation};
 use elnor_types::{CommandError, ErrorKind, IngestStatus};
 

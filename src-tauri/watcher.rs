@@ -10,8 +10,8 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use chrono::Local;
+use elnor_engine::FileWatcher;
 use elnor_engine::Store;
-use elnor_engine::usecase::watcher::FileWatcher;
 use elnor_types::WatcherStatusRow;
 
 /// The app's one file watcher, or why there is none.

@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use elnor_engine::continuity::OpenQuestionContent;
+use elnor_engine::OpenQuestionContent;
 use elnor_engine::{CaptureMode, ContinuityEntry, EntryContent, SessionId, Store, WorkContextId};
 use fantoccini::{Client, ClientBuilder, Locator};
 
@@ -245,7 +245,7 @@ async fn status_is_shown_and_mode_change_persists() {
         );
         assert_eq!(
             text_of(&client, "#status-schema-version").await,
-            elnor_engine::graph::latest_schema_version().to_string()
+            elnor_engine::latest_schema_version().to_string()
         );
         assert_eq!(text_of(&client, "#count-open_question").await, "1");
         assert_eq!(text_of(&client, "#status-entries-total").await, "1");
@@ -603,13 +603,13 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
     // created (the person's rule outranks the project context ELNOR made), and the other
     // folder's session to its project context, whose log holds the heuristic question.
     let store = Store::open(&store).unwrap();
-    let info = elnor_engine::sessions::get(store.graph(), session).unwrap();
+    let info = elnor_engine::session(store.graph(), session).unwrap();
     assert_eq!(info.work_context_id.as_deref(), Some("wc_spotter_otel"));
     assert!(
         store.graph().work_context("wc_scratch").is_err(),
         "merged away"
     );
-    let other = elnor_engine::sessions::get(store.graph(), QUESTION_SESSION).unwrap();
+    let other = elnor_engine::session(store.graph(), QUESTION_SESSION).unwrap();
     assert_eq!(other.work_context_id.as_deref(), Some(project.as_str()));
     let wc = WorkContextId::new(project.clone()).unwrap();
     let entries = store.log(&wc).read().unwrap().entries;
@@ -625,7 +625,7 @@ const QUESTION_SESSION: &str = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
 
 /// The work context ELNOR makes for a project folder.
 fn project_context(cwd: &str) -> String {
-    elnor_engine::projects::of_cwd(cwd, None)
+    elnor_engine::project_of_cwd(cwd, None)
         .expect("a project folder")
         .work_context_id()
 }
@@ -674,10 +674,10 @@ async fn brief_preview_is_explained_in_the_inspector() {
     store
         .graph()
         .create_work_context(
-            &elnor_engine::contexts::NewWorkContext {
+            &elnor_engine::NewWorkContext {
                 name: "Spotter OTEL".into(),
                 rules: vec![(
-                    elnor_engine::contexts::LinkRuleKind::Cwd,
+                    elnor_engine::LinkRuleKind::Cwd,
                     "/home/USER/projects/spotter-worktrees".into(),
                 )],
                 ..Default::default()
@@ -685,17 +685,13 @@ async fn brief_preview_is_explained_in_the_inspector() {
             Utc::now(),
         )
         .unwrap();
-    let roots = [elnor_engine::ingest::SourceRoot {
-        harness: elnor_engine::transcripts::Harness::ClaudeCode,
+    let roots = [elnor_engine::SourceRoot {
+        harness: elnor_engine::Harness::ClaudeCode,
         root: source.canonicalize().unwrap(),
     }];
-    elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now()).unwrap();
-    let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
-        .run_once(
-            &store,
-            &elnor_engine::secrets::MemorySecrets::default(),
-            Utc::now(),
-        )
+    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
+    let run = elnor_engine::Agent::new(&store.config().unwrap())
+        .run_once(&store, &elnor_engine::MemorySecrets::default(), Utc::now())
         .unwrap();
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     // The detectors keep few items from these fixtures (issue 14: the person's words only), so
@@ -724,7 +720,7 @@ async fn brief_preview_is_explained_in_the_inspector() {
         store.log(&wc).append(&entry).unwrap();
     }
     // As capture does after writing: the view that shows them is rebuilt.
-    elnor_engine::constellation::rebuild(&store, &wc, Utc::now()).unwrap();
+    elnor_engine::rebuild_view(&store, &wc, Utc::now()).unwrap();
     let facts = store.graph().add_living_fact(fact, Utc::now()).unwrap();
     let root = store.root().to_owned();
     drop(store);
@@ -897,10 +893,10 @@ async fn brief_preview_is_explained_in_the_inspector() {
 /// Approves one proposal through the engine's review decision, as Review does, and returns the
 /// node the approval wrote.
 fn approve_now(store: &Store, proposal_id: i64) -> String {
-    let out = elnor_engine::promotion::decide(
+    let out = elnor_engine::decide_proposals(
         store,
         &[proposal_id],
-        &elnor_engine::promotion::ReviewDecision::Approve { text: None },
+        &elnor_engine::ReviewDecision::Approve { text: None },
         Utc::now(),
     )
     .unwrap();
@@ -990,9 +986,9 @@ struct ReviewWorld {
     dir: tempfile::TempDir,
     root: PathBuf,
     /// `referenced_decision` → a memory directive.
-    directive: elnor_engine::promotion::Proposal,
+    directive: elnor_engine::Proposal,
     /// `unresolved_question` → an obligation.
-    obligation: elnor_engine::promotion::Proposal,
+    obligation: elnor_engine::Proposal,
     /// The Christensen report's deadline, `YYYY-MM-DD`.
     deadline: String,
 }
@@ -1033,7 +1029,7 @@ fn review_world() -> ReviewWorld {
     store
         .graph()
         .create_entity(
-            &elnor_engine::entities::NewEntity {
+            &elnor_engine::NewEntity {
                 kind: "document".into(),
                 canonical_name: "Christensen report".into(),
                 aliases: Vec::new(),
@@ -1045,28 +1041,28 @@ fn review_world() -> ReviewWorld {
     store
         .graph()
         .create_work_context(
-            &elnor_engine::contexts::NewWorkContext {
+            &elnor_engine::NewWorkContext {
                 name: "Henderson".into(),
-                rules: vec![(elnor_engine::contexts::LinkRuleKind::Cwd, cwd.into())],
+                rules: vec![(elnor_engine::LinkRuleKind::Cwd, cwd.into())],
                 ..Default::default()
             },
             then,
         )
         .unwrap();
-    let roots = [elnor_engine::ingest::SourceRoot {
-        harness: elnor_engine::transcripts::Harness::ClaudeCode,
+    let roots = [elnor_engine::SourceRoot {
+        harness: elnor_engine::Harness::ClaudeCode,
         root: transcripts.clone(),
     }];
-    elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now()).unwrap();
-    let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
+    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
+    let run = elnor_engine::Agent::new(&store.config().unwrap())
         .run_once(
             &store,
-            &elnor_engine::secrets::MemorySecrets::default(),
+            &elnor_engine::MemorySecrets::default(),
             then + chrono::Duration::days(1),
         )
         .unwrap();
     assert!(run.failures.is_empty(), "{:?}", run.failures);
-    let evaluation = elnor_engine::promotion::evaluate(&store, now).unwrap();
+    let evaluation = elnor_engine::evaluate_promotions(&store, now).unwrap();
     let proposals = store.graph().proposals(false).unwrap();
     let of = |rule| {
         proposals
@@ -1075,8 +1071,8 @@ fn review_world() -> ReviewWorld {
             .unwrap_or_else(|| panic!("no {rule:?} proposal in {proposals:#?}"))
             .clone()
     };
-    let directive = of(elnor_engine::promotion::Rule::ReferencedDecision);
-    let obligation = of(elnor_engine::promotion::Rule::UnresolvedQuestion);
+    let directive = of(elnor_engine::Rule::ReferencedDecision);
+    let obligation = of(elnor_engine::Rule::UnresolvedQuestion);
     assert_eq!(evaluation.proposed.len(), 2, "{proposals:#?}");
     assert_eq!(
         (directive.text.as_str(), directive.evidence.sessions.len()),
@@ -1333,7 +1329,7 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
 
 /// What an approval of the review world's directive records as its sources, sorted: the entry,
 /// the review decision, and the three sessions that stated it.
-fn directive_provenance(directive: &elnor_engine::promotion::Proposal) -> Vec<(String, String)> {
+fn directive_provenance(directive: &elnor_engine::Proposal) -> Vec<(String, String)> {
     let mut expected = vec![
         ("continuity_entry".to_owned(), directive.entry_id.clone()),
         (
@@ -1460,7 +1456,7 @@ async fn review_batches_by_key_and_runs_the_nightly_job() {
             "#{id}"
         );
     }
-    assert!(elnor_engine::nightly::last_run(&store).unwrap().is_some());
+    assert!(elnor_engine::nightly_last_run(&store).unwrap().is_some());
 }
 
 /// The text of the last entry of the open node's history.
@@ -1488,7 +1484,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
     // The review world with both proposals approved through the engine, as Review would.
     let world = review_world();
     let store = Store::open(&world.root).unwrap();
-    let approve = |p: &elnor_engine::promotion::Proposal| approve_now(&store, p.proposal_id);
+    let approve = |p: &elnor_engine::Proposal| approve_now(&store, p.proposal_id);
     let md = approve(&world.directive);
     let ob = approve(&world.obligation);
     drop(store);
@@ -1700,10 +1696,10 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         wait_for(&client, "#knowledge-confirm").await?;
         {
             let store = Store::open(&world.root).unwrap();
-            elnor_engine::usecase::change_node(
+            elnor_engine::change_node(
                 &store,
                 &new_ob,
-                elnor_engine::nodes::Change::Retire(None),
+                elnor_engine::Change::Retire(None),
                 Utc::now(),
             )
             .unwrap();
@@ -1762,8 +1758,8 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
             d.node.warrant_reason.as_deref()
         ),
         (
-            elnor_engine::nodes::Lifecycle::Retired,
-            elnor_engine::nodes::Warrant::DoNotInject,
+            elnor_engine::Lifecycle::Retired,
+            elnor_engine::Warrant::DoNotInject,
             Some(retire)
         )
     );
@@ -1781,10 +1777,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
     let old = graph.node(&ob).unwrap().node;
     assert_eq!(
         (old.lifecycle, old.superseded_by.map(|s| s.to_string())),
-        (
-            elnor_engine::nodes::Lifecycle::Superseded,
-            Some(new_ob.clone())
-        )
+        (elnor_engine::Lifecycle::Superseded, Some(new_ob.clone()))
     );
     let new = graph.node(&new_ob).unwrap();
     assert_eq!(new.node.text, successor);
@@ -1855,7 +1848,7 @@ async fn pushes_from_home_and_the_shortcut_reach_the_timeline() {
     let report = store
         .graph()
         .create_entity(
-            &elnor_engine::entities::NewEntity {
+            &elnor_engine::NewEntity {
                 kind: "document".into(),
                 canonical_name: "Christensen report".into(),
                 aliases: Vec::new(),
@@ -1868,7 +1861,7 @@ async fn pushes_from_home_and_the_shortcut_reach_the_timeline() {
         store
             .graph()
             .create_work_context(
-                &elnor_engine::contexts::NewWorkContext {
+                &elnor_engine::NewWorkContext {
                     name: name.into(),
                     entity_ids: vec![report.entity_id.to_string()],
                     ..Default::default()
@@ -2254,7 +2247,7 @@ async fn tracked_folders_in_settings_feed_the_timeline() {
     assert_eq!(tracked.ignore_patterns, ["*.bak"]);
     let observed = store
         .graph()
-        .observations(&elnor_engine::observe::ObservationFilter::default())
+        .observations(&elnor_engine::ObservationFilter::default())
         .unwrap();
     let paths: Vec<_> = observed.iter().filter_map(|o| o.path.clone()).collect();
     assert_eq!(paths, [notes.join("kickoff.md")]);
@@ -2402,26 +2395,22 @@ async fn first_run_shows_the_projects_found_and_the_context_filter_narrows_the_l
             said,
         );
     }
-    elnor_engine::usecase::ingest(
+    elnor_engine::ingest(
         &store,
-        &[elnor_engine::ingest::SourceRoot {
-            harness: elnor_engine::transcripts::Harness::ClaudeCode,
+        &[elnor_engine::SourceRoot {
+            harness: elnor_engine::Harness::ClaudeCode,
             root: transcripts,
         }],
         &mut |_| {},
-        elnor_engine::clock::now(),
+        elnor_engine::now(),
     )
     .unwrap();
-    let run = elnor_engine::agent::Agent::new(&store.config().unwrap())
-        .sweep(
-            &store,
-            &elnor_engine::secrets::MemorySecrets::default(),
-            Utc::now(),
-        )
+    let run = elnor_engine::Agent::new(&store.config().unwrap())
+        .sweep(&store, &elnor_engine::MemorySecrets::default(), Utc::now())
         .unwrap();
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     // What the page must show, from the engine: every project, newest work first.
-    let expected = elnor_engine::overview::projects(&store, 12).unwrap();
+    let expected = elnor_engine::projects_overview(&store, 12).unwrap();
     let names: Vec<&str> = expected.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
         names,

@@ -11,14 +11,13 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Local, Utc};
-use elnor_engine::brief::{
-    self, BriefRequest, Card, Decision, Delivery, MAX_BUDGET, TIER1_CAP, TIER2_CAP, TIER3_CAP,
-    TraceItem,
+use elnor_engine::LivingFact;
+use elnor_engine::NodeItem;
+use elnor_engine::{AssemblySummary, TraceRow};
+use elnor_engine::{
+    BriefRequest, Card, Decision, Delivery, MAX_BUDGET, TIER1_CAP, TIER2_CAP, TIER3_CAP, TraceItem,
 };
-use elnor_engine::constellation::{self, NodeItem};
-use elnor_engine::living::LivingFact;
-use elnor_engine::traces::{AssemblySummary, TraceRow};
-use elnor_engine::{Store, WorkContextId, rollup};
+use elnor_engine::{Store, WorkContextId};
 use elnor_types::{
     AddFactRequest, AssemblyDetail, AssemblyListRequest, AssemblyRef, AssemblyRow, BriefCard,
     BriefLine, BriefPreview, BriefPreviewRequest, CommandError, ConstellationItemRow,
@@ -143,7 +142,7 @@ fn refresh_later(store: Arc<Store>, stale: Vec<WorkContextId>, now: DateTime<Utc
     if stale.is_empty() {
         return;
     }
-    tauri::async_runtime::spawn_blocking(move || constellation::refresh(&store, &stale, now));
+    tauri::async_runtime::spawn_blocking(move || elnor_engine::refresh_views(&store, &stale, now));
 }
 
 #[tauri::command]
@@ -155,7 +154,7 @@ pub async fn brief_preview(
     let wc = non_empty(request.work_context_id)
         .map(|id| work_context_id(&id))
         .transpose()?;
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     let worker = store.clone();
     let (preview, stale) = blocking(move || {
         let mut req = preview_request(now);
@@ -163,10 +162,10 @@ pub async fn brief_preview(
         req.cwd = non_empty(request.cwd);
         req.session_id = non_empty(request.session_id);
         req.budget = request.budget.unwrap_or(MAX_BUDGET);
-        let b = brief::assemble(&worker, &req).map_err(err)?;
+        let b = elnor_engine::assemble_brief(&worker, &req).map_err(err)?;
         let preview = BriefPreview {
             assembly_id: b.assembly_id,
-            text: brief::text(&b),
+            text: elnor_engine::brief_text(&b),
             cards: b.cards.iter().map(card).collect(),
             total_tokens: b.total_tokens,
             envelope_tokens: b.envelope_tokens,
@@ -195,15 +194,15 @@ pub async fn constellation_get(
 ) -> Result<ConstellationView, CommandError> {
     let store = state.store()?;
     let wc = work_context_id(&request.work_context_id)?;
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     let worker = store.clone();
     let (view, stale) = blocking(move || {
-        let read = constellation::view(&worker, &wc, now).map_err(err)?;
+        let read = elnor_engine::constellation_view(&worker, &wc, now).map_err(err)?;
         // The Tier 1 card comes from a real preview assembly for this context, so what is shown
         // here is exactly what a fresh session in it would get, trimming included.
         let mut req = preview_request(now);
         req.work_context_id = Some(wc.clone());
-        let b = brief::assemble(&worker, &req).map_err(err)?;
+        let b = elnor_engine::assemble_brief(&worker, &req).map_err(err)?;
         let tier1 = b.card(1).map(card);
         let tier1_absent_reason = match &tier1 {
             Some(_) => None,
@@ -378,7 +377,7 @@ pub async fn living_facts_add(
     blocking(move || {
         store
             .graph()
-            .add_living_fact(&request.text, elnor_engine::clock::now())
+            .add_living_fact(&request.text, elnor_engine::now())
             .map_err(err)?;
         facts(&store)
     })
@@ -398,7 +397,7 @@ pub async fn living_facts_edit(
                 request.fact_id,
                 request.text.as_deref(),
                 request.position,
-                elnor_engine::clock::now(),
+                elnor_engine::now(),
             )
             .map_err(err)?;
         facts(&store)
@@ -426,7 +425,7 @@ pub async fn living_facts_remove(
 pub async fn rollup_refresh(state: State<'_, AppState>) -> Result<RollupView, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let r = rollup::generate(&store, elnor_engine::clock::now()).map_err(err)?;
+        let r = elnor_engine::generate_rollup(&store, elnor_engine::now()).map_err(err)?;
         Ok(RollupView {
             as_of: r.as_of.to_string(),
             window_days: r.window_days,

@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use elnor_engine::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
-use elnor_engine::continuity::{EntryContent, WorkPhase};
-use elnor_engine::entities::{Entity, EntityEdit, NewEntity};
 use elnor_engine::{ContinuityEntry, Store, WorkContextId};
+use elnor_engine::{Entity, EntityEdit, NewEntity};
+use elnor_engine::{EntryContent, WorkPhase};
+use elnor_engine::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
 use elnor_types::{
     AddLinkRuleRequest, CommandError, ContinuityEntryRow, CreateEntityRequest,
     CreateWorkContextRequest, EditEntityRequest, EditWorkContextRequest, EntityListRequest,
@@ -158,7 +158,7 @@ fn rule_kind(kind: &str) -> Result<LinkRuleKind, CommandError> {
 /// Delivers the cross-conversation updates that a manual change made due. A failure here does
 /// not undo the change the person asked for, so it is reported on stderr rather than returned.
 fn deliver(store: &Store) {
-    let delivered = elnor_engine::usecase::deliver_updates(store, elnor_engine::clock::now());
+    let delivered = elnor_engine::deliver_updates(store, elnor_engine::now());
     if let Err(e) = delivered {
         eprintln!("elnor-desktop: cross-conversation delivery failed: {e}");
     }
@@ -175,7 +175,7 @@ pub async fn projects_overview(
 ) -> Result<Vec<ProjectOverviewRow>, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        elnor_engine::overview::projects(&store, OVERVIEW_LIMIT)
+        elnor_engine::projects_overview(&store, OVERVIEW_LIMIT)
             .map(|rows| {
                 rows.into_iter()
                     .map(|p| ProjectOverviewRow {
@@ -247,7 +247,7 @@ pub async fn create_work_context(
         };
         let wc = store
             .graph()
-            .create_work_context(&new, elnor_engine::clock::now())
+            .create_work_context(&new, elnor_engine::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(row(wc))
@@ -269,7 +269,7 @@ pub async fn edit_work_context(
         };
         let wc = store
             .graph()
-            .edit_work_context(&request.work_context_id, &edit, elnor_engine::clock::now())
+            .edit_work_context(&request.work_context_id, &edit, elnor_engine::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(row(wc))
@@ -343,7 +343,7 @@ pub async fn create_entity(
         };
         let entity = store
             .graph()
-            .create_entity(&new, elnor_engine::clock::now())
+            .create_entity(&new, elnor_engine::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(entity_row(entity))
@@ -358,11 +358,11 @@ pub async fn merge_work_contexts(
 ) -> Result<WorkContextRow, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let wc = elnor_engine::usecase::merge_work_contexts(
+        let wc = elnor_engine::merge_work_contexts(
             &store,
             &request.keep,
             &request.absorb,
-            elnor_engine::clock::now(),
+            elnor_engine::now(),
         )
         .map_err(|e| to_command_error(&e))?;
         deliver(&store);
@@ -391,7 +391,7 @@ pub async fn edit_entity(
         };
         let entity = store
             .graph()
-            .edit_entity(&request.entity_id, &edit, elnor_engine::clock::now())
+            .edit_entity(&request.entity_id, &edit, elnor_engine::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(entity_row(entity))
@@ -408,7 +408,7 @@ pub async fn merge_entities(
     blocking(move || {
         let entity = store
             .graph()
-            .merge_entities(&request.keep, &request.absorb, elnor_engine::clock::now())
+            .merge_entities(&request.keep, &request.absorb, elnor_engine::now())
             .map_err(|e| to_command_error(&e))?;
         deliver(&store);
         Ok(entity_row(entity))

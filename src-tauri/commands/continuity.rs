@@ -6,10 +6,10 @@
 //! `set_api_key`'s request, is handed straight to the keyring, and never appears in a response,
 //! an error or a log line: the UI only ever learns whether a key is stored.
 
-use elnor_engine::config::{FIELDS, FieldRule};
-use elnor_engine::model::{Endpoint, test_connection};
-use elnor_engine::secrets::{OsKeyring, SYNTHESIS_API_KEY, SecretStore};
+use elnor_engine::{CONFIG_FIELDS, FieldRule};
 use elnor_engine::{ContinuityConfig, Store};
+use elnor_engine::{Endpoint, test_connection};
+use elnor_engine::{OsKeyring, SYNTHESIS_API_KEY, SecretStore};
 use elnor_types::{
     ApiKeyStatus, CommandError, ConfigFieldRow, ConfigFields, ConnectionTest, ContinuitySettings,
     ErrorKind, SetApiKeyRequest, SetConfigFieldRequest,
@@ -20,7 +20,7 @@ use crate::state::{AppState, blocking, to_command_error};
 
 /// Every config field as editable text, in the engine's table order.
 fn fields(store: &Store, config: &ContinuityConfig) -> ConfigFields {
-    let fields = FIELDS
+    let fields = CONFIG_FIELDS
         .iter()
         .map(|f| {
             let value = match config.get(f.key) {

@@ -7,12 +7,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use elnor_engine::CaptureStatus;
+use elnor_engine::Harness;
+use elnor_engine::OsKeyring;
 use elnor_engine::Store;
-use elnor_engine::agent::{Agent, AgentRun};
-use elnor_engine::capture::CaptureStatus;
-use elnor_engine::secrets::OsKeyring;
-use elnor_engine::transcripts::Harness;
-use elnor_engine::usecase;
+use elnor_engine::{Agent, AgentRun};
 use elnor_types::{
     AddSourceRequest, CommandError, ErrorKind, IngestStatus, SetSourceEnabledRequest, SourceRow,
 };
@@ -38,7 +37,7 @@ fn root(path: &str) -> Result<PathBuf, CommandError> {
     Ok(path)
 }
 
-fn rows(list: Vec<elnor_engine::sources::TranscriptSource>) -> Vec<SourceRow> {
+fn rows(list: Vec<elnor_engine::TranscriptSource>) -> Vec<SourceRow> {
     list.into_iter()
         .map(|s| SourceRow {
             harness: s.harness.as_str().to_owned(),
@@ -123,12 +122,12 @@ pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandE
                 Some(a) => a,
                 None => agent.insert(Agent::new(&store.config()?)),
             };
-            usecase::pass(
+            elnor_engine::pass(
                 agent,
                 &store,
                 &roots,
                 &OsKeyring::new(),
-                elnor_engine::clock::now(),
+                elnor_engine::now(),
                 &mut |at| {
                     let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
                     p.files_done = at.files_done;

@@ -4,7 +4,7 @@
 //! per change the person makes: `knowledge_edit`, `_confirm`, `_set_warrant`, `_retire` and
 //! `_supersede`.
 //!
-//! Every change goes through the engine's one entry point, `usecase::change_node`, which writes the
+//! Every change goes through the engine's one entry point, `elnor_engine::change_node`, which writes the
 //! history and rebuilds the views that show the node, so the very next brief reflects it. Each
 //! change replies with the node's detail (for a supersession, the new node's), so the page shows
 //! the new history without asking again. A change the engine refuses (a retired node, an empty
@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use elnor_engine::nodes::{Change, Lifecycle, Node, NodeKind, Staleness, Warrant};
+use elnor_engine::{Change, Lifecycle, Node, NodeKind, Staleness, Warrant};
 use elnor_engine::{Store, WorkContextId};
 use elnor_types::{
     CommandError, KnowledgeList, KnowledgeListRequest, NodeDetail, NodeHistoryRow,
@@ -220,8 +220,7 @@ async fn apply(
     let store = state.store()?;
     blocking(move || {
         let node =
-            elnor_engine::usecase::change_node(&store, &id, change, elnor_engine::clock::now())
-                .map_err(err)?;
+            elnor_engine::change_node(&store, &id, change, elnor_engine::now()).map_err(err)?;
         detail(&store, node.node_id.as_str())
     })
     .await

@@ -3,7 +3,7 @@
 //! `tracked_folders` (with the ignore rules and the watcher's status), `add_tracked_folder`,
 //! `remove_tracked_folder` and `set_ignore_patterns`.
 //!
-//! A push is one engine call, `observe::push`, which stores the observation and delivers the
+//! A push is one engine call, `elnor_engine::push`, which stores the observation and delivers the
 //! cross-conversation updates it causes before replying, so the reply's count is what was written.
 //! A change to the tracked folders or patterns is saved by the engine, then the app's watcher is
 //! told to reload (it re-reads the file and rescans on its own thread); every change replies with
@@ -12,9 +12,8 @@
 use std::path::Path;
 
 use chrono::{DateTime, Local, Utc};
-use elnor_engine::observe::{
-    self, Observation, ObservationFilter, ObservationSource, Push, TrackedConfig,
-    TrackedFoldersFile,
+use elnor_engine::{
+    Observation, ObservationFilter, ObservationSource, Push, TrackedConfig, TrackedFoldersFile,
 };
 use elnor_engine::{Store, WorkContextId};
 use elnor_types::{
@@ -81,8 +80,7 @@ pub async fn push_observation(
             work_context: work_context_id(request.work_context_id)?,
             entities: request.entities,
         };
-        let outcome =
-            elnor_engine::usecase::push(&store, &push, elnor_engine::clock::now()).map_err(err)?;
+        let outcome = elnor_engine::push(&store, &push, elnor_engine::now()).map_err(err)?;
         Ok(PushOutcome {
             observation: observation_row(outcome.observation, &names(&store)?),
             entities_created: outcome.entities_created,
@@ -151,7 +149,7 @@ fn tracked(store: &Store, watcher: &WatcherHandle) -> Result<TrackedFolders, Com
             })
             .collect(),
         ignore_patterns: config.ignore_patterns,
-        default_ignores: observe::default_ignores(),
+        default_ignores: elnor_engine::default_ignores(),
         watcher: watcher.status(),
     })
 }
@@ -208,7 +206,7 @@ mod tests {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    use elnor_engine::contexts::NewWorkContext;
+    use elnor_engine::NewWorkContext;
 
     use super::*;
 
@@ -224,7 +222,7 @@ mod tests {
                     name: "Henderson".into(),
                     ..Default::default()
                 },
-                elnor_engine::clock::now(),
+                elnor_engine::now(),
             )
             .unwrap();
         let push = Push {
@@ -232,8 +230,7 @@ mod tests {
             work_context: Some(wc.work_context_id.clone()),
             entities: vec!["Rebuttal memo".into()],
         };
-        let outcome =
-            elnor_engine::usecase::push(&store, &push, elnor_engine::clock::now()).unwrap();
+        let outcome = elnor_engine::push(&store, &push, elnor_engine::now()).unwrap();
         assert_eq!(outcome.entities_created, ["Rebuttal memo"]);
         let row = observation_row(outcome.observation, &names(&store).unwrap());
         assert_eq!(

@@ -4,15 +4,15 @@
 //! `nightly_run`.
 //!
 //! Nothing durable enters the graph without the person: only `review_approve` writes a node,
-//! through the engine's `promotion::decide`, the one way every adapter decides. A batch decides
+//! through the engine's `elnor_engine::decide_proposals`, the one way every adapter decides. A batch decides
 //! each proposal on its own and the engine reports the ones that failed beside the ones decided.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Local, Utc};
-use elnor_engine::promotion::{self, Proposal, ReviewDecision, Rule};
-use elnor_engine::secrets::OsKeyring;
-use elnor_engine::{Store, WorkContextId, nightly, sessions};
+use elnor_engine::OsKeyring;
+use elnor_engine::{Proposal, ReviewDecision, Rule};
+use elnor_engine::{Store, WorkContextId};
 use elnor_types::{
     ApproveRequest, CommandError, EvaluationSummary, EvidenceSessionRow, NightlyReportRow,
     NightlyStatus, PendingCount, PromotionRules, ProposalDetail, ProposalEvidenceRow,
@@ -33,10 +33,10 @@ fn err(e: elnor_engine::Error) -> CommandError {
 /// fails to compile here rather than at run time.
 fn status(p: &Proposal) -> ProposalStatus {
     match p.status {
-        promotion::ProposalStatus::Pending => ProposalStatus::Pending,
-        promotion::ProposalStatus::Approved => ProposalStatus::Approved,
-        promotion::ProposalStatus::Rejected => ProposalStatus::Rejected,
-        promotion::ProposalStatus::Deferred => ProposalStatus::Deferred,
+        elnor_engine::ProposalStatus::Pending => ProposalStatus::Pending,
+        elnor_engine::ProposalStatus::Approved => ProposalStatus::Approved,
+        elnor_engine::ProposalStatus::Rejected => ProposalStatus::Rejected,
+        elnor_engine::ProposalStatus::Deferred => ProposalStatus::Deferred,
     }
 }
 
@@ -106,7 +106,7 @@ pub(crate) fn evidence_session(
         started_at: None,
         last_activity_at: None,
     };
-    match sessions::get(store.graph(), id) {
+    match elnor_engine::session(store.graph(), id) {
         Ok(s) => Ok(EvidenceSessionRow {
             ingested: true,
             harness: Some(s.harness),
@@ -172,7 +172,7 @@ fn decide(
     decision: ReviewDecision,
 ) -> Result<ReviewOutcome, CommandError> {
     let outcome =
-        promotion::decide(store, ids, &decision, elnor_engine::clock::now()).map_err(err)?;
+        elnor_engine::decide_proposals(store, ids, &decision, elnor_engine::now()).map_err(err)?;
     let names = names(store)?;
     Ok(ReviewOutcome {
         decided: outcome
@@ -202,8 +202,8 @@ pub async fn review_list(
         let names = names(&store)?;
         let list = store.graph().proposals(request.all).map_err(err)?;
         let (pending, deferred) = list.iter().fold((0, 0), |(p, d), x| match x.status {
-            promotion::ProposalStatus::Pending => (p + 1, d),
-            promotion::ProposalStatus::Deferred => (p, d + 1),
+            elnor_engine::ProposalStatus::Pending => (p + 1, d),
+            elnor_engine::ProposalStatus::Deferred => (p, d + 1),
             _ => (p, d),
         });
         // The queue still shows when the config is broken; only the thresholds are missing.
@@ -278,7 +278,7 @@ pub async fn review_evaluate(
 ) -> Result<EvaluationSummary, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let e = promotion::evaluate(&store, elnor_engine::clock::now()).map_err(err)?;
+        let e = elnor_engine::evaluate_promotions(&store, elnor_engine::now()).map_err(err)?;
         Ok(EvaluationSummary {
             proposed: count(e.proposed.len()),
             renewed: count(e.renewed.len()),
@@ -311,22 +311,22 @@ pub async fn nightly_status(state: State<'_, AppState>) -> Result<NightlyStatus,
     let store = state.store()?;
     let handle = state.nightly_handle();
     blocking(move || {
-        let now = elnor_engine::clock::now();
-        let last = nightly::last_run(&store).map_err(err)?;
+        let now = elnor_engine::now();
+        let last = elnor_engine::nightly_last_run(&store).map_err(err)?;
         let (hour, due, next) = match store.config() {
             Ok(c) => {
                 let offset = local_offset();
-                let due = nightly::is_due(last, now, c.nightly_hour, offset);
+                let due = elnor_engine::nightly_is_due(last, now, c.nightly_hour, offset);
                 let next = if due {
                     now
                 } else {
-                    nightly::next_scheduled(now, c.nightly_hour, offset)
+                    elnor_engine::nightly_next_scheduled(now, c.nightly_hour, offset)
                 };
                 (Some(c.nightly_hour), due, Some(local(next)))
             }
             Err(_) => (None, false, None),
         };
-        let research = elnor_engine::utility::latest(&store)
+        let research = elnor_engine::latest_utility(&store)
             .map_err(err)?
             .map(|u| scheduler::research_row(&u));
         let s = handle.lock().unwrap_or_else(|e| e.into_inner());
@@ -355,7 +355,7 @@ pub async fn nightly_run(state: State<'_, AppState>) -> Result<NightlyReportRow,
             &nightly,
             &agent,
             Trigger::Manual,
-            elnor_engine::clock::now(),
+            elnor_engine::now(),
         )
     })
     .await

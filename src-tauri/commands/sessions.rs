@@ -1,7 +1,7 @@
 //! The Sessions view: `list_sessions` and `turn_page` (the virtualised transcript viewer pages
 //! through a session by position).
 
-use elnor_engine::sessions::{self, ListQuery};
+use elnor_engine::SessionListQuery;
 use elnor_types::{
     CommandError, CompactionMark, SessionListRequest, SessionRow, TurnPage, TurnPageRequest,
     TurnRow,
@@ -20,15 +20,15 @@ pub async fn list_sessions(
 ) -> Result<Vec<SessionRow>, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let q = ListQuery {
+        let q = SessionListQuery {
             harness: request.harness.filter(|h| !h.is_empty()),
             agent_id: request.agent_id.filter(|a| !a.is_empty()),
             time_window_hours: request.time_window_hours,
             text: request.text,
             limit: request.limit,
-            ..ListQuery::default()
+            ..SessionListQuery::default()
         };
-        let rows = sessions::list(store.graph(), &q, elnor_engine::clock::now())
+        let rows = elnor_engine::list_sessions(store.graph(), &q, elnor_engine::now())
             .map_err(|e| to_command_error(&e))?;
         Ok(rows
             .into_iter()
@@ -59,7 +59,7 @@ pub async fn turn_page(
 ) -> Result<TurnPage, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let page = sessions::turn_page(
+        let page = elnor_engine::session_turns(
             store.graph(),
             &request.session_id,
             request.offset,

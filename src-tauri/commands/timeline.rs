@@ -1,9 +1,8 @@
 //! The timeline (SPEC §12): `timeline`, what happened over a window of days (sessions, captures,
 //! file changes, pushes, promotions), newest first, with the per-day counts the page's chart
-//! stacks by work context. One engine call, `timeline::query`; this converts its types.
+//! stacks by work context. One engine call, `elnor_engine::timeline`; this converts its types.
 
 use chrono::Local;
-use elnor_engine::timeline::{self, Filter, ItemKind, Target};
 use elnor_types::{
     CommandError, Timeline, TimelineDay, TimelineDayCount, TimelineItem, TimelineKind,
     TimelineRequest, TimelineTarget,
@@ -18,41 +17,43 @@ fn err(e: elnor_engine::Error) -> CommandError {
 
 // Exhaustive: a target the engine adds fails the build here instead of reaching the UI as
 // something it cannot open.
-fn target(t: Target) -> TimelineTarget {
+fn target(t: elnor_engine::TimelineTarget) -> TimelineTarget {
     match t {
-        Target::Session(id) => TimelineTarget::Session {
+        elnor_engine::TimelineTarget::Session(id) => TimelineTarget::Session {
             session_id: id.to_string(),
         },
-        Target::Observation(id) => TimelineTarget::Observation { observation_id: id },
-        Target::Proposal(id) => TimelineTarget::Proposal { proposal_id: id },
-        Target::Node(id) => TimelineTarget::Node {
+        elnor_engine::TimelineTarget::Observation(id) => {
+            TimelineTarget::Observation { observation_id: id }
+        }
+        elnor_engine::TimelineTarget::Proposal(id) => TimelineTarget::Proposal { proposal_id: id },
+        elnor_engine::TimelineTarget::Node(id) => TimelineTarget::Node {
             node_id: id.to_string(),
         },
     }
 }
 
 // Both directions are exhaustive matches: a kind added on either side fails the build here.
-fn wire_kind(k: ItemKind) -> TimelineKind {
+fn wire_kind(k: elnor_engine::TimelineItemKind) -> TimelineKind {
     match k {
-        ItemKind::Session => TimelineKind::Session,
-        ItemKind::Capture => TimelineKind::Capture,
-        ItemKind::Observation => TimelineKind::Observation,
-        ItemKind::Push => TimelineKind::Push,
-        ItemKind::Promotion => TimelineKind::Promotion,
+        elnor_engine::TimelineItemKind::Session => TimelineKind::Session,
+        elnor_engine::TimelineItemKind::Capture => TimelineKind::Capture,
+        elnor_engine::TimelineItemKind::Observation => TimelineKind::Observation,
+        elnor_engine::TimelineItemKind::Push => TimelineKind::Push,
+        elnor_engine::TimelineItemKind::Promotion => TimelineKind::Promotion,
     }
 }
 
-fn engine_kind(k: TimelineKind) -> ItemKind {
+fn engine_kind(k: TimelineKind) -> elnor_engine::TimelineItemKind {
     match k {
-        TimelineKind::Session => ItemKind::Session,
-        TimelineKind::Capture => ItemKind::Capture,
-        TimelineKind::Observation => ItemKind::Observation,
-        TimelineKind::Push => ItemKind::Push,
-        TimelineKind::Promotion => ItemKind::Promotion,
+        TimelineKind::Session => elnor_engine::TimelineItemKind::Session,
+        TimelineKind::Capture => elnor_engine::TimelineItemKind::Capture,
+        TimelineKind::Observation => elnor_engine::TimelineItemKind::Observation,
+        TimelineKind::Push => elnor_engine::TimelineItemKind::Push,
+        TimelineKind::Promotion => elnor_engine::TimelineItemKind::Promotion,
     }
 }
 
-fn item(i: timeline::Item) -> TimelineItem {
+fn item(i: elnor_engine::TimelineItem) -> TimelineItem {
     TimelineItem {
         // The person's own time: the list reads like their day. The chart's days are UTC days,
         // as the wire says.
@@ -74,7 +75,7 @@ pub async fn timeline(
 ) -> Result<Timeline, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let filter = Filter {
+        let filter = elnor_engine::TimelineFilter {
             work_context: request
                 .work_context_id
                 .filter(|w| !w.is_empty())
@@ -86,7 +87,7 @@ pub async fn timeline(
             days: request.days,
             limit: request.limit,
         };
-        let t = timeline::query(&store, &filter, elnor_engine::clock::now()).map_err(err)?;
+        let t = elnor_engine::timeline(&store, &filter, elnor_engine::now()).map_err(err)?;
         Ok(Timeline {
             items: t.items.into_iter().map(item).collect(),
             truncated: t.truncated,
@@ -120,7 +121,7 @@ mod tests {
     /// equal; this keeps the names equal.)
     #[test]
     fn kind_names_agree_with_the_wire() {
-        for k in ItemKind::ALL {
+        for k in elnor_engine::TimelineItemKind::ALL {
             let wire = wire_kind(k);
             assert_eq!(wire.as_str(), k.as_str());
             assert_eq!(
@@ -129,6 +130,9 @@ mod tests {
             );
             assert_eq!(engine_kind(wire), k);
         }
-        assert_eq!(ItemKind::ALL.len(), TimelineKind::ALL.len());
+        assert_eq!(
+            elnor_engine::TimelineItemKind::ALL.len(),
+            TimelineKind::ALL.len()
+        );
     }
 }

@@ -12,8 +12,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::Local;
 use clap::{Subcommand, ValueEnum};
-use elnor_engine::brief::{self, Brief, BriefRequest, Delivery, Format, MAX_BUDGET};
-use elnor_engine::{Store, WorkContextId, constellation, rollup};
+use elnor_engine::{Brief, BriefRequest, Delivery, Format, MAX_BUDGET};
+use elnor_engine::{Store, WorkContextId};
 
 use crate::output;
 
@@ -95,7 +95,7 @@ pub fn brief_cmd(store: &Store, a: &BriefArgs, json: bool) -> anyhow::Result<Exi
         (FormatArg::ClaudeCode, _) => Format::ClaudeCode,
         (FormatArg::Codex, _) => Format::Codex,
     };
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     let req = BriefRequest {
         now,
         today: now.with_timezone(&Local).date_naive(),
@@ -113,11 +113,11 @@ pub fn brief_cmd(store: &Store, a: &BriefArgs, json: bool) -> anyhow::Result<Exi
         },
         format,
     };
-    let b = brief::assemble(store, &req)?;
+    let b = elnor_engine::assemble_brief(store, &req)?;
     let mut out = std::io::stdout().lock();
     match format {
         Format::Cards => {
-            write!(out, "{}", brief::text(&b))?;
+            write!(out, "{}", elnor_engine::brief_text(&b))?;
             if a.explain {
                 writeln!(out)?;
                 write_explain(&mut out, &b)?;
@@ -128,7 +128,7 @@ pub fn brief_cmd(store: &Store, a: &BriefArgs, json: bool) -> anyhow::Result<Exi
             writeln!(out)?;
         }
         Format::ClaudeCode | Format::Codex => {
-            serde_json::to_writer(&mut out, &brief::hook_output(&b))?;
+            serde_json::to_writer(&mut out, &elnor_engine::hook_output(&b))?;
             writeln!(out)?;
         }
     }
@@ -138,7 +138,7 @@ pub fn brief_cmd(store: &Store, a: &BriefArgs, json: bool) -> anyhow::Result<Exi
         eprintln!("warning: {w}");
     }
     // After the output, off the agent's path: bring stale views up to date (CSA §4.3).
-    constellation::refresh(store, &b.needs_rebuild, now);
+    elnor_engine::refresh_views(store, &b.needs_rebuild, now);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -178,7 +178,7 @@ fn json_view(b: &Brief, explain: bool) -> serde_json::Value {
         "output_tokens": b.total_tokens + b.envelope_tokens,
         "delivered_updates": b.delivered_updates,
         "warnings": b.warnings,
-        "text": brief::text(b),
+        "text": elnor_engine::brief_text(b),
     });
     if explain {
         v["trace"] = serde_json::to_value(&b.trace).unwrap_or_default();
@@ -244,11 +244,11 @@ pub fn constellation_cmd(
     cmd: &ConstellationCommand,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     match cmd {
         ConstellationCommand::Show { id } => {
             let wc = WorkContextId::new(id.clone())?;
-            let read = constellation::view(store, &wc, now)?;
+            let read = elnor_engine::constellation_view(store, &wc, now)?;
             if json {
                 let mut v = serde_json::to_value(&read.constellation)?;
                 v["stale"] = serde_json::Value::Bool(read.stale);
@@ -291,12 +291,12 @@ pub fn constellation_cmd(
         }
         ConstellationCommand::Rebuild { id, all } => {
             let n = if *all {
-                constellation::rebuild_all(store, now)?
+                elnor_engine::rebuild_views(store, now)?
             } else {
                 let Some(id) = id else {
                     crate::usage!("name a work context, or pass --all");
                 };
-                constellation::rebuild(store, &WorkContextId::new(id.clone())?, now)?;
+                elnor_engine::rebuild_view(store, &WorkContextId::new(id.clone())?, now)?;
                 1
             };
             if json {
@@ -310,12 +310,15 @@ pub fn constellation_cmd(
 }
 
 pub fn rollup_cmd(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
-    let r = rollup::generate(store, elnor_engine::clock::now())?;
+    let r = elnor_engine::generate_rollup(store, elnor_engine::now())?;
     if json {
         output::json(&r)?;
     } else {
         print!("{}", r.to_markdown());
-        println!("\n(written to {})", rollup::path(store).display());
+        println!(
+            "\n(written to {})",
+            elnor_engine::rollup_path(store).display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -340,7 +343,7 @@ pub enum FactsCommand {
 
 pub fn facts_cmd(store: &Store, cmd: &FactsCommand, json: bool) -> anyhow::Result<ExitCode> {
     let graph = store.graph();
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     match cmd {
         FactsCommand::List => {
             let facts = graph.living_facts()?;
@@ -379,7 +382,7 @@ pub fn facts_cmd(store: &Store, cmd: &FactsCommand, json: bool) -> anyhow::Resul
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_fact(f: &elnor_engine::living::LivingFact, json: bool) -> anyhow::Result<()> {
+fn print_fact(f: &elnor_engine::LivingFact, json: bool) -> anyhow::Result<()> {
     if json {
         output::json(f)?;
     } else {

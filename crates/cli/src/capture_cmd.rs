@@ -9,12 +9,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use elnor_engine::FileWatcher;
+use elnor_engine::OsKeyring;
 use elnor_engine::Store;
-use elnor_engine::agent::{Agent, AgentRun, Trigger};
-use elnor_engine::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
-use elnor_engine::secrets::OsKeyring;
-use elnor_engine::usecase;
-use elnor_engine::usecase::watcher::FileWatcher;
+use elnor_engine::{Agent, AgentRun, Trigger};
+use elnor_engine::{CaptureOutcome, CaptureRequest, CaptureStatus};
 use notify_debouncer_mini::new_debouncer;
 use notify_debouncer_mini::notify::RecursiveMode;
 
@@ -146,13 +145,13 @@ fn print_run(run: &AgentRun, json: bool) -> anyhow::Result<()> {
 
 pub fn capture_cmd(store: &Store, args: &CaptureArgs, json: bool) -> anyhow::Result<ExitCode> {
     let secrets = OsKeyring::new();
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     if let Some(session) = &args.session {
         let trigger = match args.trigger {
             TriggerArg::ManualRequest => Trigger::ManualRequest,
             TriggerArg::PreCompaction => Trigger::PreCompaction,
         };
-        let o = usecase::capture_session(
+        let o = elnor_engine::capture_session(
             store,
             &secrets,
             &CaptureRequest {
@@ -169,7 +168,7 @@ pub fn capture_cmd(store: &Store, args: &CaptureArgs, json: bool) -> anyhow::Res
         return Ok(ExitCode::SUCCESS);
     }
     let mut agent = Agent::new(&store.config()?);
-    let run = usecase::capture_due(&mut agent, store, &secrets, now, args.sweep)?;
+    let run = elnor_engine::capture_due(&mut agent, store, &secrets, now, args.sweep)?;
     print_run(&run, json)?;
     Ok(if run.failures.is_empty() {
         ExitCode::SUCCESS
@@ -251,12 +250,12 @@ pub fn watch(store: &Store, args: &WatchArgs, json: bool) -> anyhow::Result<Exit
                 reported = problem;
             }
         }
-        let pass = usecase::pass(
+        let pass = elnor_engine::pass(
             &mut agent,
             store,
             &roots,
             &secrets,
-            elnor_engine::clock::now(),
+            elnor_engine::now(),
             &mut |_| {},
         )?;
         if !json && pass.ingest.records_added > 0 {

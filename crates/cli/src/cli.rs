@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use elnor_engine::config::{FIELDS, field};
+use elnor_engine::{CONFIG_FIELDS, config_field};
 use elnor_engine::{Status, Store, StoreLocation};
 use serde_json::Value;
 
@@ -120,9 +120,9 @@ fn open(args: &Args) -> anyhow::Result<Store> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // The clock first: every verb reads "now" through the engine's clock.
-    elnor_engine::clock::init_from_env()?;
+    elnor_engine::init_clock_from_env()?;
     if let Some(at) = &args.now {
-        elnor_engine::clock::set_override(Some(elnor_engine::clock::parse(at)?));
+        elnor_engine::set_now(Some(elnor_engine::parse_time(at)?));
     }
     let store = open(&args)?;
     match &args.command {
@@ -256,11 +256,11 @@ fn config_get(store: &Store, key: Option<&str>, json: bool) -> anyhow::Result<Ex
         None if json => output::json(&config.to_json())?,
         None => {
             let all = config.to_json();
-            for f in FIELDS {
+            for f in CONFIG_FIELDS {
                 let value = all.get(f.key).cloned().unwrap_or(Value::Null);
                 println!("{:<38} {:<16} # {}", f.key, plain(&value), f.rule.allowed());
             }
-            debug_assert!(FIELDS.iter().all(|f| field(f.key).is_some()));
+            debug_assert!(CONFIG_FIELDS.iter().all(|f| config_field(f.key).is_some()));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -5,8 +5,8 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use elnor_engine::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
-use elnor_engine::entities::{Entity, EntityEdit, NewEntity};
+use elnor_engine::{Entity, EntityEdit, NewEntity};
+use elnor_engine::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
 use elnor_engine::{Store, WorkContextId};
 
 use crate::output;
@@ -133,10 +133,7 @@ pub enum RuleCommand {
 }
 
 fn deliver(store: &Store) -> anyhow::Result<usize> {
-    Ok(elnor_engine::usecase::deliver_updates(
-        store,
-        elnor_engine::clock::now(),
-    )?)
+    Ok(elnor_engine::deliver_updates(store, elnor_engine::now())?)
 }
 
 fn print_entity(e: &Entity) {
@@ -165,7 +162,7 @@ fn entity_out(store: &Store, e: &Entity, json: bool) -> anyhow::Result<ExitCode>
 
 pub fn entities(store: &Store, cmd: &EntitiesCommand, json: bool) -> anyhow::Result<ExitCode> {
     let g = store.graph();
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     match cmd {
         EntitiesCommand::List { kind } => {
             let all = g.entities(kind.as_deref())?;
@@ -250,7 +247,7 @@ fn print_context(wc: &WorkContext) {
 
 pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Result<ExitCode> {
     let g = store.graph();
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     let done = |wc: &WorkContext| -> anyhow::Result<ExitCode> {
         deliver(store)?;
         if json {
@@ -279,7 +276,7 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
             Ok(ExitCode::SUCCESS)
         }
         ContextsCommand::Overview { limit } => {
-            let rows = elnor_engine::overview::projects(store, *limit)?;
+            let rows = elnor_engine::projects_overview(store, *limit)?;
             if json {
                 output::json(&rows)?;
             } else if rows.is_empty() {
@@ -305,10 +302,10 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
                     p.name, p.work_context_id, p.session_count
                 );
                 if let Some(s) = &p.latest_summary {
-                    println!("    {}", elnor_engine::transcripts::excerpt(s, 160));
+                    println!("    {}", elnor_engine::transcript_excerpt(s, 160));
                 }
                 for q in &p.open_questions {
-                    println!("    open: {}", elnor_engine::transcripts::excerpt(q, 140));
+                    println!("    open: {}", elnor_engine::transcript_excerpt(q, 140));
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -432,8 +429,8 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
             g.unlink_entity(id, entity)?;
             done(&g.work_context(id)?)
         }
-        ContextsCommand::Merge { keep, absorb } => done(
-            &elnor_engine::usecase::merge_work_contexts(store, keep, absorb, now)?,
-        ),
+        ContextsCommand::Merge { keep, absorb } => done(&elnor_engine::merge_work_contexts(
+            store, keep, absorb, now,
+        )?),
     }
 }

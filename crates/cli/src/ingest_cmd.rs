@@ -8,9 +8,9 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use elnor_engine::Harness;
 use elnor_engine::Store;
-use elnor_engine::ingest::{IngestProgress, SourceRoot};
-use elnor_engine::transcripts::Harness;
+use elnor_engine::{IngestProgress, SourceRoot};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::output;
@@ -77,7 +77,7 @@ pub fn ingest(store: &Store, args: &IngestArgs, json: bool) -> anyhow::Result<Ex
         bar
     });
     let started = Instant::now();
-    let report = elnor_engine::usecase::ingest(
+    let report = elnor_engine::ingest(
         store,
         &roots,
         &mut |p: &IngestProgress| {
@@ -94,7 +94,7 @@ pub fn ingest(store: &Store, args: &IngestArgs, json: bool) -> anyhow::Result<Ex
                 ));
             }
         },
-        elnor_engine::clock::now(),
+        elnor_engine::now(),
     )?;
     if let Some(bar) = bar {
         bar.finish_and_clear();

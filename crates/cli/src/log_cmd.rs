@@ -5,13 +5,13 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Subcommand, ValueEnum};
-use elnor_engine::continuity::{
-    CrossConversationUpdateContent, KeyDecisionContent, OpenQuestionContent,
-    SessionSummaryRefContent, WorkPhaseChangeContent,
-};
 use elnor_engine::{
     AgentId, CaptureMode, ContinuityEntry, EntityId, EntryContent, LogRead, SessionId, Store,
     WorkContextId, WorkPhase,
+};
+use elnor_engine::{
+    CrossConversationUpdateContent, KeyDecisionContent, OpenQuestionContent,
+    SessionSummaryRefContent, WorkPhaseChangeContent,
 };
 
 use crate::output;
@@ -96,7 +96,7 @@ pub fn run(store: &Store, cmd: &LogCommand, json: bool) -> anyhow::Result<ExitCo
                 let mut entry = ContinuityEntry::new(
                     wc.clone(),
                     session,
-                    elnor_engine::clock::now(),
+                    elnor_engine::now(),
                     CaptureMode::Deterministic,
                     content,
                     &config,

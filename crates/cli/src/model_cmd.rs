@@ -9,8 +9,8 @@ use anyhow::{Context, bail};
 use clap::Subcommand;
 use elnor_engine::Store;
 use elnor_engine::SynthesisProvider;
-use elnor_engine::model::{Endpoint, test_connection};
-use elnor_engine::secrets::{OsKeyring, SYNTHESIS_API_KEY, SecretStore};
+use elnor_engine::{Endpoint, test_connection};
+use elnor_engine::{OsKeyring, SYNTHESIS_API_KEY, SecretStore};
 
 use crate::output;
 
@@ -39,7 +39,7 @@ pub fn run(store: &Store, cmd: &ModelCommand, json: bool) -> anyhow::Result<Exit
     let keyring = OsKeyring::new();
     match cmd {
         ModelCommand::Show => {
-            let usage = store.graph().model_usage(elnor_engine::clock::now())?;
+            let usage = store.graph().model_usage(elnor_engine::now())?;
             // A keyring that cannot be asked is reported, not fatal: the rest is still useful.
             let key = match keyring.get(SYNTHESIS_API_KEY) {
                 Ok(k) => if k.is_some() {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use elnor_engine::Store;
-use elnor_engine::nodes::{Change, Node, Warrant};
+use elnor_engine::{Change, Node, Warrant};
 
 use crate::output;
 
@@ -43,7 +43,7 @@ pub enum NodesCommand {
 
 pub fn nodes(store: &Store, cmd: &NodesCommand, json: bool) -> anyhow::Result<ExitCode> {
     let graph = store.graph();
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     let (id, change) = match cmd {
         NodesCommand::List { all } => {
             let list = graph.nodes(*all)?;
@@ -117,7 +117,7 @@ pub fn nodes(store: &Store, cmd: &NodesCommand, json: bool) -> anyhow::Result<Ex
         NodesCommand::Retire { id, reason } => (id, Change::Retire(reason.clone())),
         NodesCommand::Supersede { id, text } => (id, Change::Supersede(text.clone())),
     };
-    let node = elnor_engine::usecase::change_node(store, id, change, now)?;
+    let node = elnor_engine::change_node(store, id, change, now)?;
     if json {
         output::json(&node)?;
     } else {

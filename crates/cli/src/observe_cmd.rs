@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use elnor_engine::observe::{self, Observation, ObservationFilter, ObservationSource, Push};
-use elnor_engine::timeline::{self, ItemKind};
+use elnor_engine::TimelineItemKind;
+use elnor_engine::{Observation, ObservationFilter, ObservationSource, Push};
 use elnor_engine::{Store, WorkContextId};
 
 use crate::output;
@@ -60,7 +60,7 @@ pub enum FoldersCommand {
 #[derive(Debug, Args)]
 pub struct TimelineArgs {
     /// Days back from today.
-    #[arg(long, default_value_t = timeline::DEFAULT_DAYS)]
+    #[arg(long, default_value_t = elnor_engine::TIMELINE_DEFAULT_DAYS)]
     days: u32,
     #[arg(long = "context", value_name = "WC")]
     context: Option<String>,
@@ -76,14 +76,14 @@ pub struct TimelineArgs {
 
 pub fn push(store: &Store, args: &PushArgs, json: bool) -> anyhow::Result<ExitCode> {
     let work_context = args.context.clone().map(WorkContextId::new).transpose()?;
-    let out = elnor_engine::usecase::push(
+    let out = elnor_engine::push(
         store,
         &Push {
             text: args.text.clone(),
             work_context,
             entities: args.entities.clone(),
         },
-        elnor_engine::clock::now(),
+        elnor_engine::now(),
     )?;
     if json {
         output::json(&out)?;
@@ -196,12 +196,12 @@ pub fn folders(store: &Store, cmd: &FoldersCommand, json: bool) -> anyhow::Resul
         }
         FoldersCommand::Ignore { patterns } => file.set_ignore_patterns(patterns.clone())?,
     };
-    let files = observe::files::tracked_file_count(store)?;
+    let files = elnor_engine::tracked_file_count(store)?;
     if json {
         output::json(&serde_json::json!({
             "folders": config.folders,
             "ignore_patterns": config.ignore_patterns,
-            "default_ignores": observe::default_ignores(),
+            "default_ignores": elnor_engine::default_ignores(),
             "files_remembered": files,
         }))?;
         return Ok(ExitCode::SUCCESS);
@@ -220,14 +220,16 @@ pub fn folders(store: &Store, cmd: &FoldersCommand, json: bool) -> anyhow::Resul
     if !config.ignore_patterns.is_empty() {
         println!("your ignore patterns: {}", config.ignore_patterns.join(" "));
     }
-    println!("built-in ignores: {}", observe::default_ignores().join(" "));
+    println!(
+        "built-in ignores: {}",
+        elnor_engine::default_ignores().join(" ")
+    );
     println!("files remembered: {files}; `elnor watch` (or the desktop app) observes changes");
     Ok(ExitCode::SUCCESS)
 }
 
 fn scan(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
-    let observed =
-        elnor_engine::usecase::reconcile_folders(store, elnor_engine::clock::now())?.observations;
+    let observed = elnor_engine::reconcile_folders(store, elnor_engine::now())?.observations;
     if json {
         output::json(&observed)?;
     } else {
@@ -237,7 +239,7 @@ fn scan(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
         println!(
             "{} change(s) observed; {} file(s) remembered",
             observed.len(),
-            observe::files::tracked_file_count(store)?
+            elnor_engine::tracked_file_count(store)?
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -247,18 +249,18 @@ pub fn timeline(store: &Store, args: &TimelineArgs, json: bool) -> anyhow::Resul
     let kinds = args
         .kinds
         .iter()
-        .map(|k| ItemKind::parse(k))
+        .map(|k| TimelineItemKind::parse(k))
         .collect::<Result<Vec<_>, _>>()?;
-    let t = timeline::query(
+    let t = elnor_engine::timeline(
         store,
-        &timeline::Filter {
+        &elnor_engine::TimelineFilter {
             work_context: args.context.clone().map(WorkContextId::new).transpose()?,
             kinds,
             harness: args.harness.clone(),
             days: args.days,
             limit: args.limit,
         },
-        elnor_engine::clock::now(),
+        elnor_engine::now(),
     )?;
     if json {
         output::json(&t)?;

@@ -4,9 +4,9 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
+use elnor_engine::OsKeyring;
 use elnor_engine::Store;
-use elnor_engine::promotion::{self, Proposal, ReviewDecision};
-use elnor_engine::secrets::OsKeyring;
+use elnor_engine::{Proposal, ReviewDecision};
 
 use crate::output;
 
@@ -44,7 +44,7 @@ pub enum ReviewCommand {
 
 pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<ExitCode> {
     let graph = store.graph();
-    let now = elnor_engine::clock::now();
+    let now = elnor_engine::now();
     match cmd {
         ReviewCommand::List { all } => {
             let list = graph.proposals(*all)?;
@@ -104,7 +104,7 @@ pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<
         ),
         ReviewCommand::Defer { ids } => decide(store, ids, ReviewDecision::Defer, json),
         ReviewCommand::Evaluate => {
-            let e = promotion::evaluate(store, now)?;
+            let e = elnor_engine::evaluate_promotions(store, now)?;
             if json {
                 output::json(&e)?;
             } else {
@@ -128,7 +128,7 @@ fn decide(
     decision: ReviewDecision,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let outcome = promotion::decide(store, ids, &decision, elnor_engine::clock::now())?;
+    let outcome = elnor_engine::decide_proposals(store, ids, &decision, elnor_engine::now())?;
     if json {
         output::json(&outcome.decided)?;
     } else {
@@ -162,7 +162,7 @@ fn print_line(p: &Proposal) {
 }
 
 pub fn nightly(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
-    let report = elnor_engine::nightly::run(store, &OsKeyring::new(), elnor_engine::clock::now())?;
+    let report = elnor_engine::run_nightly(store, &OsKeyring::new(), elnor_engine::now())?;
     if json {
         output::json(&report)?;
     } else {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use elnor_engine::Store;
-use elnor_engine::sessions::{self, ListQuery, ReadQuery};
+use elnor_engine::{SessionListQuery, TranscriptQuery};
 
 use crate::output;
 
@@ -59,16 +59,16 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
             text,
             limit,
         } => {
-            let q = ListQuery {
+            let q = SessionListQuery {
                 work_context_id: work_context.clone(),
                 time_window_hours: *hours,
                 agent_id: agent.clone(),
                 harness: harness.clone(),
                 text: text.clone(),
                 limit: *limit,
-                ..ListQuery::default()
+                ..SessionListQuery::default()
             };
-            let rows = sessions::list(store.graph(), &q, elnor_engine::clock::now())?;
+            let rows = elnor_engine::list_sessions(store.graph(), &q, elnor_engine::now())?;
             if json {
                 output::json(&serde_json::json!({ "sessions": rows }))?;
             } else if rows.is_empty() {
@@ -106,7 +106,7 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
             before,
             all,
         } => {
-            let mut q = ReadQuery::new(session_id.as_str());
+            let mut q = TranscriptQuery::new(session_id.as_str());
             q.last_n_turns = *last;
             q.before_seq = *before;
             q.include_events = *all;
@@ -114,7 +114,7 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
                 Some(n) => *n,
                 None => store.config()?.transcript_read_max_tokens as usize,
             };
-            let t = sessions::read_transcript(store.graph(), &q)?;
+            let t = elnor_engine::read_transcript(store.graph(), &q)?;
             if json {
                 output::json(&t)?;
             } else {
@@ -158,7 +158,8 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
             }
         }
         SessionsCommand::Summarize { session_id } => {
-            let s = sessions::summarize(store.graph(), session_id, elnor_engine::clock::now())?;
+            let s =
+                elnor_engine::summarize_session(store.graph(), session_id, elnor_engine::now())?;
             if json {
                 output::json(&s)?;
             } else {

@@ -54,7 +54,7 @@ fn init_then_status_json_has_the_counts() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("new-store");
     let init = stdout_json(&elnor(&store, &["init", "--json"]));
-    let latest = elnor_engine::graph::latest_schema_version();
+    let latest = elnor_engine::latest_schema_version();
     assert_eq!(init["schema_version"], latest);
 
     let status = stdout_json(&elnor(&store, &["status", "--json"]));
@@ -80,7 +80,7 @@ fn human_status_names_the_store() {
     let out = elnor(dir.path(), &["status"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    let latest = elnor_engine::graph::latest_schema_version();
+    let latest = elnor_engine::latest_schema_version();
     assert!(
         text.contains(&format!("schema version   {latest} ")),
         "{text}"

@@ -19,14 +19,14 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Local, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
-use elnor_engine::brief::{BriefRequest, Delivery, assemble};
-use elnor_engine::continuity::{
-    CrossConversationUpdateContent, KeyDecisionContent, OpenQuestionContent,
-    SessionSummaryRefContent, WorkPhaseChangeContent,
-};
+use elnor_engine::{BriefRequest, Delivery, assemble_brief};
 use elnor_engine::{
     CaptureMode, ContinuityEntry, ContinuityMode, EntryContent, SessionId, Store, WorkContextId,
     WorkPhase,
+};
+use elnor_engine::{
+    CrossConversationUpdateContent, KeyDecisionContent, OpenQuestionContent,
+    SessionSummaryRefContent, WorkPhaseChangeContent,
 };
 use rusqlite::params;
 
@@ -233,7 +233,7 @@ fn heavy_store() -> (tempfile::TempDir, Store) {
             )
             .unwrap();
     }
-    elnor_engine::rollup::generate(&store, now).unwrap();
+    elnor_engine::generate_rollup(&store, now).unwrap();
     eprintln!(
         "heavy store: {CONTEXTS} contexts, {} entries, {ENTITIES} entities, {SESSIONS} sessions, built in {:.1?}",
         CONTEXTS * ENTRIES_PER_CONTEXT,
@@ -295,9 +295,9 @@ fn bench(c: &mut Criterion) {
     let (dir, store) = heavy_store();
     // Views for the contexts measured, as capture would have left them.
     for i in 0..ACTIVE_CONTEXTS {
-        elnor_engine::constellation::rebuild(&store, &wc(i), now()).unwrap();
+        elnor_engine::rebuild_view(&store, &wc(i), now()).unwrap();
     }
-    let sample = assemble(&store, &request(3)).unwrap();
+    let sample = assemble_brief(&store, &request(3)).unwrap();
     eprintln!(
         "sample brief: {} of {} tokens, tiers {:?}, {} trace items, stale {}",
         sample.total_tokens,
@@ -316,7 +316,7 @@ fn bench(c: &mut Criterion) {
         .map(|n| {
             let req = request(n % ACTIVE_CONTEXTS);
             let started = Instant::now();
-            assemble(&store, &req).unwrap();
+            assemble_brief(&store, &req).unwrap();
             started.elapsed()
         })
         .collect();
@@ -342,7 +342,7 @@ fn bench(c: &mut Criterion) {
         let mut n = 0;
         b.iter(|| {
             n += 1;
-            assemble(&store, &request(n % ACTIVE_CONTEXTS)).unwrap()
+            assemble_brief(&store, &request(n % ACTIVE_CONTEXTS)).unwrap()
         })
     });
     group.finish();

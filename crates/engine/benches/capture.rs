@@ -9,16 +9,16 @@ use std::path::PathBuf;
 
 use chrono::{TimeZone, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
-use elnor_engine::agent::Trigger;
-use elnor_engine::capture::CaptureRequest;
-use elnor_engine::contexts::{LinkRuleKind, NewWorkContext};
-use elnor_engine::continuity::OpenQuestionContent;
-use elnor_engine::entities::NewEntity;
-use elnor_engine::ingest::SourceRoot;
-use elnor_engine::secrets::MemorySecrets;
-use elnor_engine::transcripts::Harness;
-use elnor_engine::usecase::capture_session;
+use elnor_engine::CaptureRequest;
+use elnor_engine::Harness;
+use elnor_engine::MemorySecrets;
+use elnor_engine::NewEntity;
+use elnor_engine::OpenQuestionContent;
+use elnor_engine::SourceRoot;
+use elnor_engine::Trigger;
+use elnor_engine::capture_session;
 use elnor_engine::{CaptureMode, ContinuityEntry, ContinuityMode, EntryContent, SessionId, Store};
+use elnor_engine::{LinkRuleKind, NewWorkContext};
 
 const SESSION: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
 
@@ -34,7 +34,7 @@ fn store_with(entities: usize) -> (tempfile::TempDir, Store) {
         harness: Harness::ClaudeCode,
         root: fixtures().join("claude-code"),
     }];
-    elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now()).unwrap();
+    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap();
     for i in 0..entities {
         store

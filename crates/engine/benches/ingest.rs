@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use elnor_engine::Harness;
+use elnor_engine::SourceRoot;
 use elnor_engine::Store;
-use elnor_engine::ingest::SourceRoot;
-use elnor_engine::transcripts::Harness;
 
 fn fixtures() -> PathBuf {
     elnor_fixtures::transcripts().expect("this benchmark reads the shared fixture corpus")
@@ -189,9 +189,7 @@ fn main() {
         root: corpus.join(dir),
     });
     let started = Instant::now();
-    let report =
-        elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now())
-            .unwrap();
+    let report = elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
     let ingest = started.elapsed().as_secs_f64();
     assert_eq!(report.records_added, lines, "every record stored once");
     println!(
@@ -202,9 +200,7 @@ fn main() {
         report.sessions_touched
     );
     let started = Instant::now();
-    let again =
-        elnor_engine::usecase::ingest(&store, &roots, &mut |_| {}, elnor_engine::clock::now())
-            .unwrap();
+    let again = elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
     let unchanged = started.elapsed().as_secs_f64();
     assert_eq!(again.records_added, 0);
     println!(
@@ -238,21 +234,21 @@ fn main() {
         text.push('\n');
     }
     std::fs::write(&file, text).unwrap();
-    elnor_engine::usecase::ingest(
+    elnor_engine::ingest(
         &store,
         &[SourceRoot {
             harness: Harness::ClaudeCode,
             root: long_root,
         }],
         &mut |_| {},
-        elnor_engine::clock::now(),
+        elnor_engine::now(),
     )
     .unwrap();
     for offset in [0u64, 5_000, 9_900] {
         let runs = 50;
         let started = Instant::now();
         for _ in 0..runs {
-            let page = elnor_engine::sessions::turn_page(
+            let page = elnor_engine::session_turns(
                 store.graph(),
                 "long-session-10k",
                 offset,

@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 use chrono::{Duration, TimeZone, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
-use elnor_engine::continuity::{KeyDecisionContent, OpenQuestionContent};
 use elnor_engine::{
     CaptureMode, ContinuityConfig, ContinuityEntry, EntityId, EntryContent, SessionId, Store,
     WorkContextId,
 };
+use elnor_engine::{KeyDecisionContent, OpenQuestionContent};
 
 struct Scale {
     name: &'static str,

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use criterion::{Criterion, criterion_group, criterion_main};
-use elnor_engine::observe::files::{self, Scope};
-use elnor_engine::observe::ignore::IgnoreRules;
-use elnor_engine::usecase::watcher::FileWatcher;
+use elnor_engine::FileWatcher;
+use elnor_engine::FolderScope;
+use elnor_engine::IgnoreRules;
 use elnor_engine::{ContinuityMode, Store};
 use rusqlite::params;
 
@@ -71,7 +71,7 @@ fn generate() -> (tempfile::TempDir, Store, PathBuf) {
 fn max_id(store: &Store) -> i64 {
     store
         .graph()
-        .observations(&elnor_engine::observe::ObservationFilter {
+        .observations(&elnor_engine::ObservationFilter {
             limit: 1,
             ..Default::default()
         })
@@ -112,12 +112,12 @@ fn bench(c: &mut Criterion) {
     let store = Arc::new(store);
     let t = Instant::now();
     let watcher = FileWatcher::start(store.clone()).unwrap();
-    while !files::is_baselined(&store, &root).unwrap() {
+    while !elnor_engine::folder_is_baselined(&store, &root).unwrap() {
         std::thread::sleep(Duration::from_millis(10));
     }
     println!(
         "baseline of {} files: {:.1?}",
-        files::tracked_file_count(&store).unwrap(),
+        elnor_engine::tracked_file_count(&store).unwrap(),
         t.elapsed()
     );
     // Let the initial reconcile finish before measuring.
@@ -160,7 +160,15 @@ fn bench(c: &mut Criterion) {
     let rules = IgnoreRules::new(&[]);
     c.bench_function("reconcile of 10,000 unchanged files", |b| {
         b.iter(|| {
-            let s = files::settle(&store, &config, &rules, &root, &Scope::All, Utc::now()).unwrap();
+            let s = elnor_engine::settle_folder(
+                &store,
+                &config,
+                &rules,
+                &root,
+                &FolderScope::All,
+                Utc::now(),
+            )
+            .unwrap();
             assert!(s.observations.is_empty());
         })
     });

@@ -1,37 +1,116 @@
 //! The ELNOR continuity engine: a headless library that owns the store and everything in it.
 //!
 //! The engine knows nothing of Tauri, wasm, MCP or any wire format. The `elnor` CLI, the desktop
-//! shell and (later) the MCP server are thin adapters over the API re-exported here: open a
-//! [`Store`], read its [`Status`], read and change its [`ContinuityConfig`], and append to or read
-//! a work context's [`ContinuityLog`].
+//! shell and (later) the MCP server are thin adapters over the API exported here, and only here:
+//! the modules are private, so each operation has one public path.
+//!
+//! - **Use cases** change canonical data and rebuild the views they touched: [`pass`], [`ingest`],
+//!   [`capture_due`], [`push`], [`decide_proposals`], [`change_node`], [`merge_work_contexts`],
+//!   [`run_nightly`], the [`FileWatcher`] …
+//! - **Reads** answer from the store: [`assemble_brief`], [`list_sessions`], [`timeline`],
+//!   [`constellation_view`], [`projects_overview`] …, and the [`Store`]'s and [`Graph`]'s methods.
+//! - **Types** are the ones those take and return, with typed ids ([`WorkContextId`] …).
+//!
+//! Inside, the modules sit in layers that only look down (ARCHITECTURE.md; `tests/tidy.rs`).
 
-pub mod base;
-pub mod brief;
-pub mod continuity;
-pub mod graph;
-pub mod inputs;
-pub mod review;
+mod base;
+mod brief;
+mod continuity;
+mod graph;
+mod inputs;
+mod review;
 #[cfg(test)]
 mod test_support;
-pub mod usecase;
-pub mod views;
+mod usecase;
+mod views;
 
-pub use base::{clock, config, ids, redact, secrets, tokens};
-pub use brief::traces;
-pub use graph::{contexts, entities, living, nodes, projects, store};
-pub use inputs::{
-    activity, agent, capture, ingest, model, observe, resolve, sessions, sources, transcripts,
+// Use cases: canonical writes, then the views they touched.
+pub use usecase::nightly::{
+    NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
+    next_scheduled as nightly_next_scheduled, run as run_nightly,
 };
-pub use review::{promotion, sweep, utility};
-pub use usecase::nightly;
-pub use views::{constellation, overview, rollup, timeline};
+pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStatus};
+pub use usecase::{
+    Pass, capture_due, capture_session, change_node, deliver_updates, ingest, merge_work_contexts,
+    pass, push, reconcile_folders, refresh_views, sweep_nodes,
+};
 
+// Base: errors, ids, the clock, config and secrets.
+pub use base::clock::{
+    init_from_env as init_clock_from_env, now, parse as parse_time, set_override as set_now,
+};
+pub use base::config::{
+    CONFIG_SCHEMA_VERSION, ConfigField, ContinuityConfig, ContinuityMode, DateAwareness,
+    FIELDS as CONFIG_FIELDS, FieldRule, SynthesisProvider, field as config_field,
+};
 pub use base::error::{Error, ErrorKind, Result};
-pub use config::{ConfigField, ContinuityConfig, ContinuityMode, DateAwareness, SynthesisProvider};
-pub use continuity::Status;
-pub use continuity::{
-    CaptureMode, ContinuityEntry, ContinuityLog, EntryContent, EntryType, LogRead, SkippedLine,
-    TornRepair, WorkPhase,
+pub use base::ids::{AgentId, EntityId, EntryId, NodeId, SessionId, WorkContextId};
+pub use base::secrets::{MemorySecrets, OsKeyring, SYNTHESIS_API_KEY, SecretStore};
+
+// The graph: the store, work contexts, entities, projects, nodes, living facts.
+pub use graph::contexts::{
+    LinkRule, LinkRuleKind, NewWorkContext, ProjectsReport, WorkContext, WorkContextEdit,
 };
-pub use ids::{AgentId, EntityId, EntryId, NodeId, SessionId, WorkContextId};
-pub use store::{Store, StoreLocation};
+pub use graph::entities::{Entity, EntityEdit, NewEntity};
+pub use graph::living::LivingFact;
+pub use graph::nodes::{Change, Lifecycle, Node, NodeDetail, NodeKind, Staleness, Warrant};
+pub use graph::projects::{Project, of_cwd as project_of_cwd};
+pub use graph::store::{Store, StoreLocation};
+pub use graph::{Graph, latest_schema_version};
+
+// Continuity logs.
+pub use continuity::{
+    CaptureMode, ContinuityEntry, ContinuityLog, CrossConversationUpdateContent, EntryContent,
+    EntryType, KeyDecisionContent, LogRead, OpenQuestionContent, SessionSummaryRefContent,
+    SkippedLine, Status, TornRepair, WorkPhase, WorkPhaseChangeContent,
+};
+
+// Inputs: transcripts, sessions, capture, the model, observations.
+pub use inputs::agent::{Agent, AgentRun, Trigger};
+pub use inputs::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
+pub use inputs::ingest::{IngestProgress, IngestReport, SourceRoot};
+pub use inputs::model::{Endpoint, ModelFailure, test_connection};
+pub use inputs::observe::files::{
+    Scope as FolderScope, Settled, is_baselined as folder_is_baselined, settle as settle_folder,
+    tracked_file_count,
+};
+pub use inputs::observe::ignore::IgnoreRules;
+pub use inputs::observe::{
+    Observation, ObservationFilter, ObservationKind, ObservationSource, Push, PushOutcome,
+    TrackedConfig, TrackedFoldersFile, default_ignores,
+};
+pub use inputs::sessions::{
+    CompactionMark, ListQuery as SessionListQuery, ReadQuery as TranscriptQuery, SessionInfo,
+    SessionSummary, Transcript, TranscriptTurn, TurnPage, get as session, list as list_sessions,
+    read_transcript, summarize as summarize_session, turn_page as session_turns,
+};
+pub use inputs::sources::TranscriptSource;
+pub use inputs::transcripts::{Harness, excerpt as transcript_excerpt};
+
+// Views: constellation cards, the rollup, the home overview, the timeline.
+pub use views::constellation::{
+    Constellation, NodeItem, ViewRead, rebuild as rebuild_view, rebuild_all as rebuild_views,
+    view as constellation_view,
+};
+pub use views::overview::{ProjectOverview, projects as projects_overview};
+pub use views::rollup::{Rollup, generate as generate_rollup, path as rollup_path};
+pub use views::timeline::{
+    DEFAULT_DAYS as TIMELINE_DEFAULT_DAYS, Filter as TimelineFilter, Item as TimelineItem,
+    ItemKind as TimelineItemKind, MAX_DAYS as TIMELINE_MAX_DAYS, Target as TimelineTarget,
+    Timeline, query as timeline,
+};
+
+// The brief and its traces.
+pub use brief::traces::{AssemblySummary, TraceRow};
+pub use brief::{
+    Brief, BriefRequest, Card, Decision, Delivery, Format, MAX_BUDGET, TIER1_CAP, TIER2_CAP,
+    TIER3_CAP, TraceItem, assemble as assemble_brief, hook_output, text as brief_text,
+};
+
+// Review: promotions and the review queue's decisions, research utility.
+pub use review::promotion::{
+    Evaluation, Proposal, ProposalStatus, ReviewDecision, ReviewFailure, ReviewOutcome, Rule,
+    decide as decide_proposals, evaluate as evaluate_promotions,
+};
+pub use review::sweep::{Degradation, Sweep};
+pub use review::utility::{ResearchUtility, latest as latest_utility};

@@ -15,7 +15,7 @@ pub use entry::{
     KeyDecisionContent, OpenQuestionContent, SessionSummaryRefContent, WorkPhase,
     WorkPhaseChangeContent,
 };
-pub use log::{ContinuityLog, LogRead, MAX_LINE_BYTES, SkippedLine, TornRepair, UNLINKED_CAP};
+pub use log::{ContinuityLog, LogRead, SkippedLine, TornRepair};
 pub use status::Status;
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::io::Write;
 use chrono::{TimeZone, Utc};
 use expect_test::expect;
 
+use super::log::{MAX_LINE_BYTES, UNLINKED_CAP};
 use super::*;
 use crate::base::config::ContinuityConfig;
 use crate::base::ids::{EntityId, SessionId, WorkContextId};

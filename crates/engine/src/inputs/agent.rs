@@ -114,7 +114,8 @@ impl Triggers {
         }
     }
 
-    /// Whether `session` is dirty.
+    /// Whether `session` is dirty (the tests read the trigger state through this).
+    #[cfg(test)]
     pub fn is_dirty(&self, session: &str) -> bool {
         self.sessions
             .get(session)
@@ -158,6 +159,7 @@ impl Triggers {
     }
 
     /// A capture the person or a harness asked for.
+    #[cfg(test)]
     pub fn manual(&mut self, session: &str, now: DateTime<Utc>) -> Trigger {
         self.captured(session, now);
         Trigger::ManualRequest

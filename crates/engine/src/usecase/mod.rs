@@ -110,7 +110,7 @@ pub fn capture_due(
     } else {
         agent.run_once(store, secrets, now)?
     };
-    refresh_views(store, run.captures.iter(), now);
+    refresh_after_captures(store, run.captures.iter(), now);
     Ok(run)
 }
 
@@ -122,7 +122,7 @@ pub fn capture_session(
     req: &CaptureRequest,
 ) -> Result<CaptureOutcome> {
     let outcome = crate::inputs::capture::capture(store, secrets, req)?;
-    refresh_views(store, [&outcome], req.now);
+    refresh_after_captures(store, [&outcome], req.now);
     Ok(outcome)
 }
 
@@ -163,10 +163,21 @@ pub fn sweep_nodes(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
     Ok(sweep)
 }
 
+/// Rebuilds the constellation views of `contexts` (`elnor brief` and the app's preview call this
+/// after they answered from a stale view, off the agent's path, CSA §4.3). A failed rebuild is
+/// logged, not raised: the next brief finds the view stale again.
+pub fn refresh_views<'a>(
+    store: &Store,
+    contexts: impl IntoIterator<Item = &'a WorkContextId>,
+    now: DateTime<Utc>,
+) {
+    crate::views::constellation::refresh(store, contexts, now);
+}
+
 /// Rebuilds the constellation views of every context the captures wrote to (new entries are a
 /// rebuild trigger, CSA §4.3), then the Tier 2 rollup when anything was captured. Both are
 /// derived data, so a failure is logged and the next step tries again.
-fn refresh_views<'a>(
+fn refresh_after_captures<'a>(
     store: &Store,
     captures: impl IntoIterator<Item = &'a CaptureOutcome>,
     now: DateTime<Utc>,

@@ -76,12 +76,6 @@ impl Role {
             Role::System => "system",
         }
     }
-
-    pub fn parse(s: &str) -> Option<Role> {
-        [Role::User, Role::Assistant, Role::Tool, Role::System]
-            .into_iter()
-            .find(|r| r.as_str() == s)
-    }
 }
 
 /// What a record is.
@@ -124,23 +118,6 @@ impl TurnKind {
             TurnKind::Event => "event",
             TurnKind::Unknown => "unknown",
         }
-    }
-
-    pub fn parse(s: &str) -> Option<TurnKind> {
-        use TurnKind::*;
-        [
-            Message,
-            ToolCall,
-            ToolResult,
-            Compaction,
-            CompactionSummary,
-            BranchSummary,
-            Context,
-            Event,
-            Unknown,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
     }
 
     /// Whether the record is part of the conversation (counted in `turn_count`).
