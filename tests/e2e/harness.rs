@@ -54,7 +54,11 @@ macro_rules! ensure {
     ($cond:expr $(,)?) => {
         if !$cond {
             return Err($crate::harness::Failure::new(concat!(
-                "check failed: ",
+                "check failed at ",
+                file!(),
+                ":",
+                line!(),
+                ": ",
                 stringify!($cond)
             )));
         }
@@ -62,7 +66,9 @@ macro_rules! ensure {
     ($cond:expr, $($msg:tt)+) => {
         if !$cond {
             return Err($crate::harness::Failure::new(format!(
-                "check failed: {}: {}",
+                "check failed at {}:{}: {}: {}",
+                file!(),
+                line!(),
                 stringify!($cond),
                 format_args!($($msg)+)
             )));
@@ -81,7 +87,9 @@ macro_rules! ensure_eq {
             (left, right) => {
                 if !(*left == *right) {
                     return Err($crate::harness::Failure::new(format!(
-                        "check failed: {} == {}: {}\n  left: {left:?}\n right: {right:?}",
+                        "check failed at {}:{}: {} == {}: {}\n  left: {left:?}\n right: {right:?}",
+                        file!(),
+                        line!(),
                         stringify!($left),
                         stringify!($right),
                         format_args!($($msg)+)
@@ -423,11 +431,16 @@ impl Ui {
     }
 }
 
-/// The rendered text of `css` inside `element`.
-pub async fn text_in(element: &Element, css: &str) -> Check<String> {
-    let inner = element
+/// The element matching `css` inside `element`, which must be there already: the callers have
+/// waited for the row it is part of.
+pub async fn find_in(element: &Element, css: &str) -> Check<Element> {
+    element
         .find(Locator::Css(css))
         .await
-        .map_err(|e| Failure::new(format!("{css} missing in the row: {e}")))?;
-    Ok(inner.text().await?)
+        .map_err(|e| Failure::new(format!("{css} missing in the row: {e}")))
+}
+
+/// The rendered text of `css` inside `element`.
+pub async fn text_in(element: &Element, css: &str) -> Check<String> {
+    Ok(find_in(element, css).await?.text().await?)
 }

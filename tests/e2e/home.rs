@@ -1,9 +1,9 @@
 //! Home: the store's status, and pushes from its push box, the Ctrl+Shift+P dialog and the
 //! sidebar button, whose outcomes lead to the Timeline.
 
-use crate::harness::{App, ensure, ensure_eq};
+use crate::harness::{App, Check, Failure, Ui, ensure, ensure_eq};
 use crate::world::{
-    EntryContent, World, config_mode, latest_schema_version, one_question_world,
+    EntryContent, config_mode, latest_schema_version, one_question_world,
     two_contexts_one_entity_world,
 };
 
@@ -75,7 +75,7 @@ async fn pushes_from_home_and_the_shortcut_reach_the_timeline() {
     let first = "Called Dana about the zephyr-17 rebuttal deadline";
     let second = "Sent the qx-42 exhibit list for the Christensen report";
     let third = "Booked the vt-9 deposition room";
-    let (world, henderson, spotter): (World, _, _) = two_contexts_one_entity_world();
+    let (world, henderson, spotter) = two_contexts_one_entity_world();
 
     let (first_id, second_id) = App::with(&world, async |ui| {
         // Home: the push box above an empty list of observations that says how to fill it.
@@ -265,7 +265,7 @@ async fn pushes_from_home_and_the_shortcut_reach_the_timeline() {
 }
 
 /// The `data-observation-id` of the push outcome at `css`, once it says the push is stored.
-async fn pushed_id(ui: &crate::harness::Ui, css: &str) -> crate::harness::Check<i64> {
+async fn pushed_id(ui: &Ui, css: &str) -> Check<i64> {
     ui.wait_text(css, |t| t.starts_with("Pushed as observation"))
         .await?;
     let id = ui
@@ -275,5 +275,5 @@ async fn pushed_id(ui: &crate::harness::Ui, css: &str) -> crate::harness::Check<
         .await?
         .unwrap_or_default();
     id.parse()
-        .map_err(|_| crate::harness::Failure::new(format!("{css}: no observation id in {id:?}")))
+        .map_err(|_| Failure::new(format!("{css}: no observation id in {id:?}")))
 }

@@ -2,8 +2,8 @@
 //! follows "Why?" into the Inspector and a source link into Sessions, then checks the work
 //! context's constellation and Settings' living memory, which feed the same brief.
 
-use crate::harness::{App, ensure, ensure_eq, text_in};
-use crate::world::{Store, brief_world, corpus_claude_code};
+use crate::harness::{App, ensure, ensure_eq, find_in, text_in};
+use crate::world::{brief_world, corpus_claude_code};
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
@@ -66,9 +66,7 @@ async fn brief_preview_is_explained_in_the_inspector() {
         ui.screenshot("inspector").await;
 
         // The excluded question's source link opens its session's transcript.
-        let link = excluded
-            .find(fantoccini::Locator::Css(".session-link"))
-            .await?;
+        let link = find_in(&excluded, ".session-link").await?;
         let session = link.attr("data-session-id").await?.expect("a session id");
         link.click().await?;
         ui.find(&format!(
@@ -109,11 +107,7 @@ async fn brief_preview_is_explained_in_the_inspector() {
         ui.click("#fact-add").await?;
         let items = ui.wait_count("#facts-list li.fact", 2).await?;
         let added = items[1].attr("data-fact-id").await?.expect("a fact id");
-        items[1]
-            .find(fantoccini::Locator::Css(".fact-up"))
-            .await?
-            .click()
-            .await?;
+        find_in(&items[1], ".fact-up").await?.click().await?;
         ui.click(&format!(
             "#facts-list li.fact:first-child[data-fact-id='{added}'] .fact-remove"
         ))
@@ -128,7 +122,7 @@ async fn brief_preview_is_explained_in_the_inspector() {
     .await;
 
     // Previews never mark anything delivered: every recorded assembly is a preview.
-    let store: Store = world.store();
+    let store = world.store();
     let assemblies = store.graph().assemblies(None, 100).unwrap();
     assert!(!assemblies.is_empty());
     assert!(assemblies.iter().all(|a| a.delivery == "preview"));

@@ -2,7 +2,7 @@
 //! and the changes a person makes to them (hedge, retire, supersede), which the next brief and
 //! the Inspector follow.
 
-use crate::harness::{App, Check, Ui, ensure, ensure_eq, text_in};
+use crate::harness::{App, Check, Ui, ensure, ensure_eq, find_in, text_in};
 use crate::world::{
     Change, DECISION, Lifecycle, QUESTION, Warrant, change_node, directive_provenance, review_world,
 };
@@ -47,9 +47,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         ensure_eq!(text_in(&directive_row, ".badge.warrant").await?, "assert");
         // The row clamps long texts to three lines (`-webkit-box`), which WebKitWebDriver's
         // visible-text rule reads as empty; the DOM's text is what the person sees.
-        let text = directive_row
-            .find(fantoccini::Locator::Css(".node-text"))
-            .await?
+        let text = find_in(&directive_row, ".node-text").await?
             .prop("textContent")
             .await?;
         ensure_eq!(text.as_deref(), Some(DECISION));
@@ -235,9 +233,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         );
         ui.screenshot("knowledge-inspector").await;
         // The directive's id leads back to its node, retired, with its history.
-        let source = excluded
-            .find(fantoccini::Locator::Css("a.source-id"))
-            .await?;
+        let source = find_in(&excluded, "a.source-id").await?;
         ensure_eq!(source.text().await?, md);
         source.click().await?;
         ui.find(&format!("{detail}[data-lifecycle='retired']"))
