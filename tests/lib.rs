@@ -1,1 +1,1 @@
-//! Nothing but a home for the end-to-end test binary, `webview.rs`; see its docs.
+//! Nothing but a home for the end-to-end test binary, `webview` (`e2e/main.rs`); see its docs.

@@ -1,0 +1,129 @@
+//! The Inspector: why a brief holds what it holds. The test starts from Home's brief preview,
+//! follows "Why?" into the Inspector and a source link into Sessions, then checks the work
+//! context's constellation and Settings' living memory, which feed the same brief.
+
+use crate::harness::{App, ensure, ensure_eq, find_in, text_in};
+use crate::world::{brief_world, corpus_claude_code};
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn brief_preview_is_explained_in_the_inspector() {
+    let Some(source) = corpus_claude_code() else {
+        return;
+    };
+    let fact = "I prefer concise answers with code first.";
+    let (world, facts) = brief_world(&source, fact);
+
+    App::with(&world, async |ui| {
+        // Home: preview the brief for the context, then follow "Why?" to its assembly.
+        ui.select("#brief-context", "wc_spotter_otel").await?;
+        let chosen = ui
+            .wait_text("#brief-context-choice", |t| t.contains("Spotter OTEL"))
+            .await?;
+        ensure!(chosen.contains("named by the caller"), "{chosen}");
+        let text = ui.text("#brief-text").await?;
+        ensure!(
+            text.contains("<card type=\"continuity\" tag=\"resume\">"),
+            "{text}"
+        );
+        ensure!(text.contains(fact), "{text}");
+        let total = ui.text("#brief-total").await?;
+        ensure!(total.ends_with("/ 420"), "{total}");
+        let tier3 = ui
+            .text("#brief-tiers tr[data-tier='3'] .tier-tokens")
+            .await?;
+        // The card counts its `<card>` wrapper as well as the fact's line.
+        let (used, cap) = tier3.split_once(" / ").expect("used / cap");
+        ensure!(used.parse::<u32>().unwrap() > facts.tokens, "{tier3}");
+        ensure_eq!(cap, "100");
+        ui.screenshot("home-brief").await;
+        let why = ui.find("#brief-why").await?;
+        let assembly = why.attr("data-assembly-id").await?.expect("an assembly id");
+        why.click().await?;
+
+        // Inspector: the assembly is listed and open, and every decision says why.
+        ui.find(&format!(
+            "#inspector-assemblies li[data-assembly-id='{assembly}']"
+        ))
+        .await?;
+        ui.find(&format!("#inspector-detail[data-assembly-id='{assembly}']"))
+            .await?;
+        let included = ui
+            .find(
+                "#inspector-items tr[data-decision='included'][data-reason='within_budget'][data-tier='3']",
+            )
+            .await?;
+        ensure_eq!(text_in(&included, ".trace-text").await?, fact);
+        ensure_eq!(text_in(&included, ".trace-reason").await?, "within_budget");
+        let detail = text_in(&included, ".trace-detail").await?;
+        ensure_eq!(detail, "fits the Tier 3 card and the total budget");
+        let excluded = ui
+            .find("#inspector-items tr[data-decision='excluded'][data-reason='card_limit']")
+            .await?;
+        ensure_eq!(text_in(&excluded, ".trace-reason").await?, "card_limit");
+        let detail = text_in(&excluded, ".trace-detail").await?;
+        ensure!(detail.starts_with("the card shows at most"), "{detail}");
+        ui.screenshot("inspector").await;
+
+        // The excluded question's source link opens its session's transcript.
+        let link = find_in(&excluded, ".session-link").await?;
+        let session = link.attr("data-session-id").await?.expect("a session id");
+        link.click().await?;
+        ui.find(&format!(
+            ".session-row.active[data-session-id='{session}']"
+        ))
+        .await?;
+        let turns = ui.wait_text("#viewer-total", |t| !t.is_empty()).await?;
+        ensure!(turns.ends_with(" turns"), "{turns}");
+
+        // The work context shows its constellation and the Tier 1 card of a fresh session.
+        ui.click("#nav-contexts").await?;
+        ui.click("[data-work-context-id='wc_spotter_otel']").await?;
+        let phase = ui.text("#constellation-phase").await?;
+        ensure!(!phase.is_empty());
+        let questions = ui.text("#constellation-questions").await?;
+        ensure!(
+            questions.contains("heuristic · reduced confidence"),
+            "{questions}"
+        );
+        let tokens = ui.text("#constellation-tier1-tokens").await?;
+        ensure!(tokens.ends_with("of 120 tokens"), "{tokens}");
+        let card = ui.text("#constellation-tier1 pre").await?;
+        ensure!(card.starts_with("Spotter OTEL"), "{card}");
+        ui.js("document.querySelector('#wc-constellation').scrollIntoView()")
+            .await?;
+        ui.screenshot("constellation").await;
+
+        // Settings: living memory lists the fact with its count; add, move up and remove one.
+        ui.click("#nav-settings").await?;
+        let count = ui
+            .text(&format!(
+                "#facts-list li[data-fact-id='{}'] .fact-tokens",
+                facts.fact_id
+            ))
+            .await?;
+        ensure_eq!(count, format!("{} tokens", facts.tokens));
+        ui.type_into("#fact-new", "My main tool is Elixir.").await?;
+        ui.click("#fact-add").await?;
+        let items = ui.wait_count("#facts-list li.fact", 2).await?;
+        let added = items[1].attr("data-fact-id").await?.expect("a fact id");
+        find_in(&items[1], ".fact-up").await?.click().await?;
+        ui.click(&format!(
+            "#facts-list li.fact:first-child[data-fact-id='{added}'] .fact-remove"
+        ))
+        .await?;
+        let items = ui.wait_count("#facts-list li.fact", 1).await?;
+        ensure_eq!(
+            items[0].attr("data-fact-id").await?,
+            Some(facts.fact_id.to_string())
+        );
+        Ok(())
+    })
+    .await;
+
+    // Previews never mark anything delivered: every recorded assembly is a preview.
+    let store = world.store();
+    let assemblies = store.graph().assemblies(None, 100).unwrap();
+    assert!(!assemblies.is_empty());
+    assert!(assemblies.iter().all(|a| a.delivery == "preview"));
+}
