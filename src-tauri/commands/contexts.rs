@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use elnor_engine::{ContinuityEntry, Store, WorkContextId};
+use elnor_engine::{ContinuityEntry, EntityId, Store, WorkContextId};
 use elnor_engine::{Entity, EntityEdit, NewEntity};
 use elnor_engine::{EntryContent, WorkPhase};
 use elnor_engine::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
@@ -155,15 +155,6 @@ fn rule_kind(kind: &str) -> Result<LinkRuleKind, CommandError> {
     })
 }
 
-/// Delivers the cross-conversation updates that a manual change made due. A failure here does
-/// not undo the change the person asked for, so it is reported on stderr rather than returned.
-fn deliver(store: &Store) {
-    let delivered = elnor_engine::deliver_updates(store, elnor_engine::now());
-    if let Err(e) = delivered {
-        eprintln!("elnor-desktop: cross-conversation delivery failed: {e}");
-    }
-}
-
 /// Text fields left empty in a form mean "no value".
 pub(crate) fn non_empty(text: Option<String>) -> Option<String> {
     text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
@@ -245,12 +236,9 @@ pub async fn create_work_context(
             rules,
             ..NewWorkContext::default()
         };
-        let wc = store
-            .graph()
-            .create_work_context(&new, elnor_engine::now())
-            .map_err(|e| to_command_error(&e))?;
-        deliver(&store);
-        Ok(row(wc))
+        elnor_engine::create_work_context(&store, &new, elnor_engine::now())
+            .map(|edited| row(edited.value))
+            .map_err(|e| to_command_error(&e))
     })
     .await
 }
@@ -267,12 +255,10 @@ pub async fn edit_work_context(
             local_only: request.local_only,
             ..WorkContextEdit::default()
         };
-        let wc = store
-            .graph()
-            .edit_work_context(&request.work_context_id, &edit, elnor_engine::now())
-            .map_err(|e| to_command_error(&e))?;
-        deliver(&store);
-        Ok(row(wc))
+        let id = WorkContextId::new(request.work_context_id).map_err(|e| to_command_error(&e))?;
+        elnor_engine::edit_work_context(&store, &id, &edit, elnor_engine::now())
+            .map(|edited| row(edited.value))
+            .map_err(|e| to_command_error(&e))
     })
     .await
 }
@@ -285,11 +271,9 @@ pub async fn add_link_rule(
     let store = state.store()?;
     let kind = rule_kind(&request.kind)?;
     blocking(move || {
-        let graph = store.graph();
-        graph
-            .add_link_rule(&request.work_context_id, kind, &request.pattern)
-            .and_then(|_| graph.work_context(&request.work_context_id))
-            .map(row)
+        let id = WorkContextId::new(request.work_context_id).map_err(|e| to_command_error(&e))?;
+        elnor_engine::add_link_rule(&store, &id, kind, &request.pattern, elnor_engine::now())
+            .map(|edited| row(edited.value))
             .map_err(|e| to_command_error(&e))
     })
     .await
@@ -302,11 +286,9 @@ pub async fn remove_link_rule(
 ) -> Result<WorkContextRow, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let graph = store.graph();
-        graph
-            .remove_link_rule(&request.work_context_id, request.rule_id)
-            .and_then(|()| graph.work_context(&request.work_context_id))
-            .map(row)
+        let id = WorkContextId::new(request.work_context_id).map_err(|e| to_command_error(&e))?;
+        elnor_engine::remove_link_rule(&store, &id, request.rule_id, elnor_engine::now())
+            .map(|edited| row(edited.value))
             .map_err(|e| to_command_error(&e))
     })
     .await
@@ -341,12 +323,9 @@ pub async fn create_entity(
             aliases: request.aliases,
             deadline: non_empty(request.deadline),
         };
-        let entity = store
-            .graph()
-            .create_entity(&new, elnor_engine::now())
-            .map_err(|e| to_command_error(&e))?;
-        deliver(&store);
-        Ok(entity_row(entity))
+        elnor_engine::create_entity(&store, &new, elnor_engine::now())
+            .map(|edited| entity_row(edited.value))
+            .map_err(|e| to_command_error(&e))
     })
     .await
 }
@@ -358,15 +337,11 @@ pub async fn merge_work_contexts(
 ) -> Result<WorkContextRow, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let wc = elnor_engine::merge_work_contexts(
-            &store,
-            &request.keep,
-            &request.absorb,
-            elnor_engine::now(),
-        )
-        .map_err(|e| to_command_error(&e))?;
-        deliver(&store);
-        Ok(row(wc))
+        let keep = WorkContextId::new(request.keep).map_err(|e| to_command_error(&e))?;
+        let absorb = WorkContextId::new(request.absorb).map_err(|e| to_command_error(&e))?;
+        elnor_engine::merge_work_contexts(&store, &keep, &absorb, elnor_engine::now())
+            .map(|edited| row(edited.value))
+            .map_err(|e| to_command_error(&e))
     })
     .await
 }
@@ -389,12 +364,10 @@ pub async fn edit_entity(
                 non_empty(request.deadline).map(Some)
             },
         };
-        let entity = store
-            .graph()
-            .edit_entity(&request.entity_id, &edit, elnor_engine::now())
-            .map_err(|e| to_command_error(&e))?;
-        deliver(&store);
-        Ok(entity_row(entity))
+        let id = EntityId::new(request.entity_id).map_err(|e| to_command_error(&e))?;
+        elnor_engine::edit_entity(&store, &id, &edit, elnor_engine::now())
+            .map(|edited| entity_row(edited.value))
+            .map_err(|e| to_command_error(&e))
     })
     .await
 }
@@ -406,12 +379,11 @@ pub async fn merge_entities(
 ) -> Result<EntityRow, CommandError> {
     let store = state.store()?;
     blocking(move || {
-        let entity = store
-            .graph()
-            .merge_entities(&request.keep, &request.absorb, elnor_engine::now())
-            .map_err(|e| to_command_error(&e))?;
-        deliver(&store);
-        Ok(entity_row(entity))
+        let keep = EntityId::new(request.keep).map_err(|e| to_command_error(&e))?;
+        let absorb = EntityId::new(request.absorb).map_err(|e| to_command_error(&e))?;
+        elnor_engine::merge_entities(&store, &keep, &absorb, elnor_engine::now())
+            .map(|edited| entity_row(edited.value))
+            .map_err(|e| to_command_error(&e))
     })
     .await
 }

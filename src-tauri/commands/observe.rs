@@ -215,16 +215,16 @@ mod tests {
     fn a_push_converts_with_its_context_and_entities() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        let wc = store
-            .graph()
-            .create_work_context(
-                &NewWorkContext {
-                    name: "Henderson".into(),
-                    ..Default::default()
-                },
-                elnor_engine::now(),
-            )
-            .unwrap();
+        let wc = elnor_engine::create_work_context(
+            &store,
+            &NewWorkContext {
+                name: "Henderson".into(),
+                ..Default::default()
+            },
+            elnor_engine::now(),
+        )
+        .map(|e| e.value)
+        .unwrap();
         let push = Push {
             text: "Sent the rebuttal memo to the client".into(),
             work_context: Some(wc.work_context_id.clone()),

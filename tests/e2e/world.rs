@@ -133,17 +133,17 @@ fn ingest_claude_code(store: &Store, root: PathBuf) {
 
 /// Creates a named work context whose folder rule is `cwd`.
 fn context_with_folder(store: &Store, name: &str, cwd: &str, now: DateTime<Utc>) {
-    store
-        .graph()
-        .create_work_context(
-            &elnor_engine::NewWorkContext {
-                name: name.into(),
-                rules: vec![(elnor_engine::LinkRuleKind::Cwd, cwd.into())],
-                ..Default::default()
-            },
-            now,
-        )
-        .unwrap();
+    elnor_engine::create_work_context(
+        store,
+        &elnor_engine::NewWorkContext {
+            name: name.into(),
+            rules: vec![(elnor_engine::LinkRuleKind::Cwd, cwd.into())],
+            ..Default::default()
+        },
+        now,
+    )
+    .map(|e| e.value)
+    .unwrap();
 }
 
 /// Seeded the way `scripts/run.sh` seeds its demo store: deterministic mode, a work context
@@ -198,31 +198,31 @@ pub fn two_contexts_one_entity_world() -> (World, WorkContextId, WorkContextId) 
     let world = World::new();
     let store = world.store();
     let now = Utc::now();
-    let report = store
-        .graph()
-        .create_entity(
-            &elnor_engine::NewEntity {
-                kind: "document".into(),
-                canonical_name: "Christensen report".into(),
-                aliases: Vec::new(),
-                deadline: None,
+    let report = elnor_engine::create_entity(
+        &store,
+        &elnor_engine::NewEntity {
+            kind: "document".into(),
+            canonical_name: "Christensen report".into(),
+            aliases: Vec::new(),
+            deadline: None,
+        },
+        now,
+    )
+    .map(|e| e.value)
+    .unwrap();
+    let context = |name: &str| {
+        elnor_engine::create_work_context(
+            &store,
+            &elnor_engine::NewWorkContext {
+                name: name.into(),
+                entity_ids: vec![report.entity_id.to_string()],
+                ..Default::default()
             },
             now,
         )
-        .unwrap();
-    let context = |name: &str| {
-        store
-            .graph()
-            .create_work_context(
-                &elnor_engine::NewWorkContext {
-                    name: name.into(),
-                    entity_ids: vec![report.entity_id.to_string()],
-                    ..Default::default()
-                },
-                now,
-            )
-            .unwrap()
-            .work_context_id
+        .map(|e| e.value)
+        .unwrap()
+        .work_context_id
     };
     let henderson = context("Henderson");
     let spotter = context("Spotter");
@@ -413,18 +413,18 @@ pub fn review_world() -> ReviewWorld {
     let deadline = (now + chrono::Duration::days(30))
         .format("%Y-%m-%d")
         .to_string();
-    store
-        .graph()
-        .create_entity(
-            &elnor_engine::NewEntity {
-                kind: "document".into(),
-                canonical_name: "Christensen report".into(),
-                aliases: Vec::new(),
-                deadline: Some(deadline.clone()),
-            },
-            then,
-        )
-        .unwrap();
+    elnor_engine::create_entity(
+        &store,
+        &elnor_engine::NewEntity {
+            kind: "document".into(),
+            canonical_name: "Christensen report".into(),
+            aliases: Vec::new(),
+            deadline: Some(deadline.clone()),
+        },
+        then,
+    )
+    .map(|e| e.value)
+    .unwrap();
     context_with_folder(&store, "Henderson", cwd, then);
     ingest_claude_code(&store, transcripts);
     let run = elnor_engine::Agent::new(&store.config().unwrap())

@@ -5,9 +5,9 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
+use elnor_engine::{Edited, EntityId, Store, WorkContextId};
 use elnor_engine::{Entity, EntityEdit, NewEntity};
 use elnor_engine::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
-use elnor_engine::{Store, WorkContextId};
 
 use crate::output;
 
@@ -132,10 +132,6 @@ pub enum RuleCommand {
     Remove { id: String, rule_id: i64 },
 }
 
-fn deliver(store: &Store) -> anyhow::Result<usize> {
-    Ok(elnor_engine::deliver_updates(store, elnor_engine::now())?)
-}
-
 fn print_entity(e: &Entity) {
     print!("{}  [{}] {}", e.entity_id, e.kind, e.canonical_name);
     if !e.aliases.is_empty() {
@@ -147,8 +143,12 @@ fn print_entity(e: &Entity) {
     println!();
 }
 
-fn entity_out(store: &Store, e: &Entity, json: bool) -> anyhow::Result<ExitCode> {
-    let delivered = deliver(store)?;
+fn entity_out(edited: &Edited<Entity>, json: bool) -> anyhow::Result<ExitCode> {
+    let Edited {
+        value: e,
+        delivered,
+    } = edited;
+    let delivered = *delivered;
     if json {
         output::json(e)?;
     } else {
@@ -190,7 +190,8 @@ pub fn entities(store: &Store, cmd: &EntitiesCommand, json: bool) -> anyhow::Res
             aliases,
             deadline,
         } => {
-            let e = g.create_entity(
+            let e = elnor_engine::create_entity(
+                store,
                 &NewEntity {
                     kind: kind.clone(),
                     canonical_name: name.clone(),
@@ -199,7 +200,7 @@ pub fn entities(store: &Store, cmd: &EntitiesCommand, json: bool) -> anyhow::Res
                 },
                 now,
             )?;
-            entity_out(store, &e, json)
+            entity_out(&e, json)
         }
         EntitiesCommand::Edit {
             id,
@@ -221,12 +222,17 @@ pub fn entities(store: &Store, cmd: &EntitiesCommand, json: bool) -> anyhow::Res
                     deadline.clone().map(Some)
                 },
             };
-            let e = g.edit_entity(id, &edit, now)?;
-            entity_out(store, &e, json)
+            let e = elnor_engine::edit_entity(store, &EntityId::new(id)?, &edit, now)?;
+            entity_out(&e, json)
         }
         EntitiesCommand::Merge { keep, absorb } => {
-            let e = g.merge_entities(keep, absorb, now)?;
-            entity_out(store, &e, json)
+            let e = elnor_engine::merge_entities(
+                store,
+                &EntityId::new(keep)?,
+                &EntityId::new(absorb)?,
+                now,
+            )?;
+            entity_out(&e, json)
         }
     }
 }
@@ -248,8 +254,8 @@ fn print_context(wc: &WorkContext) {
 pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Result<ExitCode> {
     let g = store.graph();
     let now = elnor_engine::now();
-    let done = |wc: &WorkContext| -> anyhow::Result<ExitCode> {
-        deliver(store)?;
+    let done = |edited: Edited<WorkContext>| -> anyhow::Result<ExitCode> {
+        let wc = &edited.value;
         if json {
             output::json(wc)?;
         } else {
@@ -372,7 +378,8 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
                     .iter()
                     .map(|p| (LinkRuleKind::EntitySet, p.clone())),
             );
-            let wc = g.create_work_context(
+            let wc = elnor_engine::create_work_context(
+                store,
                 &NewWorkContext {
                     name: name.clone(),
                     domain_lineage: lineage.clone(),
@@ -382,7 +389,7 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
                 },
                 now,
             )?;
-            done(&wc)
+            done(wc)
         }
         ContextsCommand::Edit {
             id,
@@ -400,7 +407,12 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
                 },
                 local_only: *local_only,
             };
-            done(&g.edit_work_context(id, &edit, now)?)
+            done(elnor_engine::edit_work_context(
+                store,
+                &WorkContextId::new(id)?,
+                &edit,
+                now,
+            )?)
         }
         ContextsCommand::Rule(RuleCommand::Add {
             id,
@@ -414,23 +426,34 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
                 (None, None, Some(p)) => (LinkRuleKind::EntitySet, p),
                 _ => crate::usage!("give exactly one of --cwd, --session-key or --entity-set"),
             };
-            g.add_link_rule(id, kind, pattern)?;
-            done(&g.work_context(id)?)
+            done(elnor_engine::add_link_rule(
+                store,
+                &WorkContextId::new(id)?,
+                kind,
+                pattern,
+                now,
+            )?)
         }
-        ContextsCommand::Rule(RuleCommand::Remove { id, rule_id }) => {
-            g.remove_link_rule(id, *rule_id)?;
-            done(&g.work_context(id)?)
-        }
-        ContextsCommand::Link { id, entity } => {
-            g.link_entity(id, entity)?;
-            done(&g.work_context(id)?)
-        }
-        ContextsCommand::Unlink { id, entity } => {
-            g.unlink_entity(id, entity)?;
-            done(&g.work_context(id)?)
-        }
-        ContextsCommand::Merge { keep, absorb } => done(&elnor_engine::merge_work_contexts(
-            store, keep, absorb, now,
+        ContextsCommand::Rule(RuleCommand::Remove { id, rule_id }) => done(
+            elnor_engine::remove_link_rule(store, &WorkContextId::new(id)?, *rule_id, now)?,
+        ),
+        ContextsCommand::Link { id, entity } => done(elnor_engine::link_entity(
+            store,
+            &WorkContextId::new(id)?,
+            &EntityId::new(entity)?,
+            now,
+        )?),
+        ContextsCommand::Unlink { id, entity } => done(elnor_engine::unlink_entity(
+            store,
+            &WorkContextId::new(id)?,
+            &EntityId::new(entity)?,
+            now,
+        )?),
+        ContextsCommand::Merge { keep, absorb } => done(elnor_engine::merge_work_contexts(
+            store,
+            &WorkContextId::new(keep)?,
+            &WorkContextId::new(absorb)?,
+            now,
         )?),
     }
 }

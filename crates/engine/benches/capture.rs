@@ -37,33 +37,33 @@ fn store_with(entities: usize) -> (tempfile::TempDir, Store) {
     elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap();
     for i in 0..entities {
-        store
-            .graph()
-            .create_entity(
-                &NewEntity {
-                    kind: "matter".into(),
-                    canonical_name: format!("Generated Matter {i:05}"),
-                    aliases: vec![format!("GM{i:05}")],
-                    deadline: None,
-                },
-                now,
-            )
-            .unwrap();
-    }
-    let wc = store
-        .graph()
-        .create_work_context(
-            &NewWorkContext {
-                name: "Spotter OTEL".into(),
-                rules: vec![(
-                    LinkRuleKind::Cwd,
-                    "/home/USER/projects/spotter-worktrees".into(),
-                )],
-                ..NewWorkContext::default()
+        elnor_engine::create_entity(
+            &store,
+            &NewEntity {
+                kind: "matter".into(),
+                canonical_name: format!("Generated Matter {i:05}"),
+                aliases: vec![format!("GM{i:05}")],
+                deadline: None,
             },
             now,
         )
+        .map(|e| e.value)
         .unwrap();
+    }
+    let wc = elnor_engine::create_work_context(
+        &store,
+        &NewWorkContext {
+            name: "Spotter OTEL".into(),
+            rules: vec![(
+                LinkRuleKind::Cwd,
+                "/home/USER/projects/spotter-worktrees".into(),
+            )],
+            ..NewWorkContext::default()
+        },
+        now,
+    )
+    .map(|e| e.value)
+    .unwrap();
     let config = store.config().unwrap();
     let log = store.log(&wc.work_context_id);
     for i in 0..250 {

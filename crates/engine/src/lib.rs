@@ -31,8 +31,10 @@ pub use usecase::nightly::{
 };
 pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStatus};
 pub use usecase::{
-    Pass, capture_due, capture_session, change_node, deliver_updates, ingest, merge_work_contexts,
-    pass, push, reconcile_folders, refresh_views, sweep_nodes,
+    Edited, Pass, add_link_rule, capture_due, capture_session, change_node, create_entity,
+    create_work_context, deliver_updates, edit_entity, edit_work_context, ingest, link_entity,
+    merge_entities, merge_work_contexts, pass, push, reconcile_folders, refresh_views,
+    remove_link_rule, sweep_nodes, unlink_entity,
 };
 
 // Base: errors, ids, the clock, config and secrets.

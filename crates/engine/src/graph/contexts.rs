@@ -543,7 +543,7 @@ fn not_found(id: &str) -> Error {
 
 impl Graph {
     /// Creates a named work context with its rules and linked entities.
-    pub fn create_work_context(
+    pub(crate) fn create_work_context(
         &self,
         new: &NewWorkContext,
         now: DateTime<Utc>,
@@ -635,7 +635,7 @@ impl Graph {
     }
 
     /// Renames, retags or changes the local-only flag of a work context.
-    pub fn edit_work_context(
+    pub(crate) fn edit_work_context(
         &self,
         id: &str,
         edit: &WorkContextEdit,
@@ -667,7 +667,12 @@ impl Graph {
     }
 
     /// Adds a link rule.
-    pub fn add_link_rule(&self, id: &str, kind: LinkRuleKind, pattern: &str) -> Result<LinkRule> {
+    pub(crate) fn add_link_rule(
+        &self,
+        id: &str,
+        kind: LinkRuleKind,
+        pattern: &str,
+    ) -> Result<LinkRule> {
         self.work_context(id)?;
         let conn = self.conn();
         let pattern = clean_rule(&conn, kind, pattern)?;
@@ -685,7 +690,7 @@ impl Graph {
     }
 
     /// Removes a link rule.
-    pub fn remove_link_rule(&self, id: &str, rule_id: i64) -> Result<()> {
+    pub(crate) fn remove_link_rule(&self, id: &str, rule_id: i64) -> Result<()> {
         let n = self.with_conn_result(|c| {
             c.execute(
                 "DELETE FROM work_context_link_rules WHERE work_context_id = ?1 AND rule_id = ?2",
@@ -702,13 +707,13 @@ impl Graph {
     }
 
     /// Links an entity to a work context.
-    pub fn link_entity(&self, id: &str, entity: &str) -> Result<()> {
+    pub(crate) fn link_entity(&self, id: &str, entity: &str) -> Result<()> {
         self.work_context(id)?;
         link_in(&self.conn(), id, entity)
     }
 
     /// Unlinks an entity from a work context.
-    pub fn unlink_entity(&self, id: &str, entity: &str) -> Result<()> {
+    pub(crate) fn unlink_entity(&self, id: &str, entity: &str) -> Result<()> {
         self.with_conn_result(|c| {
             c.execute(
                 "DELETE FROM work_context_entities WHERE work_context_id = ?1 AND entity_id = ?2",

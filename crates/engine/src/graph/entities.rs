@@ -411,7 +411,7 @@ pub(crate) fn all_names(conn: &Connection) -> rusqlite::Result<Vec<(EntityId, St
 
 impl Graph {
     /// Creates an entity; refused when its name or an alias already names another entity.
-    pub fn create_entity(&self, new: &NewEntity, now: DateTime<Utc>) -> Result<Entity> {
+    pub(crate) fn create_entity(&self, new: &NewEntity, now: DateTime<Utc>) -> Result<Entity> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(|e| self.sql(e))?;
         let id = match create_in(&tx, new, Some(&ChangeSource::manual()), now)? {
@@ -458,7 +458,12 @@ impl Graph {
     }
 
     /// Edits an entity and writes an upsert event.
-    pub fn edit_entity(&self, id: &str, edit: &EntityEdit, now: DateTime<Utc>) -> Result<Entity> {
+    pub(crate) fn edit_entity(
+        &self,
+        id: &str,
+        edit: &EntityEdit,
+        now: DateTime<Utc>,
+    ) -> Result<Entity> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(|e| self.sql(e))?;
         let Some(current) = get_in(&tx, id).map_err(|e| self.sql(e))? else {
@@ -539,7 +544,12 @@ impl Graph {
     /// Merges `absorb` into `keep`: the absorbed entity's name and aliases become aliases of
     /// `keep`, and its links, mentions, edges and provenance move over; then it is removed. The
     /// merge is recorded as provenance of `keep`, so it can be traced.
-    pub fn merge_entities(&self, keep: &str, absorb: &str, now: DateTime<Utc>) -> Result<Entity> {
+    pub(crate) fn merge_entities(
+        &self,
+        keep: &str,
+        absorb: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Entity> {
         if keep == absorb {
             return Err(Error::InvalidEntry(
                 "cannot merge an entity into itself".into(),

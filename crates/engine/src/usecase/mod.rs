@@ -12,9 +12,10 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 
 use crate::base::error::Result;
-use crate::base::ids::WorkContextId;
+use crate::base::ids::{EntityId, WorkContextId};
 use crate::base::secrets::SecretStore;
-use crate::graph::contexts::WorkContext;
+use crate::graph::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
+use crate::graph::entities::{Entity, EntityEdit, NewEntity};
 use crate::graph::nodes::{Change, Node};
 use crate::graph::store::Store;
 use crate::inputs::agent::{Agent, AgentRun};
@@ -65,18 +66,18 @@ pub fn ingest(
     Ok(report)
 }
 
-/// Merges work context `absorb` into `keep` (see [`Store::merge_work_contexts`]), then removes
-/// the absorbed context's view and rebuilds the kept one's.
+/// Merges work context `absorb` into `keep` (see [`Store::merge_work_contexts`]), removes the
+/// absorbed context's view, rebuilds the kept one's, then delivers what the merge let out.
 pub fn merge_work_contexts(
     store: &Store,
-    keep: &str,
-    absorb: &str,
+    keep: &WorkContextId,
+    absorb: &WorkContextId,
     now: DateTime<Utc>,
-) -> Result<WorkContext> {
-    let merged = store.merge_work_contexts(keep, absorb, now)?;
-    crate::views::constellation::remove_view(store, &WorkContextId::new(absorb)?)?;
+) -> Result<Edited<WorkContext>> {
+    let merged = store.merge_work_contexts(keep.as_str(), absorb.as_str(), now)?;
+    crate::views::constellation::remove_view(store, absorb)?;
     crate::views::constellation::refresh(store, [&merged.work_context_id], now);
-    Ok(merged)
+    edit_then_deliver(store, now, |_| Ok(merged))
 }
 
 /// Records a push, "I just did X" (`elnor push`, the app's push box and shortcut): the
@@ -94,6 +95,133 @@ pub fn reconcile_folders(store: &Store, now: DateTime<Utc>) -> Result<Settled> {
     let settled = crate::inputs::observe::files::reconcile_all(store, now)?;
     crate::views::constellation::refresh(store, &settled.touched, now);
     Ok(settled)
+}
+
+/// What a change to the graph's work contexts or entities returned, and how many
+/// cross-conversation updates it let out: a new rule, link or alias can make a context reference
+/// an entity whose events were waiting for a reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edited<T> {
+    pub value: T,
+    /// Updates written into other contexts' logs by the delivery that follows the change.
+    pub delivered: usize,
+}
+
+/// Runs one edit of the graph, then delivers what it let out (and rebuilds those views). A
+/// delivery that fails is logged and left pending for the next pass: the edit itself is stored,
+/// so the command succeeded.
+fn edit_then_deliver<T>(
+    store: &Store,
+    now: DateTime<Utc>,
+    edit: impl FnOnce(&crate::graph::Graph) -> Result<T>,
+) -> Result<Edited<T>> {
+    let value = edit(store.graph())?;
+    let delivered = deliver_updates(store, now).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "cross-conversation delivery failed; it stays pending");
+        0
+    });
+    Ok(Edited { value, delivered })
+}
+
+/// Creates a named work context with its link rules (`elnor contexts add`, the Work contexts page).
+pub fn create_work_context(
+    store: &Store,
+    new: &NewWorkContext,
+    now: DateTime<Utc>,
+) -> Result<Edited<WorkContext>> {
+    edit_then_deliver(store, now, |g| g.create_work_context(new, now))
+}
+
+/// Renames a work context or changes its local-only flag.
+pub fn edit_work_context(
+    store: &Store,
+    id: &WorkContextId,
+    edit: &WorkContextEdit,
+    now: DateTime<Utc>,
+) -> Result<Edited<WorkContext>> {
+    edit_then_deliver(store, now, |g| g.edit_work_context(id.as_str(), edit, now))
+}
+
+/// Adds a link rule (cwd prefix, session-key glob or entity set) to a work context; returns the
+/// context with its rules as they now stand.
+pub fn add_link_rule(
+    store: &Store,
+    id: &WorkContextId,
+    kind: LinkRuleKind,
+    pattern: &str,
+    now: DateTime<Utc>,
+) -> Result<Edited<WorkContext>> {
+    edit_then_deliver(store, now, |g| {
+        g.add_link_rule(id.as_str(), kind, pattern)?;
+        g.work_context(id.as_str())
+    })
+}
+
+/// Removes a work context's link rule by its number; returns the context as it now stands.
+pub fn remove_link_rule(
+    store: &Store,
+    id: &WorkContextId,
+    rule_id: i64,
+    now: DateTime<Utc>,
+) -> Result<Edited<WorkContext>> {
+    edit_then_deliver(store, now, |g| {
+        g.remove_link_rule(id.as_str(), rule_id)?;
+        g.work_context(id.as_str())
+    })
+}
+
+/// Links an entity to a work context, so the context hears of the entity's changes; returns the
+/// context as it now stands.
+pub fn link_entity(
+    store: &Store,
+    id: &WorkContextId,
+    entity: &EntityId,
+    now: DateTime<Utc>,
+) -> Result<Edited<WorkContext>> {
+    edit_then_deliver(store, now, |g| {
+        g.link_entity(id.as_str(), entity.as_str())?;
+        g.work_context(id.as_str())
+    })
+}
+
+/// Unlinks an entity from a work context; returns the context as it now stands.
+pub fn unlink_entity(
+    store: &Store,
+    id: &WorkContextId,
+    entity: &EntityId,
+    now: DateTime<Utc>,
+) -> Result<Edited<WorkContext>> {
+    edit_then_deliver(store, now, |g| {
+        g.unlink_entity(id.as_str(), entity.as_str())?;
+        g.work_context(id.as_str())
+    })
+}
+
+/// Creates an entity by hand (`elnor entities add`, the app's entity form).
+pub fn create_entity(store: &Store, new: &NewEntity, now: DateTime<Utc>) -> Result<Edited<Entity>> {
+    edit_then_deliver(store, now, |g| g.create_entity(new, now))
+}
+
+/// Edits an entity's name, kind, aliases or deadline.
+pub fn edit_entity(
+    store: &Store,
+    id: &EntityId,
+    edit: &EntityEdit,
+    now: DateTime<Utc>,
+) -> Result<Edited<Entity>> {
+    edit_then_deliver(store, now, |g| g.edit_entity(id.as_str(), edit, now))
+}
+
+/// Merges entity `absorb` into `keep`: names become aliases, links and mentions move over.
+pub fn merge_entities(
+    store: &Store,
+    keep: &EntityId,
+    absorb: &EntityId,
+    now: DateTime<Utc>,
+) -> Result<Edited<Entity>> {
+    edit_then_deliver(store, now, |g| {
+        g.merge_entities(keep.as_str(), absorb.as_str(), now)
+    })
 }
 
 /// Captures what is due without ingesting (`elnor capture`): the sessions whose trigger fired,
