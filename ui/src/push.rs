@@ -12,7 +12,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
-use crate::app::{use_activity, use_nav};
+use crate::app::use_activity;
+use crate::nav::use_nav;
 use crate::pages::error_list;
 
 /// The dialog's element id; pages with their own keys leave them alone while it is open.

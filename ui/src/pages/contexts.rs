@@ -23,7 +23,7 @@ use leptos::task::spawn_local;
 
 use super::{error_list, session_link, short_time};
 use crate::api;
-use crate::app::use_nav;
+use crate::nav::use_nav;
 
 #[component]
 pub fn ContextsPage() -> impl IntoView {
@@ -32,8 +32,7 @@ pub fn ContextsPage() -> impl IntoView {
     // A link elsewhere (a Timeline item) may name the context to open; it is taken once, so coming
     // back later starts from the list.
     let nav = use_nav();
-    let selected = RwSignal::new(nav.work_context.get_untracked());
-    nav.work_context.set(None);
+    let selected = RwSignal::new(nav.take_work_context());
     let contexts = LocalResource::new(move || {
         generation.track();
         api::list_work_contexts()

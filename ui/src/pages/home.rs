@@ -13,7 +13,8 @@ use leptos::task::spawn_local;
 
 use super::{error_list, short_time};
 use crate::api;
-use crate::app::{use_activity, use_nav};
+use crate::app::use_activity;
+use crate::nav::use_nav;
 use crate::push::PushForm;
 
 /// Observations listed under the push box; the Timeline has the rest.

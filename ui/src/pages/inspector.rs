@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use super::{error_list, session_link, short_time};
 use crate::api;
-use crate::app::use_nav;
+use crate::nav::use_nav;
 
 /// Assemblies listed at once; older ones are kept by the engine up to its retention setting.
 const LISTED: u32 = 100;
@@ -22,8 +22,7 @@ pub fn InspectorPage() -> impl IntoView {
     let nav = use_nav();
     // A link from Home or a work context names the assembly to open; it is taken once, so coming
     // back to the Inspector later starts from the list.
-    let selected = RwSignal::new(nav.assembly.get_untracked());
-    nav.assembly.set(None);
+    let selected = RwSignal::new(nav.take_assembly());
     let generation = RwSignal::new(0u32);
     let assemblies = LocalResource::new(move || {
         generation.track();

@@ -22,7 +22,7 @@ use leptos::task::spawn_local;
 
 use super::{error_list, session_link, short_time};
 use crate::api;
-use crate::app::{Nav, use_nav};
+use crate::nav::{Nav, Page, Route, use_nav};
 
 /// The form open over the selected node, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,8 +172,7 @@ impl Knowledge {
 pub fn KnowledgePage() -> impl IntoView {
     let k = Knowledge::new();
     // A link from Review names the node to open; it is taken once, like the Inspector's target.
-    if let Some(id) = k.nav.node.get_untracked() {
-        k.nav.node.set(None);
+    if let Some(id) = k.nav.take_node() {
         k.open(id);
     }
     let list = LocalResource::new(move || {
@@ -299,7 +298,7 @@ fn NodeList(list: KnowledgeList, detail: Detail, k: Knowledge) -> impl IntoView 
                     "unresolved near a deadline becomes an obligation, a decision stated in several "
                     "sessions becomes a memory directive. Nothing enters the graph until you approve it."
                 </p>
-                <button class="small" id="knowledge-open-review" on:click=move |_| k.nav.page.set(crate::app::Page::Review)>
+                <button class="small" id="knowledge-open-review" on:click=move |_| k.nav.go(Route::of(Page::Review))>
                     "Open Review"
                 </button>
             </div>

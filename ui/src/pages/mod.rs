@@ -11,7 +11,7 @@ pub mod timeline;
 
 use leptos::prelude::*;
 
-use crate::app::use_nav;
+use crate::nav::use_nav;
 
 /// Shows every error an `ErrorBoundary` caught, as readable text.
 pub fn error_list(errors: ArcRwSignal<Errors>) -> impl IntoView {

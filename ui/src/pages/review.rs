@@ -22,7 +22,8 @@ use wasm_bindgen::JsCast;
 
 use super::{error_list, session_link, short_time};
 use crate::api;
-use crate::app::{PendingReviews, use_nav, use_pending_reviews};
+use crate::app::{PendingReviews, use_pending_reviews};
+use crate::nav::use_nav;
 use crate::push::dialog_open;
 
 /// The form open over the queue, if any.
@@ -296,8 +297,7 @@ pub fn ReviewPage() -> impl IntoView {
     let review = Review::new();
     // A link from the Knowledge page names a proposal, usually a decided one: show it among all.
     let nav = use_nav();
-    if let Some(id) = nav.proposal.get_untracked() {
-        nav.proposal.set(None);
+    if let Some(id) = nav.take_proposal() {
         review.show_all.set(true);
         review.selected.set(Some(id));
     }

@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 
 use super::error_list;
 use crate::api;
-use crate::app::use_nav;
+use crate::nav::use_nav;
 
 /// Height of one row in the transcript viewer; rows are fixed-height so only the visible ones
 /// need to exist in the DOM.
@@ -28,8 +28,7 @@ pub fn SessionsPage() -> impl IntoView {
     // A link elsewhere (the Inspector, a work context) may name a session to open; it is taken
     // once, so coming back to Sessions later starts from the whole list.
     let nav = use_nav();
-    let target = nav.session.get_untracked();
-    nav.session.set(None);
+    let target = nav.take_session();
     view! {
         <h2>"Sessions"</h2>
         <IngestCard generation />

@@ -19,7 +19,8 @@ use leptos::prelude::*;
 
 use super::{error_list, short_time};
 use crate::api;
-use crate::app::{Nav, use_activity, use_nav};
+use crate::app::use_activity;
+use crate::nav::{Nav, use_nav};
 
 /// How the filter names each kind.
 fn kind_label(k: TimelineKind) -> &'static str {
@@ -59,13 +60,11 @@ pub fn TimelinePage() -> impl IntoView {
     let activity = use_activity();
     // A link elsewhere (Home's recent observations, a push's outcome) may name an observation to
     // show; it is taken once, like the other pages' targets.
-    let selected = RwSignal::new(nav.observation.get_untracked());
-    nav.observation.set(None);
+    let selected = RwSignal::new(nav.take_observation());
     // The push dialog can open over this very page and link back to it; the page is not mounted
     // again then (see `Nav::open_observation`), so a target set while it is shown is taken here.
     Effect::new(move |_| {
-        if let Some(id) = nav.observation.get() {
-            nav.observation.set(None);
+        if let Some(id) = nav.take_observation() {
             selected.set(Some(id));
         }
     });
