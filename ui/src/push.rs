@@ -13,8 +13,8 @@ use leptos::task::spawn_local;
 
 use crate::api;
 use crate::app::use_activity;
+use crate::components::Loaded;
 use crate::nav::use_nav;
-use crate::pages::error_list;
 
 /// The dialog's element id; pages with their own keys leave them alone while it is open.
 const DIALOG_ID: &str = "push-dialog";
@@ -114,35 +114,27 @@ pub fn PushForm(
             ></textarea>
             <div class="inline-form">
                 <label for=id("context")>"Work context"</label>
-                <Transition fallback=|| view! { <span class="hint">"Loading work contexts…"</span> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move {
-                            contexts
-                                .await
-                                .map(|list| {
+                <Loaded resource=contexts loading="Loading work contexts…" inline=true let:list>
+                    {view! {
+                        <select
+                            id=id("context")
+                            on:change=move |ev| context.set(event_target_value(&ev))
+                            prop:value=move || context.get()
+                        >
+                            <option value="">"None in particular"</option>
+                            {list
+                                .into_iter()
+                                .map(|wc| {
                                     view! {
-                                        <select
-                                            id=id("context")
-                                            on:change=move |ev| context.set(event_target_value(&ev))
-                                            prop:value=move || context.get()
-                                        >
-                                            <option value="">"None in particular"</option>
-                                            {list
-                                                .into_iter()
-                                                .map(|wc| {
-                                                    view! {
-                                                        <option value=wc.work_context_id.clone()>
-                                                            {wc.name.clone()}
-                                                        </option>
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </select>
+                                        <option value=wc.work_context_id.clone()>
+                                            {wc.name.clone()}
+                                        </option>
                                     }
                                 })
-                        })}
-                    </ErrorBoundary>
-                </Transition>
+                                .collect_view()}
+                        </select>
+                    }}
+                </Loaded>
             </div>
             <div class="inline-form">
                 <label for=id("entities")>"About"</label>

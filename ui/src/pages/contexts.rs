@@ -21,8 +21,9 @@ use elnor_types::{
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::{error_list, session_link, short_time};
+use super::{session_link, short_time};
 use crate::api;
+use crate::components::Loaded;
 use crate::nav::use_nav;
 
 #[component]
@@ -51,13 +52,9 @@ pub fn ContextsPage() -> impl IntoView {
                     prop:value=move || filter.get()
                     on:input=move |ev| filter.set(event_target_value(&ev))
                 />
-                <Transition fallback=|| view! { <p class="hint">"Loading work contexts…"</p> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move {
-                            contexts.await.map(|rows| context_rows(rows, selected, filter))
-                        })}
-                    </ErrorBoundary>
-                </Transition>
+                <Loaded resource=contexts loading="Loading work contexts…" let:rows>
+                    {context_rows(rows, selected, filter)}
+                </Loaded>
             </div>
             <div class="context-view">
                 {move || match selected.get() {
@@ -236,13 +233,9 @@ fn ContextDetail(id: String, generation: RwSignal<u32>) -> impl IntoView {
         }
     });
     view! {
-        <Transition fallback=|| view! { <p class="hint">"Reading the work context…"</p> }>
-            <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move {
-                    detail.await.map(|d| view! { <ContextView detail=d generation /> })
-                })}
-            </ErrorBoundary>
-        </Transition>
+        <Loaded resource=detail loading="Reading the work context…" let:d>
+            {view! { <ContextView detail=d generation /> }}
+        </Loaded>
     }
 }
 
@@ -475,13 +468,9 @@ fn ConstellationCard(id: String, generation: RwSignal<u32>) -> impl IntoView {
     view! {
         <div class="card" id="wc-constellation">
             <h3>"Constellation"</h3>
-            <Transition fallback=|| view! { <p class="hint">"Reading the constellation view…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        view_read.await.map(|c| view! { <ConstellationBody c /> })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=view_read loading="Reading the constellation view…" let:c>
+                {view! { <ConstellationBody c /> }}
+            </Loaded>
         </div>
     }
 }
@@ -805,39 +794,31 @@ fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
     view! {
         <div class="card">
             <h3>"Entities"</h3>
-            <Transition fallback=|| view! { <p class="hint">"Loading entities…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        entities
-                            .await
-                            .map(|list| {
-                                if list.is_empty() {
-                                    return view! { <p class="hint">"No entities yet."</p> }.into_any();
-                                }
+            <Loaded resource=entities loading="Loading entities…" let:list>
+                {if list.is_empty() {
+                    return view! { <p class="hint">"No entities yet."</p> }.into_any();
+                }
+                view! {
+                    <ul class="entities" id="entity-list">
+                        {list
+                            .into_iter()
+                            .map(|e| {
                                 view! {
-                                    <ul class="entities" id="entity-list">
-                                        {list
-                                            .into_iter()
-                                            .map(|e| {
-                                                view! {
-                                                    <li>
-                                                        <strong>{e.canonical_name}</strong>
-                                                        <span class="meta">
-                                                            {format!(" {} · {}", e.kind, e.entity_id)}
-                                                            {(!e.aliases.is_empty())
-                                                                .then(|| format!(" · also {}", e.aliases.join(", ")))}
-                                                        </span>
-                                                    </li>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </ul>
+                                    <li>
+                                        <strong>{e.canonical_name}</strong>
+                                        <span class="meta">
+                                            {format!(" {} · {}", e.kind, e.entity_id)}
+                                            {(!e.aliases.is_empty())
+                                                .then(|| format!(" · also {}", e.aliases.join(", ")))}
+                                        </span>
+                                    </li>
                                 }
-                                    .into_any()
                             })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+                            .collect_view()}
+                    </ul>
+                }
+                    .into_any()}
+            </Loaded>
             <div class="inline-form">
                 {text_input("entity-kind", "kind, e.g. project", kind)}
                 {text_input("entity-name", "Name", name)}

@@ -11,9 +11,10 @@ use elnor_types::{
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::{error_list, short_time};
+use super::short_time;
 use crate::api;
 use crate::app::use_activity;
+use crate::components::Loaded;
 use crate::nav::use_nav;
 use crate::push::PushForm;
 
@@ -28,13 +29,9 @@ pub fn Home() -> impl IntoView {
         <ProjectsCard />
         <PushCard />
         <BriefPanel />
-        <Transition fallback=|| view! { <p class="hint">"Reading the store…"</p> }>
-            <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move {
-                    status.await.map(|s| view! { <StatusCard status=s /> })
-                })}
-            </ErrorBoundary>
-        </Transition>
+        <Loaded resource=status loading="Reading the store…" let:s>
+            {view! { <StatusCard status=s /> }}
+        </Loaded>
     }
 }
 
@@ -50,11 +47,9 @@ fn ProjectsCard() -> impl IntoView {
     view! {
         <div class="card" id="projects-card">
             <h3>"Your projects"</h3>
-            <Transition fallback=|| view! { <p class="hint">"Reading projects…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move { projects.await.map(project_list) })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=projects loading="Reading projects…" let:value>
+                {project_list(value)}
+            </Loaded>
         </div>
     }
 }
@@ -145,11 +140,9 @@ fn PushCard() -> impl IntoView {
             </p>
             <PushForm prefix="push" />
             <h4>"Recently observed"</h4>
-            <Transition fallback=|| view! { <p class="hint">"Reading observations…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move { recent.await.map(recent_list) })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=recent loading="Reading observations…" let:value>
+                {recent_list(value)}
+            </Loaded>
         </div>
     }
 }
@@ -326,37 +319,29 @@ fn BriefPanel() -> impl IntoView {
             <h3>"Brief a fresh session would get now"</h3>
             <div class="inline-form">
                 <label for="brief-context">"Work context"</label>
-                <Transition fallback=|| view! { <span class="hint">"Loading work contexts…"</span> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move {
-                            contexts
-                                .await
-                                .map(|list| {
+                <Loaded resource=contexts loading="Loading work contexts…" inline=true let:list>
+                    {view! {
+                        <select
+                            id="brief-context"
+                            on:change=move |ev| context.set(event_target_value(&ev))
+                            prop:value=move || context.get()
+                        >
+                            <option value="">
+                                "Whatever the engine resolves (the session says nothing)"
+                            </option>
+                            {list
+                                .into_iter()
+                                .map(|wc| {
                                     view! {
-                                        <select
-                                            id="brief-context"
-                                            on:change=move |ev| context.set(event_target_value(&ev))
-                                            prop:value=move || context.get()
-                                        >
-                                            <option value="">
-                                                "Whatever the engine resolves (the session says nothing)"
-                                            </option>
-                                            {list
-                                                .into_iter()
-                                                .map(|wc| {
-                                                    view! {
-                                                        <option value=wc.work_context_id.clone()>
-                                                            {wc.name.clone()}
-                                                        </option>
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </select>
+                                        <option value=wc.work_context_id.clone()>
+                                            {wc.name.clone()}
+                                        </option>
                                     }
                                 })
-                        })}
-                    </ErrorBoundary>
-                </Transition>
+                                .collect_view()}
+                        </select>
+                    }}
+                </Loaded>
                 <button class="small" id="brief-reassemble" on:click=move |_| generation.update(|g| *g += 1)>
                     "Assemble again"
                 </button>
@@ -372,13 +357,9 @@ fn BriefPanel() -> impl IntoView {
                         Err(e) => view! { <div class="error" role="alert">{e}</div> }.into_any(),
                     })
             }}
-            <Transition fallback=|| view! { <p class="hint">"Assembling a preview…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        preview.await.map(|b| view! { <BriefView brief=b /> })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=preview loading="Assembling a preview…" let:b>
+                {view! { <BriefView brief=b /> }}
+            </Loaded>
         </div>
     }
 }

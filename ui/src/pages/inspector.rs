@@ -10,8 +10,9 @@
 use elnor_types::{AssemblyDetail, AssemblyRow, TraceItemRow};
 use leptos::prelude::*;
 
-use super::{error_list, session_link, short_time};
+use super::{session_link, short_time};
 use crate::api;
+use crate::components::Loaded;
 use crate::nav::use_nav;
 
 /// Assemblies listed at once; older ones are kept by the engine up to its retention setting.
@@ -41,13 +42,9 @@ pub fn InspectorPage() -> impl IntoView {
                 <button class="small" id="inspector-reload" on:click=move |_| generation.update(|g| *g += 1)>
                     "Reload"
                 </button>
-                <Transition fallback=|| view! { <p class="hint">"Loading assemblies…"</p> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move {
-                            assemblies.await.map(|rows| assembly_rows(rows, selected))
-                        })}
-                    </ErrorBoundary>
-                </Transition>
+                <Loaded resource=assemblies loading="Loading assemblies…" let:rows>
+                    {assembly_rows(rows, selected)}
+                </Loaded>
             </div>
             <div class="assembly-view">
                 {move || match selected.get() {
@@ -127,13 +124,9 @@ fn assembly_rows(rows: Vec<AssemblyRow>, selected: RwSignal<Option<i64>>) -> Any
 fn AssemblyPanel(id: i64) -> impl IntoView {
     let detail = LocalResource::new(move || api::assembly_get(id));
     view! {
-        <Transition fallback=|| view! { <p class="hint">"Reading the assembly…"</p> }>
-            <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move {
-                    detail.await.map(|d| view! { <AssemblyView detail=d /> })
-                })}
-            </ErrorBoundary>
-        </Transition>
+        <Loaded resource=detail loading="Reading the assembly…" let:d>
+            {view! { <AssemblyView detail=d /> }}
+        </Loaded>
     }
 }
 

@@ -20,8 +20,9 @@ use elnor_types::{
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::{error_list, session_link, short_time};
+use super::{session_link, short_time};
 use crate::api;
+use crate::components::Loaded;
 use crate::nav::{Nav, Page, Route, use_nav};
 
 /// The form open over the selected node, if any.
@@ -227,11 +228,9 @@ pub fn KnowledgePage() -> impl IntoView {
                     Err(e) => view! { <div class="error" id="knowledge-note" role="alert">{e}</div> }.into_any(),
                 })
         }}
-        <Transition fallback=|| view! { <p class="hint">"Reading the graph…"</p> }>
-            <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move { list.await.map(|l| view! { <NodeList list=l detail k /> }) })}
-            </ErrorBoundary>
-        </Transition>
+        <Loaded resource=list loading="Reading the graph…" let:l>
+            {view! { <NodeList list=l detail k /> }}
+        </Loaded>
     }
 }
 
@@ -402,18 +401,12 @@ fn node_row(n: NodeRow, k: Knowledge) -> impl IntoView {
 fn NodePane(detail: Detail, k: Knowledge) -> impl IntoView {
     view! {
         <div class="proposal-pane">
-            <Transition fallback=|| view! { <p class="hint">"Reading the node…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        detail
-                            .await
-                            .map(|d| match d {
-                                Some(d) => view! { <NodeView detail=d k /> }.into_any(),
-                                None => view! { <p class="hint">"Pick a node to see where it came from and its history."</p> }.into_any(),
-                            })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=detail loading="Reading the node…" let:d>
+                {match d {
+                    Some(d) => view! { <NodeView detail=d k /> }.into_any(),
+                    None => view! { <p class="hint">"Pick a node to see where it came from and its history."</p> }.into_any(),
+                }}
+            </Loaded>
         </div>
     }
 }

@@ -20,9 +20,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use super::{error_list, session_link, short_time};
+use super::{session_link, short_time};
 use crate::api;
 use crate::app::{PendingReviews, use_pending_reviews};
+use crate::components::Loaded;
 use crate::nav::use_nav;
 use crate::push::dialog_open;
 
@@ -372,13 +373,9 @@ pub fn ReviewPage() -> impl IntoView {
                     }
                 })
         }}
-        <Transition fallback=|| view! { <p class="hint">"Reading the review queue…"</p> }>
-            <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move {
-                    queue.await.map(|q| view! { <Queue queue=q review /> })
-                })}
-            </ErrorBoundary>
-        </Transition>
+        <Loaded resource=queue loading="Reading the review queue…" let:q>
+            {view! { <Queue queue=q review /> }}
+        </Loaded>
     }
 }
 
@@ -621,18 +618,12 @@ fn ProposalPane(review: Review) -> impl IntoView {
     });
     view! {
         <div class="proposal-pane">
-            <Transition fallback=|| view! { <p class="hint">"Reading the proposal…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        detail
-                            .await
-                            .map(|d| match d {
-                                Some(d) => view! { <ProposalView detail=d review /> }.into_any(),
-                                None => view! { <p class="hint">"Pick a proposal to see its evidence."</p> }.into_any(),
-                            })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=detail loading="Reading the proposal…" let:d>
+                {match d {
+                    Some(d) => view! { <ProposalView detail=d review /> }.into_any(),
+                    None => view! { <p class="hint">"Pick a proposal to see its evidence."</p> }.into_any(),
+                }}
+            </Loaded>
         </div>
     }
 }
@@ -1039,11 +1030,9 @@ fn NightlyCard(review: Review) -> impl IntoView {
     view! {
         <div class="card nightly" id="nightly-card">
             <div class="nightly-row">
-                <Transition fallback=|| view! { <span class="hint">"Reading the nightly job…"</span> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move { status.await.map(nightly_view) })}
-                    </ErrorBoundary>
-                </Transition>
+                <Loaded resource=status loading="Reading the nightly job…" inline=true let:value>
+                    {nightly_view(value)}
+                </Loaded>
                 <span class="nightly-buttons">
                     <button class="small" id="review-evaluate" disabled=move || working.get() on:click=evaluate>
                         "Evaluate rules now"

@@ -8,8 +8,8 @@ use elnor_types::{CompactionMark, SessionListRequest, SessionRow, SourceRow, Tur
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::error_list;
 use crate::api;
+use crate::components::Loaded;
 use crate::nav::use_nav;
 
 /// Height of one row in the transcript viewer; rows are fixed-height so only the visible ones
@@ -107,41 +107,33 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
     view! {
         <div class="card">
             <h3>"Transcript sources"</h3>
-            <Transition fallback=|| view! { <p class="hint">"Looking for transcripts…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        sources
-                            .await
-                            .map(|list| {
+            <Loaded resource=sources loading="Looking for transcripts…" let:list>
+                {view! {
+                    <table class="sources">
+                        {list
+                            .into_iter()
+                            .map(|s| {
+                                let row = s.clone();
                                 view! {
-                                    <table class="sources">
-                                        {list
-                                            .into_iter()
-                                            .map(|s| {
-                                                let row = s.clone();
-                                                view! {
-                                                    <tr class:missing=!s.exists>
-                                                        <td>{s.harness.clone()}</td>
-                                                        <td class="path">{s.root.clone()}</td>
-                                                        <td>{if s.exists { "found" } else { "not found" }}</td>
-                                                        <td>
-                                                            <button
-                                                                class="small"
-                                                                on:click=move |_| toggle(row.clone())
-                                                            >
-                                                                {if s.enabled { "Disable" } else { "Enable" }}
-                                                            </button>
-                                                        </td>
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </table>
+                                    <tr class:missing=!s.exists>
+                                        <td>{s.harness.clone()}</td>
+                                        <td class="path">{s.root.clone()}</td>
+                                        <td>{if s.exists { "found" } else { "not found" }}</td>
+                                        <td>
+                                            <button
+                                                class="small"
+                                                on:click=move |_| toggle(row.clone())
+                                            >
+                                                {if s.enabled { "Disable" } else { "Enable" }}
+                                            </button>
+                                        </td>
+                                    </tr>
                                 }
                             })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+                            .collect_view()}
+                    </table>
+                }}
+            </Loaded>
             <div class="add-source">
                 <select
                     id="source-harness"
@@ -290,13 +282,9 @@ fn SessionBrowser(
         </div>
         <div class="sessions-layout">
             <div class="session-list">
-                <Transition fallback=|| view! { <p class="hint">"Loading sessions…"</p> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move {
-                            sessions.await.map(|rows| session_rows(rows, selected))
-                        })}
-                    </ErrorBoundary>
-                </Transition>
+                <Loaded resource=sessions loading="Loading sessions…" let:rows>
+                    {session_rows(rows, selected)}
+                </Loaded>
             </div>
             <div class="session-view">
                 {move || match selected.get() {

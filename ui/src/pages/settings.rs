@@ -24,8 +24,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::sessions::IngestCard;
-use super::{error_list, short_time};
+use super::short_time;
 use crate::api;
+use crate::components::Loaded;
 
 /// How often the watcher's status is read again while Settings is open: the first scan of a large
 /// folder takes a while, and a problem (the inotify limit) can appear at any time. The reading is
@@ -39,20 +40,12 @@ pub fn SettingsPage() -> impl IntoView {
     let generation = RwSignal::new(0u32);
     view! {
         <h2>"Settings"</h2>
-        <Transition fallback=|| view! { <p class="hint">"Reading settings…"</p> }>
-            <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move {
-                    settings.await.map(|s| view! { <ContinuitySection initial=s /> })
-                })}
-            </ErrorBoundary>
-        </Transition>
-        <Transition fallback=|| view! { <p class="hint">"Reading the continuity config…"</p> }>
-            <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move {
-                    continuity.await.map(|s| view! { <ContinuityConfigCards initial=s /> })
-                })}
-            </ErrorBoundary>
-        </Transition>
+        <Loaded resource=settings loading="Reading settings…" let:s>
+            {view! { <ContinuitySection initial=s /> }}
+        </Loaded>
+        <Loaded resource=continuity loading="Reading the continuity config…" let:s>
+            {view! { <ContinuityConfigCards initial=s /> }}
+        </Loaded>
         <LivingMemoryCard />
         <TrackedFoldersCard />
         <IngestCard generation />
@@ -71,13 +64,9 @@ fn TrackedFoldersCard() -> impl IntoView {
                 "records each change as an observation on the Timeline; a markdown file adds its "
                 "title and the entities it mentions. Nothing leaves this computer."
             </p>
-            <Transition fallback=|| view! { <p class="hint">"Reading the tracked folders…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        initial.await.map(|t| view! { <TrackedFoldersEditor initial=t /> })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=initial loading="Reading the tracked folders…" let:t>
+                {view! { <TrackedFoldersEditor initial=t /> }}
+            </Loaded>
         </div>
     }
 }
@@ -326,13 +315,9 @@ fn LivingMemoryCard() -> impl IntoView {
                 "order; Tier 3 has 100 tokens, so facts that do not fit after the ones above them "
                 "are left out. The Inspector shows which."
             </p>
-            <Transition fallback=|| view! { <p class="hint">"Reading living memory…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        facts.await.map(|f| fact_list(f, error, done))
-                    })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=facts loading="Reading living memory…" let:f>
+                {fact_list(f, error, done)}
+            </Loaded>
             <div class="inline-form">
                 <input
                     id="fact-new"

@@ -17,9 +17,10 @@ use elnor_types::{
 };
 use leptos::prelude::*;
 
-use super::{error_list, short_time};
+use super::short_time;
 use crate::api;
 use crate::app::use_activity;
+use crate::components::Loaded;
 use crate::nav::{Nav, use_nav};
 
 /// How the filter names each kind.
@@ -108,33 +109,25 @@ pub fn TimelinePage() -> impl IntoView {
             "tracked folders, what you pushed, and proposals approved into durable knowledge."
         </p>
         <div class="filters timeline-filters">
-            <Transition fallback=|| view! { <span class="hint">"Loading work contexts…"</span> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move {
-                        contexts
-                            .await
-                            .map(|list| {
+            <Loaded resource=contexts loading="Loading work contexts…" inline=true let:list>
+                {view! {
+                    <select
+                        id="timeline-context"
+                        on:change=move |ev| context.set(event_target_value(&ev))
+                        prop:value=move || context.get()
+                    >
+                        <option value="">"All work contexts"</option>
+                        {list
+                            .into_iter()
+                            .map(|wc| {
                                 view! {
-                                    <select
-                                        id="timeline-context"
-                                        on:change=move |ev| context.set(event_target_value(&ev))
-                                        prop:value=move || context.get()
-                                    >
-                                        <option value="">"All work contexts"</option>
-                                        {list
-                                            .into_iter()
-                                            .map(|wc| {
-                                                view! {
-                                                    <option value=wc.work_context_id.clone()>{wc.name.clone()}</option>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </select>
+                                    <option value=wc.work_context_id.clone()>{wc.name.clone()}</option>
                                 }
                             })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+                            .collect_view()}
+                    </select>
+                }}
+            </Loaded>
             <select
                 id="timeline-harness"
                 title="Sessions and captures of one harness"
@@ -198,25 +191,19 @@ pub fn TimelinePage() -> impl IntoView {
         </div>
         <div class="timeline-layout" class:with-detail=move || selected.with(Option::is_some)>
             <div class="timeline-main">
-                <Transition fallback=|| view! { <p class="hint">"Reading the timeline…"</p> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move {
-                            timeline
-                                .await
-                                .map(|t| match t {
-                                    Some(t) => timeline_view(t, days.get_untracked(), selected, nav).into_any(),
-                                    None => {
-                                        view! {
-                                            <p class="hint" id="timeline-no-kinds">
-                                                "Tick at least one kind above to see what happened."
-                                            </p>
-                                        }
-                                            .into_any()
-                                    }
-                                })
-                        })}
-                    </ErrorBoundary>
-                </Transition>
+                <Loaded resource=timeline loading="Reading the timeline…" let:t>
+                    {match t {
+                        Some(t) => timeline_view(t, days.get_untracked(), selected, nav).into_any(),
+                        None => {
+                            view! {
+                                <p class="hint" id="timeline-no-kinds">
+                                    "Tick at least one kind above to see what happened."
+                                </p>
+                            }
+                                .into_any()
+                        }
+                    }}
+                </Loaded>
             </div>
             {move || selected.get().map(|id| view! { <ObservationPane id selected nav /> })}
         </div>
@@ -489,11 +476,9 @@ fn ObservationPane(id: i64, selected: RwSignal<Option<i64>>, nav: Nav) -> impl I
                     "Close"
                 </button>
             </div>
-            <Transition fallback=|| view! { <p class="hint">"Reading the observation…"</p> }>
-                <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move { detail.await.map(|o| observation_view(o, nav)) })}
-                </ErrorBoundary>
-            </Transition>
+            <Loaded resource=detail loading="Reading the observation…" let:o>
+                {observation_view(o, nav)}
+            </Loaded>
         </aside>
     }
 }
