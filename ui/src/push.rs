@@ -9,7 +9,6 @@
 
 use elnor_types::{PushOutcome, PushRequest};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::api;
 use crate::app::use_activity;
@@ -58,8 +57,23 @@ pub fn PushForm(
     let text = RwSignal::new(String::new());
     let context = RwSignal::new(String::new());
     let entities = RwSignal::new(String::new());
-    let busy = RwSignal::new(false);
-    let outcome = RwSignal::new(None::<Result<PushOutcome, String>>);
+    // The push on its way to the shell: `pending` disables the button, the value is the outcome
+    // shown under the form.
+    let pushing = Action::new_local(move |request: &PushRequest| {
+        let request = request.clone();
+        async move {
+            let reply = api::push_observation(request).await;
+            if reply.is_ok() {
+                // The context stays chosen: several pushes in a row are usually about one piece
+                // of work. The text and the entities are this push's own.
+                text.set(String::new());
+                entities.set(String::new());
+                activity.bump();
+            }
+            reply.map_err(|e| e.message)
+        }
+    });
+    let busy = pushing.pending();
     let contexts = LocalResource::new(api::list_work_contexts);
     let text_box = NodeRef::<leptos::html::Textarea>::new();
     if focus {
@@ -79,20 +93,9 @@ pub fn PushForm(
             work_context_id: Some(context.get_untracked()).filter(|c| !c.is_empty()),
             entities: entity_names(&entities.get_untracked()),
         };
-        busy.set(true);
-        outcome.set(None);
-        spawn_local(async move {
-            let reply = api::push_observation(request).await;
-            busy.set(false);
-            if reply.is_ok() {
-                // The context stays chosen: several pushes in a row are usually about one piece
-                // of work. The text and the entities are this push's own.
-                text.set(String::new());
-                entities.set(String::new());
-                activity.bump();
-            }
-            outcome.set(Some(reply.map_err(|e| e.message)));
-        });
+        // The last outcome goes as the next push starts, as it did before.
+        pushing.clear();
+        pushing.dispatch_local(request);
     };
     let id = move |suffix: &str| format!("{prefix}-{suffix}");
     view! {
@@ -166,7 +169,8 @@ pub fn PushForm(
                 "entities."
             </p>
             {move || {
-                outcome
+                pushing
+                    .value()
                     .get()
                     .map(|o| match o {
                         Ok(o) => outcome_view(o, prefix, dialog).into_any(),

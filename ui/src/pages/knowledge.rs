@@ -18,7 +18,6 @@ use elnor_types::{
     NodeWarrant,
 };
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::{session_link, short_time};
 use crate::api;
@@ -37,7 +36,7 @@ enum Form {
 
 /// A change on its way to the shell.
 #[derive(Debug, Clone)]
-enum Action {
+enum Change {
     Edit(String),
     Confirm,
     Warrant(NodeWarrant, Option<String>),
@@ -45,8 +44,11 @@ enum Action {
     Supersede(String),
 }
 
+/// A change to a node and the shell's reply to it.
+type Changed = (String, Change, Result<NodeDetail, CommandError>);
+
 /// The page's state; every field is a signal, so handlers share it by copy.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 struct Knowledge {
     show_all: RwSignal<bool>,
     /// `None`: both kinds.
@@ -61,7 +63,9 @@ struct Knowledge {
     warrant: RwSignal<NodeWarrant>,
     /// What the last change did, or the engine's refusal.
     note: RwSignal<Option<Result<String, String>>>,
-    busy: RwSignal<bool>,
+    /// The change on its way to the shell; `pending` is the page's busy state, and the page
+    /// takes each reply as it lands (see [`Knowledge::answered`]).
+    change: Action<(String, Change), Changed>,
     /// Taken here because event handlers run outside any reactive owner.
     nav: Nav,
 }
@@ -79,7 +83,21 @@ impl Knowledge {
             reason: RwSignal::new(String::new()),
             warrant: RwSignal::new(NodeWarrant::Assert),
             note: RwSignal::new(None),
-            busy: RwSignal::new(false),
+            change: Action::new_local(|(id, change): &(String, Change)| {
+                let (id, change) = (id.clone(), change.clone());
+                async move {
+                    let reply = match change.clone() {
+                        Change::Edit(text) => api::knowledge_edit(id.clone(), text).await,
+                        Change::Confirm => api::knowledge_confirm(id.clone()).await,
+                        Change::Warrant(w, reason) => {
+                            api::knowledge_set_warrant(id.clone(), w, reason).await
+                        }
+                        Change::Retire(reason) => api::knowledge_retire(id.clone(), reason).await,
+                        Change::Supersede(text) => api::knowledge_supersede(id.clone(), text).await,
+                    };
+                    (id, change, reply)
+                }
+            }),
         }
     }
 
@@ -113,59 +131,55 @@ impl Knowledge {
         self.form.set(form);
     }
 
-    /// Sends a change; on reply, says what happened and shows the node the engine returned
-    /// (for a supersession, the new one), with its history.
-    fn apply(self, id: String, action: Action) {
-        if self.busy.get_untracked() {
-            return;
+    /// Whether a change is on its way.
+    fn busy(self) -> bool {
+        self.change.pending().get()
+    }
+
+    /// Sends a change, one at a time.
+    fn apply(self, id: String, change: Change) {
+        if !self.change.pending().get_untracked() {
+            self.change.dispatch_local((id, change));
         }
-        self.busy.set(true);
-        spawn_local(async move {
-            let reply = match action.clone() {
-                Action::Edit(text) => api::knowledge_edit(id.clone(), text).await,
-                Action::Confirm => api::knowledge_confirm(id.clone()).await,
-                Action::Warrant(w, reason) => {
-                    api::knowledge_set_warrant(id.clone(), w, reason).await
-                }
-                Action::Retire(reason) => api::knowledge_retire(id.clone(), reason).await,
-                Action::Supersede(text) => api::knowledge_supersede(id.clone(), text).await,
-            };
-            self.busy.set(false);
-            match reply {
-                Ok(detail) => {
-                    let new = detail.node.node_id;
-                    let said = match action {
-                        Action::Edit(_) => {
-                            format!("Corrected {new}; your word restores its warrant to assert.")
-                        }
-                        Action::Confirm => {
-                            format!("Confirmed {new}; its decay clock starts again.")
-                        }
-                        Action::Warrant(w, _) => format!("{new} is now at warrant {}.", w.as_str()),
-                        Action::Retire(_) => {
-                            format!("Retired {new}; it leaves every brief and keeps its history.")
-                        }
-                        Action::Supersede(_) => format!("Superseded {id} by {new}."),
-                    };
-                    self.note.set(Some(Ok(said)));
-                    self.form.set(Form::None);
-                    // A retired node or a new successor may be outside the current filter.
-                    if !detail.node.live && !self.show_all.get_untracked() {
-                        self.show_all.set(true);
+    }
+
+    /// Takes a change's reply: says what happened and shows the node the engine returned (for a
+    /// supersession, the new one), with its history.
+    fn answered(self, (id, change, reply): Changed) {
+        match reply {
+            Ok(detail) => {
+                let new = detail.node.node_id;
+                let said = match change {
+                    Change::Edit(_) => {
+                        format!("Corrected {new}; your word restores its warrant to assert.")
                     }
-                    if self
-                        .kind
-                        .get_untracked()
-                        .is_some_and(|k| k != detail.node.kind)
-                    {
-                        self.kind.set(None);
+                    Change::Confirm => {
+                        format!("Confirmed {new}; its decay clock starts again.")
                     }
-                    self.selected.set(Some(new));
-                    self.generation.update(|g| *g += 1);
+                    Change::Warrant(w, _) => format!("{new} is now at warrant {}.", w.as_str()),
+                    Change::Retire(_) => {
+                        format!("Retired {new}; it leaves every brief and keeps its history.")
+                    }
+                    Change::Supersede(_) => format!("Superseded {id} by {new}."),
+                };
+                self.note.set(Some(Ok(said)));
+                self.form.set(Form::None);
+                // A retired node or a new successor may be outside the current filter.
+                if !detail.node.live && !self.show_all.get_untracked() {
+                    self.show_all.set(true);
                 }
-                Err(e) => self.note.set(Some(Err(e.message))),
+                if self
+                    .kind
+                    .get_untracked()
+                    .is_some_and(|k| k != detail.node.kind)
+                {
+                    self.kind.set(None);
+                }
+                self.selected.set(Some(new));
+                self.generation.update(|g| *g += 1);
             }
-        });
+            Err(e) => self.note.set(Some(Err(e.message))),
+        }
     }
 }
 
@@ -176,6 +190,12 @@ pub fn KnowledgePage() -> impl IntoView {
     if let Some(id) = k.nav.take_node() {
         k.open(id);
     }
+    // Each change's reply, once: the value changes only when a reply lands.
+    Effect::new(move |_| {
+        if let Some(changed) = k.change.value().get() {
+            k.answered(changed);
+        }
+    });
     let list = LocalResource::new(move || {
         k.generation.track();
         api::knowledge_list(k.show_all.get())
@@ -610,11 +630,11 @@ fn history_row(h: NodeHistoryRow) -> impl IntoView {
 /// The person's changes to a live node, each behind its own small form.
 #[component]
 fn Actions(node: NodeRow, k: Knowledge) -> impl IntoView {
-    let busy = move || k.busy.get();
+    let busy = move || k.busy();
     let id = StoredValue::new(node.node_id.clone());
     let node = StoredValue::new(node);
     let opener = move |form: Form| move |_| node.with_value(|n| k.start(form, n));
-    let send = move |action: Action| k.apply(id.get_value(), action);
+    let send = move |change: Change| k.apply(id.get_value(), change);
     let reason = move || Some(k.reason.get_untracked()).filter(|r| !r.trim().is_empty());
     let empty_text = move || k.text.with(|t| t.trim().is_empty());
     let text_box = move |box_id: &'static str| {
@@ -652,7 +672,7 @@ fn Actions(node: NodeRow, k: Knowledge) -> impl IntoView {
             <button class="small" id="knowledge-edit" disabled=busy on:click=opener(Form::Edit)>
                 "Correct the text…"
             </button>
-            <button class="small" id="knowledge-confirm" disabled=busy on:click=move |_| send(Action::Confirm)>
+            <button class="small" id="knowledge-confirm" disabled=busy on:click=move |_| send(Change::Confirm)>
                 "Confirm it still holds"
             </button>
             <button class="small" id="knowledge-set-warrant" disabled=busy on:click=opener(Form::Warrant)>
@@ -678,7 +698,7 @@ fn Actions(node: NodeRow, k: Knowledge) -> impl IntoView {
                             class="primary"
                             id="knowledge-edit-save"
                             disabled=move || busy() || empty_text()
-                            on:click=move |_| send(Action::Edit(k.text.get_untracked()))
+                            on:click=move |_| send(Change::Edit(k.text.get_untracked()))
                         >
                             "Save the correction"
                         </button>
@@ -698,7 +718,7 @@ fn Actions(node: NodeRow, k: Knowledge) -> impl IntoView {
                             class="primary"
                             id="knowledge-supersede-save"
                             disabled=move || busy() || empty_text()
-                            on:click=move |_| send(Action::Supersede(k.text.get_untracked()))
+                            on:click=move |_| send(Change::Supersede(k.text.get_untracked()))
                         >
                             "Supersede"
                         </button>
@@ -735,7 +755,7 @@ fn Actions(node: NodeRow, k: Knowledge) -> impl IntoView {
                         class="primary"
                         id="knowledge-warrant-save"
                         disabled=busy
-                        on:click=move |_| send(Action::Warrant(k.warrant.get_untracked(), reason()))
+                        on:click=move |_| send(Change::Warrant(k.warrant.get_untracked(), reason()))
                     >
                         "Set"
                     </button>
@@ -751,7 +771,7 @@ fn Actions(node: NodeRow, k: Knowledge) -> impl IntoView {
                         class="primary"
                         id="knowledge-retire-confirm"
                         disabled=busy
-                        on:click=move |_| send(Action::Retire(reason()))
+                        on:click=move |_| send(Change::Retire(reason()))
                     >
                         "Retire"
                     </button>

@@ -12,12 +12,11 @@
 use std::collections::BTreeSet;
 
 use elnor_types::{
-    ContinuityEntryRow, EvidenceSessionRow, NightlyReportRow, NightlyStatus, ProposalDetail,
-    ProposalRow, ProposalRule, ProposalStatus, ReviewOutcome, ReviewQueue,
+    CommandError, ContinuityEntryRow, EvidenceSessionRow, NightlyReportRow, NightlyStatus,
+    ProposalDetail, ProposalRow, ProposalRule, ProposalStatus, ReviewOutcome, ReviewQueue,
 };
 use leptos::ev;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use super::{session_link, short_time};
@@ -66,7 +65,7 @@ enum Note {
 
 /// The page's state. Every field is a signal, so the struct is `Copy` and each handler (buttons,
 /// keys, forms) works on the same state.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 struct Review {
     show_all: RwSignal<bool>,
     /// Bumped after every decision so the list and the open proposal reload.
@@ -80,7 +79,9 @@ struct Review {
     edit_text: RwSignal<String>,
     reason: RwSignal<String>,
     note: RwSignal<Option<Note>>,
-    busy: RwSignal<bool>,
+    /// The decision on its way to the shell; `pending` is the page's busy state, and the page
+    /// takes each reply as it lands (see [`Review::after`]).
+    decision: Action<Decision, (&'static str, Result<ReviewOutcome, CommandError>)>,
     /// The sidebar's badge, taken here because event handlers run outside any reactive owner.
     pending: PendingReviews,
 }
@@ -98,7 +99,20 @@ impl Review {
             edit_text: RwSignal::new(String::new()),
             reason: RwSignal::new(String::new()),
             note: RwSignal::new(None),
-            busy: RwSignal::new(false),
+            decision: Action::new_local(|decision: &Decision| {
+                let decision = decision.clone();
+                async move {
+                    match decision {
+                        Decision::Approve { ids, text } => {
+                            ("Approved", api::review_approve(ids, text).await)
+                        }
+                        Decision::Reject { ids, reason } => {
+                            ("Rejected", api::review_reject(ids, reason).await)
+                        }
+                        Decision::Defer { ids } => ("Deferred", api::review_defer(ids).await),
+                    }
+                }
+            }),
         }
     }
 
@@ -193,33 +207,28 @@ impl Review {
         }
     }
 
-    /// Sends a decision; on reply, says what happened, updates the badge, and moves the selection
-    /// past the decided proposals, the way one works down a queue.
+    /// Whether a decision is on its way.
+    fn busy(self) -> bool {
+        self.decision.pending().get()
+    }
+
+    /// Sends a decision, one at a time.
     fn decide(self, decision: Decision) {
-        if self.busy.get_untracked() {
-            return;
+        if !self.decision.pending().get_untracked() {
+            self.decision.dispatch_local(decision);
         }
-        self.busy.set(true);
-        let pending = self.pending;
-        spawn_local(async move {
-            let (verb, reply) = match decision {
-                Decision::Approve { ids, text } => {
-                    ("Approved", api::review_approve(ids, text).await)
-                }
-                Decision::Reject { ids, reason } => {
-                    ("Rejected", api::review_reject(ids, reason).await)
-                }
-                Decision::Defer { ids } => ("Deferred", api::review_defer(ids).await),
-            };
-            self.busy.set(false);
-            match reply {
-                Ok(outcome) => {
-                    pending.0.set(Some(outcome.pending));
-                    self.after(verb, &outcome);
-                }
-                Err(e) => self.note.set(Some(Note::Failed(vec![e.message]))),
+    }
+
+    /// Takes a decision's reply: says what happened, updates the badge, and moves the selection
+    /// past the decided proposals, the way one works down a queue.
+    fn answered(self, verb: &str, reply: Result<ReviewOutcome, CommandError>) {
+        match reply {
+            Ok(outcome) => {
+                self.pending.0.set(Some(outcome.pending));
+                self.after(verb, &outcome);
             }
-        });
+            Err(e) => self.note.set(Some(Note::Failed(vec![e.message]))),
+        }
     }
 
     fn after(self, verb: &str, outcome: &ReviewOutcome) {
@@ -302,6 +311,12 @@ pub fn ReviewPage() -> impl IntoView {
         review.show_all.set(true);
         review.selected.set(Some(id));
     }
+    // Each decision's reply, once: the value changes only when a reply lands.
+    Effect::new(move |_| {
+        if let Some((verb, reply)) = review.decision.value().get() {
+            review.answered(verb, reply);
+        }
+    });
     let queue = LocalResource::new(move || {
         review.generation.track();
         api::review_list(review.show_all.get())
@@ -433,7 +448,7 @@ fn Queue(queue: ReviewQueue, review: Review) -> impl IntoView {
         });
     };
     let n_checked = move || review.checked.with(BTreeSet::len);
-    let busy = move || review.busy.get();
+    let busy = move || review.busy();
     view! {
         <div class="review-toolbar" id="review-batch">
             <label class="check">
@@ -830,7 +845,7 @@ fn session_row(s: EvidenceSessionRow) -> impl IntoView {
 /// Approve, edit and approve, reject and defer for the open proposal `id`.
 #[component]
 fn Actions(id: i64, text: String, review: Review) -> impl IntoView {
-    let busy = move || review.busy.get();
+    let busy = move || review.busy();
     let edit_box = NodeRef::<leptos::html::Textarea>::new();
     // Focus follows the form, so the keyboard flow (e, type, Ctrl+Enter) needs no mouse.
     Effect::new(move |_| {
@@ -972,7 +987,7 @@ fn RejectForm(ids: Vec<i64>, review: Review) -> impl IntoView {
                     }
                 }
             />
-            <button class="primary" id="review-reject-confirm" disabled=move || review.busy.get() on:click=move |_| confirm()>
+            <button class="primary" id="review-reject-confirm" disabled=move || review.busy() on:click=move |_| confirm()>
                 "Reject"
             </button>
             <button class="small" id="review-reject-cancel" on:click=move |_| review.form.set(Form::None)>
@@ -981,6 +996,15 @@ fn RejectForm(ids: Vec<i64>, review: Review) -> impl IntoView {
             <span class="hint">"A rejected proposal comes back only if its evidence changes."</span>
         </div>
     }
+}
+
+/// What the nightly card's buttons ask for.
+#[derive(Debug, Clone, Copy)]
+enum NightlyJob {
+    /// The whole nightly job, now.
+    Run,
+    /// Only the promotion rules.
+    Evaluate,
 }
 
 /// The nightly job: when it last ran and runs next, and buttons to run it, or only the rules, now.
@@ -992,41 +1016,39 @@ fn NightlyCard(review: Review) -> impl IntoView {
         generation.track();
         api::nightly_status()
     });
-    let note = RwSignal::new(None::<Result<String, String>>);
-    let working = RwSignal::new(false);
-    let run_now = move |_| {
-        working.set(true);
-        note.set(None);
-        spawn_local(async move {
-            let result = api::nightly_run().await;
-            working.set(false);
-            note.set(Some(result.map(|r| report_text(&r)).map_err(|e| e.message)));
-            generation.update(|g| *g += 1);
+    // Either button's job: `pending` disables both, the value is the note under them.
+    let job = Action::new_local(move |job: &NightlyJob| {
+        let job = *job;
+        async move {
+            let note = match job {
+                NightlyJob::Run => {
+                    let result = api::nightly_run().await;
+                    generation.update(|g| *g += 1);
+                    pending.refresh();
+                    result.map(|r| report_text(&r))
+                }
+                NightlyJob::Evaluate => api::review_evaluate().await.map(|e| {
+                    pending.0.set(Some(e.pending));
+                    format!(
+                        "Rules evaluated: {} new proposal(s), {} of them renewed after new \
+                         evidence; {} already known.",
+                        e.proposed, e.renewed, e.already_known
+                    )
+                }),
+            };
             review.generation.update(|g| *g += 1);
-            pending.refresh();
-        });
+            note.map_err(|e| e.message)
+        }
+    });
+    let working = job.pending();
+    let note = job.value();
+    // The last note goes as the next job starts.
+    let start = move |which: NightlyJob| {
+        job.clear();
+        job.dispatch_local(which);
     };
-    let evaluate = move |_| {
-        working.set(true);
-        note.set(None);
-        spawn_local(async move {
-            let result = api::review_evaluate().await;
-            working.set(false);
-            note.set(Some(
-                result
-                    .map(|e| {
-                        pending.0.set(Some(e.pending));
-                        format!(
-                            "Rules evaluated: {} new proposal(s), {} of them renewed after new \
-                             evidence; {} already known.",
-                            e.proposed, e.renewed, e.already_known
-                        )
-                    })
-                    .map_err(|e| e.message),
-            ));
-            review.generation.update(|g| *g += 1);
-        });
-    };
+    let run_now = move |_| start(NightlyJob::Run);
+    let evaluate = move |_| start(NightlyJob::Evaluate);
     view! {
         <div class="card nightly" id="nightly-card">
             <div class="nightly-row">
