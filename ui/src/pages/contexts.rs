@@ -15,11 +15,10 @@
 
 use elnor_types::{
     ConstellationItemRow, ConstellationView, ContinuityEntryRow, CreateEntityRequest,
-    CreateWorkContextRequest, EditEntityRequest, EditWorkContextRequest, EntityRow,
-    WorkContextDetail, WorkContextRow,
+    CreateWorkContextRequest, EditEntityRequest, EditWorkContextRequest, WorkContextDetail,
+    WorkContextRow,
 };
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::{session_link, short_time};
 use crate::api;
@@ -165,8 +164,25 @@ fn CreateContextCard(
     let cwd = RwSignal::new(String::new());
     let session_key = RwSignal::new(String::new());
     let local_only = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
-    let created = RwSignal::new(None::<String>);
+    // The creation on its way: its value is what the card says under the button, "Created …"
+    // or the engine's refusal.
+    let creating = Action::new_local(move |request: &CreateWorkContextRequest| {
+        let request = request.clone();
+        async move {
+            let wc = api::create_work_context(request)
+                .await
+                .map_err(|e| e.message)?;
+            name.set(String::new());
+            cwd.set(String::new());
+            session_key.set(String::new());
+            local_only.set(false);
+            selected.set(Some(wc.work_context_id));
+            generation.update(|g| *g += 1);
+            Ok::<_, String>(format!("Created {}.", wc.name))
+        }
+    });
+    let error = move || creating.value().get().and_then(Result::err);
+    let created = move || creating.value().get().and_then(Result::ok);
 
     let create = move |_| {
         let request = CreateWorkContextRequest {
@@ -175,22 +191,8 @@ fn CreateContextCard(
             session_key: Some(session_key.get_untracked()),
             local_only: local_only.get_untracked(),
         };
-        error.set(None);
-        created.set(None);
-        spawn_local(async move {
-            match api::create_work_context(request).await {
-                Ok(wc) => {
-                    name.set(String::new());
-                    cwd.set(String::new());
-                    session_key.set(String::new());
-                    local_only.set(false);
-                    created.set(Some(format!("Created {}.", wc.name)));
-                    selected.set(Some(wc.work_context_id));
-                    generation.update(|g| *g += 1);
-                }
-                Err(e) => error.set(Some(e.message)),
-            }
-        });
+        creating.clear();
+        creating.dispatch_local(request);
     };
 
     view! {
@@ -217,8 +219,8 @@ fn CreateContextCard(
             <button id="wc-create" class="primary" on:click=create>
                 "Create"
             </button>
-            {move || error.get().map(|e| view! { <div class="error" id="wc-create-error" role="alert">{e}</div> })}
-            {move || created.get().map(|c| view! { <p class="saved" id="wc-created">{c}</p> })}
+            {move || error().map(|e| view! { <div class="error" id="wc-create-error" role="alert">{e}</div> })}
+            {move || created().map(|c| view! { <p class="saved" id="wc-created">{c}</p> })}
         </div>
     }
 }
@@ -239,68 +241,84 @@ fn ContextDetail(id: String, generation: RwSignal<u32>) -> impl IntoView {
     }
 }
 
+/// A change to the open work context.
+#[derive(Debug, Clone)]
+enum ContextChange {
+    AddRule {
+        kind: String,
+        pattern: String,
+    },
+    RemoveRule(i64),
+    /// `None` leaves a field alone.
+    Edit {
+        name: Option<String>,
+        local_only: Option<bool>,
+    },
+    /// Merges the named context into this one.
+    Absorb(String),
+}
+
 #[component]
 fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl IntoView {
     let wc = detail.context.clone();
     let id = wc.work_context_id.clone();
-    let error = RwSignal::new(None::<String>);
     let rule_kind = RwSignal::new("cwd".to_owned());
     let rule_pattern = RwSignal::new(String::new());
     let rename = RwSignal::new(wc.name.clone());
-
-    let done = move |result: Result<WorkContextRow, elnor_types::CommandError>| match result {
-        Ok(_) => generation.update(|g| *g += 1),
-        Err(e) => error.set(Some(e.message)),
-    };
-    let add_rule = {
-        let id = id.clone();
-        move |_| {
-            let (id, kind, pattern) = (
-                id.clone(),
-                rule_kind.get_untracked(),
-                rule_pattern.get_untracked(),
-            );
-            error.set(None);
-            spawn_local(async move { done(api::add_link_rule(id, kind, pattern).await) });
-        }
-    };
-    let remove_rule = {
-        let id = id.clone();
-        move |rule_id: i64| {
-            let id = id.clone();
-            error.set(None);
-            spawn_local(async move { done(api::remove_link_rule(id, rule_id).await) });
-        }
-    };
-    let edit = {
-        let id = id.clone();
-        move |name: Option<String>, local_only: Option<bool>| {
-            let request = EditWorkContextRequest {
-                work_context_id: id.clone(),
-                name,
-                local_only,
-            };
-            error.set(None);
-            spawn_local(async move { done(api::edit_work_context(request).await) });
-        }
-    };
-    let edit_name = edit.clone();
     let absorb = RwSignal::new(String::new());
-    let merge = {
+    // Every change to this context goes through one action: its error is shown above the
+    // context, and a success reloads the context (and so this view, with a fresh action).
+    let change = Action::new_local({
         let id = id.clone();
-        move |_| {
-            let (keep, other) = (id.clone(), absorb.get_untracked().trim().to_owned());
-            error.set(None);
-            spawn_local(async move {
-                match api::merge_work_contexts(keep, other).await {
-                    Ok(_) => {
-                        absorb.set(String::new());
-                        generation.update(|g| *g += 1);
+        move |change: &ContextChange| {
+            let (id, change) = (id.clone(), change.clone());
+            async move {
+                let reply = match change {
+                    ContextChange::AddRule { kind, pattern } => {
+                        api::add_link_rule(id, kind, pattern).await
                     }
-                    Err(e) => error.set(Some(e.message)),
-                }
-            });
+                    ContextChange::RemoveRule(rule_id) => api::remove_link_rule(id, rule_id).await,
+                    ContextChange::Edit { name, local_only } => {
+                        let request = EditWorkContextRequest {
+                            work_context_id: id,
+                            name,
+                            local_only,
+                        };
+                        api::edit_work_context(request).await
+                    }
+                    ContextChange::Absorb(other) => {
+                        let merged = api::merge_work_contexts(id, other).await;
+                        if merged.is_ok() {
+                            absorb.set(String::new());
+                        }
+                        merged
+                    }
+                };
+                reply
+                    .map(|_| generation.update(|g| *g += 1))
+                    .map_err(|e| e.message)
+            }
         }
+    });
+    let send = move |c: ContextChange| {
+        change.clear();
+        change.dispatch_local(c);
+    };
+    let error = move || change.value().get().and_then(Result::err);
+    let add_rule = move |_| {
+        send(ContextChange::AddRule {
+            kind: rule_kind.get_untracked(),
+            pattern: rule_pattern.get_untracked(),
+        })
+    };
+    let remove_rule = move |rule_id: i64| send(ContextChange::RemoveRule(rule_id));
+    let edit = move |name: Option<String>, local_only: Option<bool>| {
+        send(ContextChange::Edit { name, local_only })
+    };
+    let merge = move |_| {
+        send(ContextChange::Absorb(
+            absorb.get_untracked().trim().to_owned(),
+        ))
     };
 
     let of_type = |t: &str| {
@@ -337,7 +355,7 @@ fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl Int
                 <button
                     class="small"
                     id="wc-rename-save"
-                    on:click=move |_| edit_name(Some(rename.get_untracked()), None)
+                    on:click=move |_| edit(Some(rename.get_untracked()), None)
                 >
                     "Rename"
                 </button>
@@ -357,7 +375,7 @@ fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl Int
                     "Merge into this one"
                 </button>
             </div>
-            {move || error.get().map(|e| view! { <div class="error" id="wc-error" role="alert">{e}</div> })}
+            {move || error().map(|e| view! { <div class="error" id="wc-error" role="alert">{e}</div> })}
 
             <h4>"Link rules"</h4>
             {if wc.rules.is_empty() {
@@ -371,7 +389,7 @@ fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) -> impl Int
                             .iter()
                             .map(|r| {
                                 let rule_id = r.rule_id;
-                                let remove = remove_rule.clone();
+                                let remove = remove_rule;
                                 view! {
                                     <tr>
                                         <td>{r.kind.clone()}</td>
@@ -723,6 +741,14 @@ fn entry_item(e: ContinuityEntryRow) -> impl IntoView {
 
 /// Every entity of the graph and a form to add one. Capture creates most entities; adding one by
 /// hand lets resolution recognise a name before any session has mentioned it.
+/// A change to the entities.
+#[derive(Debug, Clone)]
+enum EntityChange {
+    Create(CreateEntityRequest),
+    Edit(EditEntityRequest),
+    Merge { keep: String, absorb: String },
+}
+
 #[component]
 fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
     let entities = LocalResource::new(move || {
@@ -732,22 +758,48 @@ fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
     let kind = RwSignal::new("project".to_owned());
     let name = RwSignal::new(String::new());
     let aliases = RwSignal::new(String::new());
-    let error = RwSignal::new(None::<String>);
     let target = RwSignal::new(String::new());
     let new_name = RwSignal::new(String::new());
     let new_alias = RwSignal::new(String::new());
     let absorb = RwSignal::new(String::new());
-    let refreshed = move |result: Result<EntityRow, elnor_types::CommandError>| match result {
-        Ok(_) => {
-            new_name.set(String::new());
-            new_alias.set(String::new());
-            absorb.set(String::new());
-            generation.update(|g| *g += 1);
-        }
-        Err(e) => error.set(Some(e.message)),
+    let cleared = move || {
+        new_name.set(String::new());
+        new_alias.set(String::new());
+        absorb.set(String::new());
     };
+    // Creating, editing and merging entities share one action: one error line under the card,
+    // and every success reloads the list and empties the fields it used.
+    let change = Action::new_local(move |change: &EntityChange| {
+        let change = change.clone();
+        async move {
+            match change {
+                EntityChange::Create(request) => {
+                    api::create_entity(request).await.map_err(|e| e.message)?;
+                    name.set(String::new());
+                    aliases.set(String::new());
+                }
+                EntityChange::Edit(request) => {
+                    api::edit_entity(request).await.map_err(|e| e.message)?;
+                    cleared();
+                }
+                EntityChange::Merge { keep, absorb } => {
+                    api::merge_entities(keep, absorb)
+                        .await
+                        .map_err(|e| e.message)?;
+                    cleared();
+                }
+            }
+            generation.update(|g| *g += 1);
+            Ok::<(), String>(())
+        }
+    });
+    let send = move |c: EntityChange| {
+        change.clear();
+        change.dispatch_local(c);
+    };
+    let error = move || change.value().get().and_then(Result::err);
     let save_edit = move |_| {
-        let request = EditEntityRequest {
+        send(EntityChange::Edit(EditEntityRequest {
             entity_id: target.get_untracked().trim().to_owned(),
             canonical_name: Some(new_name.get_untracked()),
             add_aliases: Some(new_alias.get_untracked().trim().to_owned())
@@ -755,20 +807,16 @@ fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
                 .into_iter()
                 .collect(),
             ..EditEntityRequest::default()
-        };
-        error.set(None);
-        spawn_local(async move { refreshed(api::edit_entity(request).await) });
+        }))
     };
     let merge = move |_| {
-        let (keep, other) = (
-            target.get_untracked().trim().to_owned(),
-            absorb.get_untracked().trim().to_owned(),
-        );
-        error.set(None);
-        spawn_local(async move { refreshed(api::merge_entities(keep, other).await) });
+        send(EntityChange::Merge {
+            keep: target.get_untracked().trim().to_owned(),
+            absorb: absorb.get_untracked().trim().to_owned(),
+        })
     };
     let create = move |_| {
-        let request = CreateEntityRequest {
+        send(EntityChange::Create(CreateEntityRequest {
             kind: kind.get_untracked(),
             canonical_name: name.get_untracked(),
             aliases: aliases
@@ -778,18 +826,7 @@ fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
                 .filter(|a| !a.is_empty())
                 .collect(),
             deadline: None,
-        };
-        error.set(None);
-        spawn_local(async move {
-            match api::create_entity(request).await {
-                Ok(_) => {
-                    name.set(String::new());
-                    aliases.set(String::new());
-                    generation.update(|g| *g += 1);
-                }
-                Err(e) => error.set(Some(e.message)),
-            }
-        });
+        }))
     };
     view! {
         <div class="card">
@@ -839,7 +876,7 @@ fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
                     "Merge"
                 </button>
             </div>
-            {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
+            {move || error().map(|e| view! { <div class="error" role="alert">{e}</div> })}
         </div>
     }
 }
