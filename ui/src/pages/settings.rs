@@ -73,12 +73,20 @@ fn TrackedFoldersCard() -> impl IntoView {
 
 /// The card's content once read. Every reply (add, remove, save, and the status poll) replaces the
 /// folders and the status; the patterns box keeps what the person is typing until they save.
+/// A change to the tracked folders.
+#[derive(Debug, Clone)]
+enum FolderChange {
+    Add(String),
+    Remove(String),
+    /// Replaces the person's ignore patterns.
+    IgnorePatterns(Vec<String>),
+}
+
 #[component]
 fn TrackedFoldersEditor(initial: TrackedFolders) -> impl IntoView {
     let patterns = RwSignal::new(initial.ignore_patterns.join("\n"));
     let state = RwSignal::new(initial);
     let new_path = RwSignal::new(String::new());
-    let error = RwSignal::new(None::<String>);
     let patterns_saved = RwSignal::new(false);
     let poll = set_interval_with_handle(
         move || {
@@ -97,34 +105,45 @@ fn TrackedFoldersEditor(initial: TrackedFolders) -> impl IntoView {
             handle.clear();
         }
     });
-    let done = move |reply: Result<TrackedFolders, CommandError>| match reply {
-        Ok(t) => {
+    // Adding, removing and the ignore patterns share one action: one error line under the card.
+    // Each reply is the engine's whole list, so what is shown is what is stored.
+    let change = Action::new_local(move |change: &FolderChange| {
+        let change = change.clone();
+        async move {
+            let t = match change {
+                FolderChange::Add(path) => {
+                    let t = api::add_tracked_folder(path).await.map_err(|e| e.message)?;
+                    new_path.set(String::new());
+                    t
+                }
+                FolderChange::Remove(path) => api::remove_tracked_folder(path)
+                    .await
+                    .map_err(|e| e.message)?,
+                FolderChange::IgnorePatterns(list) => {
+                    let t = api::set_ignore_patterns(list)
+                        .await
+                        .map_err(|e| e.message)?;
+                    patterns.set(t.ignore_patterns.join("\n"));
+                    patterns_saved.set(true);
+                    t
+                }
+            };
             state.set(t);
-            true
+            Ok::<(), String>(())
         }
-        Err(e) => {
-            error.set(Some(e.message));
-            false
-        }
+    });
+    let send = move |c: FolderChange| {
+        change.clear();
+        change.dispatch_local(c);
     };
+    let error = move || change.value().get().and_then(Result::err);
     let add = move || {
         let path = new_path.get_untracked().trim().to_owned();
-        if path.is_empty() {
-            return;
+        if !path.is_empty() {
+            send(FolderChange::Add(path));
         }
-        error.set(None);
-        spawn_local(async move {
-            if done(api::add_tracked_folder(path).await) {
-                new_path.set(String::new());
-            }
-        });
     };
-    let remove = move |path: String| {
-        error.set(None);
-        spawn_local(async move {
-            done(api::remove_tracked_folder(path).await);
-        });
-    };
+    let remove = move |path: String| send(FolderChange::Remove(path));
     let save_patterns = move |_| {
         let list: Vec<String> = patterns
             .get_untracked()
@@ -133,17 +152,8 @@ fn TrackedFoldersEditor(initial: TrackedFolders) -> impl IntoView {
             .filter(|l| !l.is_empty())
             .map(str::to_owned)
             .collect();
-        error.set(None);
         patterns_saved.set(false);
-        spawn_local(async move {
-            let reply = api::set_ignore_patterns(list).await;
-            if let Ok(t) = &reply {
-                // The engine's list, so what is shown is what is stored.
-                patterns.set(t.ignore_patterns.join("\n"));
-                patterns_saved.set(true);
-            }
-            done(reply);
-        });
+        send(FolderChange::IgnorePatterns(list));
     };
     let folders = move || {
         let list = state.with(|s| s.folders.clone());
@@ -215,7 +225,7 @@ fn TrackedFoldersEditor(initial: TrackedFolders) -> impl IntoView {
                 "Track folder"
             </button>
         </div>
-        {move || error.get().map(|e| view! { <div class="error" id="tracked-folders-error" role="alert">{e}</div> })}
+        {move || error().map(|e| view! { <div class="error" id="tracked-folders-error" role="alert">{e}</div> })}
         <h4>"Ignore patterns"</h4>
         <p class="hint">
             "Files and folders to leave out, one glob per line, such as "
@@ -282,6 +292,23 @@ fn watcher_line(w: WatcherStatusRow) -> impl IntoView {
 }
 
 /// Tier 3: the person's facts and preferences, in the order the brief takes them.
+/// A change to the living-memory facts.
+#[derive(Debug, Clone)]
+enum FactChange {
+    Add(String),
+    Edit(EditFactRequest),
+    Remove(i64),
+}
+
+/// The living-memory card's action: its value is the last change's error, if it failed.
+type FactAction = Action<FactChange, Result<(), String>>;
+
+/// Sends a change to the facts; the last error goes as the next change starts.
+fn send_fact(action: FactAction, change: FactChange) {
+    action.clear();
+    action.dispatch_local(change);
+}
+
 #[component]
 fn LivingMemoryCard() -> impl IntoView {
     // Bumped after every change, so the list shows the engine's order and counts.
@@ -290,23 +317,32 @@ fn LivingMemoryCard() -> impl IntoView {
         generation.track();
         api::living_facts_list()
     });
-    let error = RwSignal::new(None::<String>);
     let new_fact = RwSignal::new(String::new());
-    let done = move |result: Result<LivingFacts, CommandError>| match result {
-        Ok(_) => generation.update(|g| *g += 1),
-        Err(e) => error.set(Some(e.message)),
-    };
-    let add = move |_| {
-        let text = new_fact.get_untracked();
-        error.set(None);
-        spawn_local(async move {
-            let result = api::living_facts_add(text).await;
-            if result.is_ok() {
-                new_fact.set(String::new());
+    // Adding, editing, moving and removing facts share one action: one error line under the
+    // card, and every success reloads the list in the engine's order.
+    let change: FactAction = Action::new_local(move |change: &FactChange| {
+        let change = change.clone();
+        async move {
+            match change {
+                FactChange::Add(text) => {
+                    api::living_facts_add(text).await.map_err(|e| e.message)?;
+                    new_fact.set(String::new());
+                }
+                FactChange::Edit(request) => {
+                    api::living_facts_edit(request)
+                        .await
+                        .map_err(|e| e.message)?;
+                }
+                FactChange::Remove(id) => {
+                    api::living_facts_remove(id).await.map_err(|e| e.message)?;
+                }
             }
-            done(result);
-        });
-    };
+            generation.update(|g| *g += 1);
+            Ok(())
+        }
+    });
+    let error = move || change.value().get().and_then(Result::err);
+    let add = move |_| send_fact(change, FactChange::Add(new_fact.get_untracked()));
     view! {
         <div class="card" id="living-memory">
             <h3>"Living memory"</h3>
@@ -316,7 +352,7 @@ fn LivingMemoryCard() -> impl IntoView {
                 "are left out. The Inspector shows which."
             </p>
             <Loaded resource=facts loading="Reading living memory…" let:f>
-                {fact_list(f, error, done)}
+                {fact_list(f, change)}
             </Loaded>
             <div class="inline-form">
                 <input
@@ -330,16 +366,12 @@ fn LivingMemoryCard() -> impl IntoView {
                     "Add fact"
                 </button>
             </div>
-            {move || error.get().map(|e| view! { <div class="error" id="facts-error" role="alert">{e}</div> })}
+            {move || error().map(|e| view! { <div class="error" id="facts-error" role="alert">{e}</div> })}
         </div>
     }
 }
 
-fn fact_list(
-    facts: LivingFacts,
-    error: RwSignal<Option<String>>,
-    done: impl Fn(Result<LivingFacts, CommandError>) + Copy + 'static,
-) -> AnyView {
+fn fact_list(facts: LivingFacts, change: FactAction) -> AnyView {
     if facts.facts.is_empty() {
         return view! {
             <p class="hint" id="facts-empty">
@@ -361,36 +393,25 @@ fn fact_list(
             {facts
                 .facts
                 .into_iter()
-                .map(|f| fact_item(f, last, error, done))
+                .map(|f| fact_item(f, last, change))
                 .collect_view()}
         </ol>
     }
     .into_any()
 }
 
-fn fact_item(
-    f: LivingFactRow,
-    last: i64,
-    error: RwSignal<Option<String>>,
-    done: impl Fn(Result<LivingFacts, CommandError>) + Copy + 'static,
-) -> impl IntoView {
+fn fact_item(f: LivingFactRow, last: i64, change: FactAction) -> impl IntoView {
     let id = f.fact_id;
     let text = RwSignal::new(f.text.clone());
     let edit = move |text: Option<String>, position: Option<i64>| {
-        error.set(None);
-        spawn_local(async move {
-            let request = EditFactRequest {
-                fact_id: id,
-                text,
-                position,
-            };
-            done(api::living_facts_edit(request).await);
-        });
+        let request = EditFactRequest {
+            fact_id: id,
+            text,
+            position,
+        };
+        send_fact(change, FactChange::Edit(request));
     };
-    let remove = move |_| {
-        error.set(None);
-        spawn_local(async move { done(api::living_facts_remove(id).await) });
-    };
+    let remove = move |_| send_fact(change, FactChange::Remove(id));
     let position = f.position;
     view! {
         <li class="fact" data-fact-id=id>
@@ -430,27 +451,26 @@ fn fact_item(
 #[component]
 fn ContinuitySection(initial: Settings) -> impl IntoView {
     let (mode, set_mode) = signal(initial.mode);
-    let (saved, set_saved) = signal(None::<ContinuityMode>);
-    let (error, set_error) = signal(None::<CommandError>);
-    let (saving, set_saving) = signal(false);
+    // The mode on its way: `pending` disables the radios, the value says what was saved or why
+    // not.
+    let save = Action::new_local(move |choice: &ContinuityMode| {
+        let choice = *choice;
+        async move {
+            let s = api::set_continuity_mode(choice).await?;
+            set_mode.set(s.mode);
+            Ok::<ContinuityMode, CommandError>(s.mode)
+        }
+    });
+    let saving = save.pending();
+    let saved = move || save.value().get().and_then(Result::ok);
+    let error = move || save.value().get().and_then(Result::err);
 
     let choose = move |choice: ContinuityMode| {
         if saving.get_untracked() || choice == mode.get_untracked() {
             return;
         }
-        set_saving.set(true);
-        set_error.set(None);
-        set_saved.set(None);
-        spawn_local(async move {
-            match api::set_continuity_mode(choice).await {
-                Ok(s) => {
-                    set_mode.set(s.mode);
-                    set_saved.set(Some(s.mode));
-                }
-                Err(e) => set_error.set(Some(e)),
-            }
-            set_saving.set(false);
-        });
+        save.clear();
+        save.dispatch_local(choice);
     };
 
     view! {
@@ -482,8 +502,7 @@ fn ContinuitySection(initial: Settings) -> impl IntoView {
                 })
                 .collect_view()}
             {move || {
-                error
-                    .get()
+                error()
                     .map(|e| {
                         view! {
                             <div class="error" id="settings-error" role="alert">
@@ -493,8 +512,7 @@ fn ContinuitySection(initial: Settings) -> impl IntoView {
                     })
             }}
             {move || {
-                saved
-                    .get()
+                saved()
                     .map(|m| {
                         view! {
                             <p class="saved" id="settings-saved">
@@ -613,28 +631,29 @@ fn ContinuityConfigCards(initial: ContinuitySettings) -> impl IntoView {
 fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
     let key = row.key.clone();
     let value = RwSignal::new(row.value.clone());
-    let error = RwSignal::new(None::<String>);
-    let saved = RwSignal::new(false);
-    let id = format!("cfg-{key}");
-    let save = {
+    // The field's save: the value is `Ok` for the "saved" mark, or the engine's refusal.
+    let saving = Action::new_local({
         let key = key.clone();
-        move |text: String| {
-            let key = key.clone();
-            error.set(None);
-            saved.set(false);
-            spawn_local(async move {
-                match api::set_config_field(key.clone(), text).await {
-                    Ok(config) => {
-                        // The engine's normalised value, so what is shown is what is stored.
-                        if let Some(f) = config.fields.into_iter().find(|f| f.key == key) {
-                            value.set(f.value);
-                        }
-                        saved.set(true);
-                    }
-                    Err(e) => error.set(Some(e.message)),
+        move |text: &String| {
+            let (key, text) = (key.clone(), text.clone());
+            async move {
+                let config = api::set_config_field(key.clone(), text)
+                    .await
+                    .map_err(|e| e.message)?;
+                // The engine's normalised value, so what is shown is what is stored.
+                if let Some(f) = config.fields.into_iter().find(|f| f.key == key) {
+                    value.set(f.value);
                 }
-            });
+                Ok::<(), String>(())
+            }
         }
+    });
+    let saved = move || saving.value().with(|v| matches!(v, Some(Ok(()))));
+    let error = move || saving.value().get().and_then(Result::err);
+    let id = format!("cfg-{key}");
+    let save = move |text: String| {
+        saving.clear();
+        saving.dispatch_local(text);
     };
     let input = if row.choices.is_empty() {
         view! {
@@ -643,7 +662,10 @@ fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
                 type="text"
                 prop:value=move || value.get()
                 on:input=move |ev| {
-                    saved.set(false);
+                    // Typing takes the "saved" mark away; an error stays until the next save.
+                    if saving.value().with_untracked(|v| matches!(v, Some(Ok(())))) {
+                        saving.clear();
+                    }
                     value.set(event_target_value(&ev))
                 }
                 on:change=move |ev| save(event_target_value(&ev))
@@ -683,11 +705,10 @@ fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
         </label>
         <div class="field">
             {input}
-            {move || saved.get().then(|| view! { <span class="saved-mark">"saved"</span> })}
+            {move || saved().then(|| view! { <span class="saved-mark">"saved"</span> })}
             <p class="hint">{format!("{} ({})", row.help, row.allowed)}</p>
             {move || {
-                error
-                    .get()
+                error()
                     .map(|e| {
                         view! {
                             <div class="error" id=format!("{id}-error") role="alert">
@@ -706,34 +727,40 @@ fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
 fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl IntoView {
     let stored = RwSignal::new(has_key);
     let key = RwSignal::new(String::new());
-    let error = RwSignal::new(keyring_error);
-    let busy = RwSignal::new(false);
-    let save = move |_| {
-        let text = key.get_untracked();
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            match api::set_api_key(text).await {
-                Ok(s) => {
+    // The keyring's complaint when Settings opened, shown until the person acts.
+    let keyring_error = RwSignal::new(keyring_error);
+    // Saving or removing the key: `pending` disables both buttons, the value is the refusal.
+    // `None` removes the key.
+    let change = Action::new_local(move |text: &Option<String>| {
+        let text = text.clone();
+        async move {
+            let status = match text {
+                Some(text) => {
+                    let status = api::set_api_key(text).await.map_err(|e| e.message)?;
                     key.set(String::new());
-                    stored.set(s.has_api_key);
+                    status
                 }
-                Err(e) => error.set(Some(e.message)),
-            }
-            busy.set(false);
-        });
+                None => api::clear_api_key().await.map_err(|e| e.message)?,
+            };
+            stored.set(status.has_api_key);
+            Ok::<(), String>(())
+        }
+    });
+    let busy = change.pending();
+    let send = move |text: Option<String>| {
+        keyring_error.set(None);
+        change.clear();
+        change.dispatch_local(text);
     };
-    let remove = move |_| {
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            match api::clear_api_key().await {
-                Ok(s) => stored.set(s.has_api_key),
-                Err(e) => error.set(Some(e.message)),
-            }
-            busy.set(false);
-        });
+    let error = move || {
+        change
+            .value()
+            .get()
+            .and_then(Result::err)
+            .or_else(|| keyring_error.get())
     };
+    let save = move |_| send(Some(key.get_untracked()));
+    let remove = move |_| send(None);
     view! {
         <h4>"API key"</h4>
         <p class="hint">
@@ -759,27 +786,26 @@ fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl IntoView {
                 {move || if stored.get() { "stored in OS keyring" } else { "no key" }}
             </span>
         </div>
-        {move || error.get().map(|e| view! { <div class="error" id="api-key-error" role="alert">{e}</div> })}
+        {move || error().map(|e| view! { <div class="error" id="api-key-error" role="alert">{e}</div> })}
     }
 }
 
 /// "Test connection": one tiny call to the configured model, showing its reply or why it failed.
 #[component]
 fn ConnectionTester() -> impl IntoView {
-    let result = RwSignal::new(None::<Result<String, String>>);
-    let busy = RwSignal::new(false);
+    // The test call: `pending` is "Testing…", the value the model's reply or why it failed.
+    let testing = Action::new_local(|_: &()| async {
+        match api::test_model_connection().await {
+            Ok(t) if t.ok => Ok(t.message),
+            Ok(t) => Err(t.message),
+            Err(e) => Err(e.message),
+        }
+    });
+    let busy = testing.pending();
+    let result = testing.value();
     let test = move |_| {
-        busy.set(true);
-        result.set(None);
-        spawn_local(async move {
-            let outcome = match api::test_model_connection().await {
-                Ok(t) if t.ok => Ok(t.message),
-                Ok(t) => Err(t.message),
-                Err(e) => Err(e.message),
-            };
-            result.set(Some(outcome));
-            busy.set(false);
-        });
+        testing.clear();
+        testing.dispatch_local(());
     };
     view! {
         <div class="inline-form">
