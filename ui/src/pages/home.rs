@@ -9,7 +9,6 @@ use elnor_types::{
     StoreStatus,
 };
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::short_time;
 use crate::api;
@@ -298,21 +297,23 @@ fn BriefPanel() -> impl IntoView {
         };
         api::brief_preview(request)
     });
-    let rollup_note = RwSignal::new(None::<Result<String, String>>);
+    // The rollup's rebuild: its value is the note under the buttons.
+    let rollup = Action::new_local(move |_: &()| async move {
+        let note = match api::rollup_refresh().await {
+            Ok(r) => Ok(format!(
+                "Recent activity rebuilt: {} work context(s) in the past {} days.",
+                r.segments.len(),
+                r.window_days
+            )),
+            Err(e) => Err(e.message),
+        };
+        generation.update(|g| *g += 1);
+        note
+    });
+    let rollup_note = rollup.value();
     let refresh_rollup = move |_| {
-        rollup_note.set(None);
-        spawn_local(async move {
-            let note = match api::rollup_refresh().await {
-                Ok(r) => Ok(format!(
-                    "Recent activity rebuilt: {} work context(s) in the past {} days.",
-                    r.segments.len(),
-                    r.window_days
-                )),
-                Err(e) => Err(e.message),
-            };
-            rollup_note.set(Some(note));
-            generation.update(|g| *g += 1);
-        });
+        rollup.clear();
+        rollup.dispatch_local(());
     };
     view! {
         <div class="card" id="brief-panel">
