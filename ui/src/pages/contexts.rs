@@ -20,9 +20,9 @@ use elnor_types::{
 };
 use leptos::prelude::*;
 
-use super::{session_link, short_time};
 use crate::api;
 use crate::components::Loaded;
+use crate::components::{session_link, short_time};
 use crate::nav::use_nav;
 
 #[component]

@@ -10,10 +10,10 @@ use elnor_types::{
 };
 use leptos::prelude::*;
 
-use super::short_time;
 use crate::api;
 use crate::app::use_activity;
 use crate::components::Loaded;
+use crate::components::short_time;
 use crate::nav::use_nav;
 use crate::push::PushForm;
 

@@ -10,9 +10,9 @@
 use elnor_types::{AssemblyDetail, AssemblyRow, TraceItemRow};
 use leptos::prelude::*;
 
-use super::{session_link, short_time};
 use crate::api;
 use crate::components::Loaded;
+use crate::components::{session_link, short_time};
 use crate::nav::use_nav;
 
 /// Assemblies listed at once; older ones are kept by the engine up to its retention setting.

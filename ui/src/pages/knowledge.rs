@@ -19,9 +19,9 @@ use elnor_types::{
 };
 use leptos::prelude::*;
 
-use super::{session_link, short_time};
 use crate::api;
 use crate::components::Loaded;
+use crate::components::{session_link, short_time};
 use crate::nav::{Nav, Page, Route, use_nav};
 
 /// The form open over the selected node, if any.

@@ -8,5 +8,3 @@ pub mod review;
 pub mod sessions;
 pub mod settings;
 pub mod timeline;
-
-pub use crate::components::{session_link, short_time};

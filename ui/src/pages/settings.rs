@@ -23,10 +23,10 @@ use elnor_types::{
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::sessions::IngestCard;
-use super::short_time;
 use crate::api;
 use crate::components::Loaded;
+use crate::components::short_time;
+use crate::pages::sessions::IngestCard;
 
 /// How often the watcher's status is read again while Settings is open: the first scan of a large
 /// folder takes a while, and a problem (the inotify limit) can appear at any time. The reading is

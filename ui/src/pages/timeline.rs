@@ -17,10 +17,10 @@ use elnor_types::{
 };
 use leptos::prelude::*;
 
-use super::short_time;
 use crate::api;
 use crate::app::use_activity;
 use crate::components::Loaded;
+use crate::components::short_time;
 use crate::nav::{Nav, use_nav};
 
 /// How the filter names each kind.
