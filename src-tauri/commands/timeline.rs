@@ -1,13 +1,15 @@
-//! The timeline (SPEC §12): `timeline`, what happened over a window of days (sessions, captures,
+//! The timeline (SPEC §12): `timeline_get`, what happened over a window of days (sessions, captures,
 //! file changes, pushes, promotions), newest first, with the per-day counts the page's chart
 //! stacks by work context. One engine call, `timeline::query`; this converts its types.
 
 use chrono::Local;
 use elnor_engine::timeline::{self, Filter, ItemKind, Target};
+use elnor_types::commands as cmd;
 use elnor_types::{
     CommandError, Timeline, TimelineDay, TimelineDayCount, TimelineItem, TimelineKind,
-    TimelineRequest, TimelineTarget,
+    TimelineTarget,
 };
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use crate::state::{AppState, blocking, to_command_error};
@@ -68,10 +70,10 @@ fn item(i: timeline::Item) -> TimelineItem {
 }
 
 #[tauri::command]
-pub async fn timeline(
+pub async fn timeline_get(
     state: State<'_, AppState>,
-    request: TimelineRequest,
-) -> Result<Timeline, CommandError> {
+    request: RequestOf<cmd::TimelineGet>,
+) -> ReplyOf<cmd::TimelineGet> {
     let store = state.store()?;
     blocking(move || {
         let filter = Filter {

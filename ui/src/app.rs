@@ -31,7 +31,7 @@ impl PendingReviews {
     pub fn refresh(self) {
         spawn_local(async move {
             self.0
-                .set(api::review_pending_count().await.ok().map(|c| c.pending));
+                .set(api::review_count().await.ok().map(|c| c.pending));
         });
     }
 }
@@ -79,7 +79,7 @@ pub fn App() -> impl IntoView {
         loop {
             pending
                 .0
-                .set(api::review_pending_count().await.ok().map(|c| c.pending));
+                .set(api::review_count().await.ok().map(|c| c.pending));
             api::sleep(PENDING_POLL_MS).await;
         }
     });

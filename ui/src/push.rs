@@ -62,7 +62,7 @@ pub fn PushForm(
     let pushing = Action::new_local(move |request: &PushRequest| {
         let request = request.clone();
         async move {
-            let reply = api::push_observation(request).await;
+            let reply = api::observations_push(request).await;
             if reply.is_ok() {
                 // The context stays chosen: several pushes in a row are usually about one piece
                 // of work. The text and the entities are this push's own.
@@ -74,7 +74,7 @@ pub fn PushForm(
         }
     });
     let busy = pushing.pending();
-    let contexts = LocalResource::new(api::list_work_contexts);
+    let contexts = LocalResource::new(api::work_contexts_list);
     let text_box = NodeRef::<leptos::html::Textarea>::new();
     if focus {
         Effect::new(move |_| {

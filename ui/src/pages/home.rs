@@ -2,7 +2,7 @@
 //! was last active and where it stood: phase, the latest summary, open questions), the push box ("I just did X") with the most recent observations below it, the brief a
 //! fresh agent session would get now (a preview assembled by the engine, with its token counts per
 //! tier and a link to the Inspector's explanation), then the store's status (path, schema, counts,
-//! mode), read through `store_status`.
+//! mode), read through `status_get`.
 
 use elnor_types::{
     BriefPreview, BriefPreviewRequest, ObservationListRequest, ObservationRow, ProjectOverviewRow,
@@ -22,7 +22,7 @@ const RECENT_OBSERVATIONS: u32 = 5;
 
 #[component]
 pub fn Home() -> impl IntoView {
-    let status = LocalResource::new(api::store_status);
+    let status = LocalResource::new(api::status_get);
     view! {
         <h2>"Home"</h2>
         <ProjectsCard />
@@ -41,7 +41,7 @@ fn ProjectsCard() -> impl IntoView {
     let activity = use_activity();
     let projects = LocalResource::new(move || {
         activity.0.track();
-        api::projects_overview()
+        api::projects_list()
     });
     view! {
         <div class="card" id="projects-card">
@@ -287,7 +287,7 @@ fn BriefPanel() -> impl IntoView {
     // shows, so the preview follows pushes too.
     let activity = use_activity();
     let context = RwSignal::new(String::new());
-    let contexts = LocalResource::new(api::list_work_contexts);
+    let contexts = LocalResource::new(api::work_contexts_list);
     let preview = LocalResource::new(move || {
         generation.track();
         activity.0.track();

@@ -122,7 +122,7 @@ fn assembly_rows(rows: Vec<AssemblyRow>, selected: RwSignal<Option<i64>>) -> Any
 
 #[component]
 fn AssemblyPanel(id: i64) -> impl IntoView {
-    let detail = LocalResource::new(move || api::assembly_get(id));
+    let detail = LocalResource::new(move || api::assemblies_get(id));
     view! {
         <Loaded resource=detail loading="Reading the assembly…" let:d>
             {view! { <AssemblyView detail=d /> }}

@@ -42,7 +42,7 @@ pub fn SessionsPage() -> impl IntoView {
 pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
     let sources = LocalResource::new(move || {
         generation.track();
-        api::list_sources()
+        api::sources_list()
     });
     let status = RwSignal::new(None::<elnor_types::IngestStatus>);
     let error = RwSignal::new(None::<String>);
@@ -52,7 +52,7 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
     let poll = move || {
         spawn_local(async move {
             loop {
-                match api::ingest_status().await {
+                match api::ingest_get().await {
                     Ok(s) => {
                         let running = s.running;
                         status.set(Some(s));
@@ -73,7 +73,7 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
     let start = move |_| {
         error.set(None);
         spawn_local(async move {
-            match api::start_ingest().await {
+            match api::ingest_start().await {
                 Ok(s) => {
                     status.set(Some(s));
                     poll();
@@ -86,7 +86,7 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
         let (h, r) = (harness.get_untracked(), root.get_untracked());
         error.set(None);
         spawn_local(async move {
-            match api::add_source(h, r).await {
+            match api::sources_add(h, r).await {
                 Ok(_) => {
                     root.set(String::new());
                     generation.update(|g| *g += 1);
@@ -97,7 +97,7 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
     };
     let toggle = move |s: SourceRow| {
         spawn_local(async move {
-            match api::set_source_enabled(s.harness, s.root, !s.enabled).await {
+            match api::sources_set_enabled(s.harness, s.root, !s.enabled).await {
                 Ok(_) => generation.update(|g| *g += 1),
                 Err(e) => error.set(Some(e.message)),
             }
@@ -231,7 +231,7 @@ fn SessionBrowser(
             text: Some(text.get()).filter(|t| !t.is_empty()),
             limit: Some(100),
         };
-        api::list_sessions(request)
+        api::sessions_list(request)
     });
     Effect::new(move |_| {
         let Some(Ok(rows)) = sessions.get() else {
@@ -383,7 +383,7 @@ fn TranscriptViewer(session: SessionRow) -> impl IntoView {
             });
             let id = id.clone();
             spawn_local(async move {
-                match api::turn_page(id, chunk * CHUNK, CHUNK as u32).await {
+                match api::turns_list(id, chunk * CHUNK, CHUNK as u32).await {
                     Ok(page) => {
                         total.set(Some(page.total));
                         if chunk == 0 {

@@ -75,7 +75,7 @@ pub fn TimelinePage() -> impl IntoView {
     let days = RwSignal::new(DEFAULT_WINDOW);
     // Bumped by "Refresh": file changes arrive from the watcher while the page is open.
     let generation = RwSignal::new(0u32);
-    let contexts = LocalResource::new(api::list_work_contexts);
+    let contexts = LocalResource::new(api::work_contexts_list);
     let timeline = LocalResource::new(move || {
         // A push made in the dialog lands here at once.
         activity.0.track();
@@ -98,7 +98,7 @@ pub fn TimelinePage() -> impl IntoView {
             if kinds.is_empty() {
                 Ok(None)
             } else {
-                api::timeline(request).await.map(Some)
+                api::timeline_get(request).await.map(Some)
             }
         }
     });
@@ -467,7 +467,7 @@ fn item_row(item: TimelineItem, selected: RwSignal<Option<i64>>, nav: Nav) -> im
 /// One observation in full, beside the list.
 #[component]
 fn ObservationPane(id: i64, selected: RwSignal<Option<i64>>, nav: Nav) -> impl IntoView {
-    let detail = LocalResource::new(move || api::observation_get(id));
+    let detail = LocalResource::new(move || api::observations_get(id));
     view! {
         <aside class="card observation-pane" id="observation-detail" data-observation-id=id>
             <div class="pane-head">

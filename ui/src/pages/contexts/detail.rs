@@ -15,7 +15,7 @@ pub(super) fn ContextDetail(id: String, generation: RwSignal<u32>) -> impl IntoV
         let id = id.clone();
         move || {
             generation.track();
-            api::get_work_context(id.clone())
+            api::work_contexts_get(id.clone())
         }
     });
     view! {
@@ -59,19 +59,19 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
             async move {
                 let reply = match change {
                     ContextChange::AddRule { kind, pattern } => {
-                        api::add_link_rule(id, kind, pattern).await
+                        api::link_rules_add(id, kind, pattern).await
                     }
-                    ContextChange::RemoveRule(rule_id) => api::remove_link_rule(id, rule_id).await,
+                    ContextChange::RemoveRule(rule_id) => api::link_rules_remove(id, rule_id).await,
                     ContextChange::Edit { name, local_only } => {
                         let request = EditWorkContextRequest {
                             work_context_id: id,
                             name,
                             local_only,
                         };
-                        api::edit_work_context(request).await
+                        api::work_contexts_edit(request).await
                     }
                     ContextChange::Absorb(other) => {
-                        let merged = api::merge_work_contexts(id, other).await;
+                        let merged = api::work_contexts_merge(id, other).await;
                         if merged.is_ok() {
                             absorb.set(String::new());
                         }

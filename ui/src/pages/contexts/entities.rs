@@ -22,7 +22,7 @@ pub(super) enum EntityChange {
 pub(super) fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
     let entities = LocalResource::new(move || {
         generation.track();
-        api::list_entities(None)
+        api::entities_list(None)
     });
     let kind = RwSignal::new("project".to_owned());
     let name = RwSignal::new(String::new());
@@ -43,16 +43,16 @@ pub(super) fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
         async move {
             match change {
                 EntityChange::Create(request) => {
-                    api::create_entity(request).await.map_err(|e| e.message)?;
+                    api::entities_create(request).await.map_err(|e| e.message)?;
                     name.set(String::new());
                     aliases.set(String::new());
                 }
                 EntityChange::Edit(request) => {
-                    api::edit_entity(request).await.map_err(|e| e.message)?;
+                    api::entities_edit(request).await.map_err(|e| e.message)?;
                     cleared();
                 }
                 EntityChange::Merge { keep, absorb } => {
-                    api::merge_entities(keep, absorb)
+                    api::entities_merge(keep, absorb)
                         .await
                         .map_err(|e| e.message)?;
                     cleared();

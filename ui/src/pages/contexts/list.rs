@@ -104,7 +104,7 @@ pub(super) fn CreateContextCard(
     let creating = Action::new_local(move |request: &CreateWorkContextRequest| {
         let request = request.clone();
         async move {
-            let wc = api::create_work_context(request)
+            let wc = api::work_contexts_create(request)
                 .await
                 .map_err(|e| e.message)?;
             name.set(String::new());

@@ -37,7 +37,7 @@ pub fn ContextsPage() -> impl IntoView {
     let selected = RwSignal::new(nav.take_work_context());
     let contexts = LocalResource::new(move || {
         generation.track();
-        api::list_work_contexts()
+        api::work_contexts_list()
     });
     let filter = RwSignal::new(String::new());
     view! {

@@ -51,7 +51,7 @@ pub fn KnowledgePage() -> impl IntoView {
         let id = k.selected.get();
         async move {
             match id {
-                Some(id) => api::knowledge_show(id).await.map(Some),
+                Some(id) => api::knowledge_get(id).await.map(Some),
                 None => Ok(None),
             }
         }

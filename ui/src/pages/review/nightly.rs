@@ -25,7 +25,7 @@ pub(super) fn NightlyCard(review: Review) -> impl IntoView {
     let generation = RwSignal::new(0u32);
     let status = LocalResource::new(move || {
         generation.track();
-        api::nightly_status()
+        api::nightly_get()
     });
     // Either button's job: `pending` disables both, the value is the note under them.
     let job = Action::new_local(move |job: &NightlyJob| {

@@ -21,7 +21,7 @@ pub(super) fn ProposalPane(review: Review) -> impl IntoView {
         let id = review.selected.get();
         async move {
             match id {
-                Some(id) => api::review_show(id).await.map(Some),
+                Some(id) => api::review_get(id).await.map(Some),
                 None => Ok(None),
             }
         }

@@ -17,7 +17,7 @@ pub(super) fn ContinuitySection(initial: Settings) -> impl IntoView {
     let save = Action::new_local(move |choice: &ContinuityMode| {
         let choice = *choice;
         async move {
-            let s = api::set_continuity_mode(choice).await?;
+            let s = api::settings_set_mode(choice).await?;
             set_mode.set(s.mode);
             Ok::<ContinuityMode, CommandError>(s.mode)
         }
@@ -198,7 +198,7 @@ pub(super) fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
         move |text: &String| {
             let (key, text) = (key.clone(), text.clone());
             async move {
-                let config = api::set_config_field(key.clone(), text)
+                let config = api::continuity_set_field(key.clone(), text)
                     .await
                     .map_err(|e| e.message)?;
                 // The engine's normalised value, so what is shown is what is stored.
@@ -297,11 +297,11 @@ pub(super) fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl
         async move {
             let status = match text {
                 Some(text) => {
-                    let status = api::set_api_key(text).await.map_err(|e| e.message)?;
+                    let status = api::api_key_set(text).await.map_err(|e| e.message)?;
                     key.set(String::new());
                     status
                 }
-                None => api::clear_api_key().await.map_err(|e| e.message)?,
+                None => api::api_key_clear().await.map_err(|e| e.message)?,
             };
             stored.set(status.has_api_key);
             Ok::<(), String>(())
@@ -356,7 +356,7 @@ pub(super) fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl
 pub(super) fn ConnectionTester() -> impl IntoView {
     // The test call: `pending` is "Testing…", the value the model's reply or why it failed.
     let testing = Action::new_local(|_: &()| async {
-        match api::test_model_connection().await {
+        match api::model_test().await {
             Ok(t) if t.ok => Ok(t.message),
             Ok(t) => Err(t.message),
             Err(e) => Err(e.message),

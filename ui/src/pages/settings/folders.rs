@@ -19,7 +19,7 @@ pub(super) const WATCHER_POLL: Duration = Duration::from_secs(5);
 /// The folders the file watcher observes, its ignore rules and its state.
 #[component]
 pub(super) fn TrackedFoldersCard() -> impl IntoView {
-    let initial = LocalResource::new(api::tracked_folders);
+    let initial = LocalResource::new(api::tracked_folders_get);
     view! {
         <div class="card" id="tracked-folders">
             <h3>"Tracked folders"</h3>
@@ -57,7 +57,7 @@ pub(super) fn TrackedFoldersEditor(initial: TrackedFolders) -> impl IntoView {
             spawn_local(async move {
                 // A failed poll keeps the last reading; the next one may succeed, and an action's
                 // own error is shown when the person acts.
-                if let Ok(t) = api::tracked_folders().await {
+                if let Ok(t) = api::tracked_folders_get().await {
                     state.set(t);
                 }
             })
@@ -76,15 +76,17 @@ pub(super) fn TrackedFoldersEditor(initial: TrackedFolders) -> impl IntoView {
         async move {
             let t = match change {
                 FolderChange::Add(path) => {
-                    let t = api::add_tracked_folder(path).await.map_err(|e| e.message)?;
+                    let t = api::tracked_folders_add(path)
+                        .await
+                        .map_err(|e| e.message)?;
                     new_path.set(String::new());
                     t
                 }
-                FolderChange::Remove(path) => api::remove_tracked_folder(path)
+                FolderChange::Remove(path) => api::tracked_folders_remove(path)
                     .await
                     .map_err(|e| e.message)?,
                 FolderChange::IgnorePatterns(list) => {
-                    let t = api::set_ignore_patterns(list)
+                    let t = api::ignore_patterns_set(list)
                         .await
                         .map_err(|e| e.message)?;
                     patterns.set(t.ignore_patterns.join("\n"));

@@ -29,8 +29,8 @@ use living_memory::LivingMemoryCard;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
-    let settings = LocalResource::new(api::get_settings);
-    let continuity = LocalResource::new(api::get_continuity_settings);
+    let settings = LocalResource::new(api::settings_get);
+    let continuity = LocalResource::new(api::continuity_get);
     let generation = RwSignal::new(0u32);
     view! {
         <h2>"Settings"</h2>
