@@ -36,6 +36,19 @@ pub fn SessionsPage() -> impl IntoView {
     }
 }
 
+/// What the transcript-sources card asks of the shell.
+#[derive(Debug, Clone)]
+enum SourceChange {
+    /// Reads new records from the enabled sources.
+    Ingest,
+    Add {
+        harness: String,
+        root: String,
+    },
+    /// Switches a source on or off.
+    Toggle(SourceRow),
+}
+
 /// Transcript sources (detected, added, enabled) and the ingest button with its progress. Shown
 /// on the Sessions page and in Settings.
 #[component]
@@ -45,7 +58,8 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
         api::sources_list()
     });
     let status = RwSignal::new(None::<elnor_types::IngestStatus>);
-    let error = RwSignal::new(None::<String>);
+    // Why the progress poll stopped, if it failed; a command's own error is its action's value.
+    let poll_error = RwSignal::new(None::<String>);
     let harness = RwSignal::new("claude_code".to_owned());
     let root = RwSignal::new(String::new());
 
@@ -62,7 +76,7 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
                         }
                     }
                     Err(e) => {
-                        error.set(Some(e.message));
+                        poll_error.set(Some(e.message));
                         break;
                     }
                 }
@@ -70,39 +84,57 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
             }
         })
     };
-    let start = move |_| {
-        error.set(None);
-        spawn_local(async move {
-            match api::ingest_start().await {
-                Ok(s) => {
+    // Starting an ingest, adding a source and switching one on or off share one action and
+    // one error line with the poll, as they share the card.
+    let change = Action::new_local(move |change: &SourceChange| {
+        let change = change.clone();
+        async move {
+            match change {
+                SourceChange::Ingest => {
+                    let s = api::ingest_start().await.map_err(|e| e.message)?;
                     status.set(Some(s));
                     poll();
                 }
-                Err(e) => error.set(Some(e.message)),
-            }
-        });
-    };
-    let add = move |_| {
-        let (h, r) = (harness.get_untracked(), root.get_untracked());
-        error.set(None);
-        spawn_local(async move {
-            match api::sources_add(h, r).await {
-                Ok(_) => {
+                SourceChange::Add {
+                    harness,
+                    root: path,
+                } => {
+                    api::sources_add(harness, path)
+                        .await
+                        .map_err(|e| e.message)?;
                     root.set(String::new());
                     generation.update(|g| *g += 1);
                 }
-                Err(e) => error.set(Some(e.message)),
+                SourceChange::Toggle(s) => {
+                    api::sources_set_enabled(s.harness, s.root, !s.enabled)
+                        .await
+                        .map_err(|e| e.message)?;
+                    generation.update(|g| *g += 1);
+                }
             }
-        });
+            Ok::<(), String>(())
+        }
+    });
+    let send = move |c: SourceChange| {
+        poll_error.set(None);
+        change.clear();
+        change.dispatch_local(c);
     };
-    let toggle = move |s: SourceRow| {
-        spawn_local(async move {
-            match api::sources_set_enabled(s.harness, s.root, !s.enabled).await {
-                Ok(_) => generation.update(|g| *g += 1),
-                Err(e) => error.set(Some(e.message)),
-            }
-        });
+    let error = move || {
+        change
+            .value()
+            .get()
+            .and_then(Result::err)
+            .or_else(|| poll_error.get())
     };
+    let start = move |_| send(SourceChange::Ingest);
+    let add = move |_| {
+        send(SourceChange::Add {
+            harness: harness.get_untracked(),
+            root: root.get_untracked(),
+        })
+    };
+    let toggle = move |s: SourceRow| send(SourceChange::Toggle(s));
 
     view! {
         <div class="card">
@@ -161,7 +193,7 @@ pub fn IngestCard(generation: RwSignal<u32>) -> impl IntoView {
                     "Ingest now"
                 </button>
             </div>
-            {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
+            {move || error().map(|e| view! { <div class="error" role="alert">{e}</div> })}
             <p id="ingest-status" class="hint">
                 {move || match status.get() {
                     None => "Ingest reads new records from the enabled sources.".to_owned(),
