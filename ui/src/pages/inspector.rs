@@ -11,8 +11,7 @@ use elnor_types::{AssemblyDetail, AssemblyRow, TraceItemRow};
 use leptos::prelude::*;
 
 use crate::api;
-use crate::components::Loaded;
-use crate::components::{session_link, short_time};
+use crate::components::{Loaded, session_link, short_time};
 use crate::nav::use_nav;
 
 /// Assemblies listed at once; older ones are kept by the engine up to its retention setting.

@@ -1,4 +1,6 @@
-//! One module per view; the helpers they share live in `crate::components`.
+//! One module per view. A view's module holds its route component, which composes the view's
+//! parts; a big view is a folder whose `mod.rs` is that route and whose other files are its
+//! components. What several views share lives in `crate::components`.
 
 pub mod contexts;
 pub mod home;

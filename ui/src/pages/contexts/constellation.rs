@@ -5,8 +5,7 @@ use leptos::prelude::*;
 
 use super::detail::heuristic_badge;
 use crate::api;
-use crate::components::Loaded;
-use crate::components::{session_link, short_time};
+use crate::components::{Loaded, session_link, short_time};
 use crate::nav::use_nav;
 
 /// The work context's constellation view and its Tier 1 card. Reading it assembles a preview

@@ -6,8 +6,7 @@ use leptos::prelude::*;
 use super::change::Actions;
 use super::list::{Detail, kind_badge, state_badges};
 use super::state::Knowledge;
-use crate::components::Loaded;
-use crate::components::{session_link, short_time};
+use crate::components::{Loaded, session_link, short_time};
 
 #[component]
 pub(super) fn NodePane(detail: Detail, k: Knowledge) -> impl IntoView {

@@ -6,8 +6,7 @@ use leptos::prelude::*;
 
 use super::state::Review;
 use crate::api;
-use crate::components::Loaded;
-use crate::components::short_time;
+use crate::components::{Loaded, short_time};
 
 /// What the nightly card's buttons ask for.
 #[derive(Debug, Clone, Copy)]

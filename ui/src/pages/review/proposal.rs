@@ -10,8 +10,7 @@ use super::decide::Actions;
 use super::queue::rule_label;
 use super::state::Review;
 use crate::api;
-use crate::components::Loaded;
-use crate::components::{session_link, short_time};
+use crate::components::{Loaded, session_link, short_time};
 use crate::nav::use_nav;
 
 #[component]

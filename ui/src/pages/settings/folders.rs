@@ -8,8 +8,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
-use crate::components::Loaded;
-use crate::components::short_time;
+use crate::components::{Loaded, short_time};
 
 /// How often the watcher's status is read again while Settings is open: the first scan of a large
 /// folder takes a while, and a problem (the inotify limit) can appear at any time. The reading is
