@@ -93,7 +93,7 @@ pub fn PushForm(
             work_context_id: Some(context.get_untracked()).filter(|c| !c.is_empty()),
             entities: entity_names(&entities.get_untracked()),
         };
-        // The last outcome goes as the next push starts, as it did before.
+        // The last outcome goes as the next push starts, so it is never read as this one's.
         pushing.clear();
         pushing.dispatch_local(request);
     };

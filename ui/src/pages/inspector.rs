@@ -124,7 +124,7 @@ fn AssemblyPanel(id: i64) -> impl IntoView {
     let detail = LocalResource::new(move || api::assemblies_get(id));
     view! {
         <Loaded resource=detail loading="Reading the assembly…" let:d>
-            {view! { <AssemblyView detail=d /> }}
+            <AssemblyView detail=d />
         </Loaded>
     }
 }

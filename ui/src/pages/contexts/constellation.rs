@@ -20,7 +20,7 @@ pub(super) fn ConstellationCard(id: String, generation: RwSignal<u32>) -> impl I
         <div class="card" id="wc-constellation">
             <h3>"Constellation"</h3>
             <Loaded resource=view_read loading="Reading the constellation view…" let:c>
-                {view! { <ConstellationBody c /> }}
+                <ConstellationBody c />
             </Loaded>
         </div>
     }

@@ -20,7 +20,7 @@ pub(super) fn ContextDetail(id: String, generation: RwSignal<u32>) -> impl IntoV
     });
     view! {
         <Loaded resource=detail loading="Reading the work context…" let:d>
-            {view! { <ContextView detail=d generation /> }}
+            <ContextView detail=d generation />
         </Loaded>
     }
 }

@@ -91,7 +91,7 @@ pub(super) fn BriefPanel() -> impl IntoView {
                     })
             }}
             <Loaded resource=preview loading="Assembling a preview…" let:b>
-                {view! { <BriefView brief=b /> }}
+                <BriefView brief=b />
             </Loaded>
         </div>
     }

@@ -27,7 +27,7 @@ pub fn Home() -> impl IntoView {
         <PushCard />
         <BriefPanel />
         <Loaded resource=status loading="Reading the store…" let:s>
-            {view! { <StatusCard status=s /> }}
+            <StatusCard status=s />
         </Loaded>
     }
 }

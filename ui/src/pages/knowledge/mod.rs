@@ -92,7 +92,7 @@ pub fn KnowledgePage() -> impl IntoView {
                 })
         }}
         <Loaded resource=list loading="Reading the graph…" let:l>
-            {view! { <NodeList list=l detail k /> }}
+            <NodeList list=l detail k />
         </Loaded>
     }
 }

@@ -133,7 +133,7 @@ pub fn ReviewPage() -> impl IntoView {
                 })
         }}
         <Loaded resource=queue loading="Reading the review queue…" let:q>
-            {view! { <Queue queue=q review /> }}
+            <Queue queue=q review />
         </Loaded>
     }
 }

@@ -28,7 +28,7 @@ pub(super) fn TrackedFoldersCard() -> impl IntoView {
                 "title and the entities it mentions. Nothing leaves this computer."
             </p>
             <Loaded resource=initial loading="Reading the tracked folders…" let:t>
-                {view! { <TrackedFoldersEditor initial=t /> }}
+                <TrackedFoldersEditor initial=t />
             </Loaded>
         </div>
     }

@@ -35,10 +35,10 @@ pub fn SettingsPage() -> impl IntoView {
     view! {
         <h2>"Settings"</h2>
         <Loaded resource=settings loading="Reading settings…" let:s>
-            {view! { <ContinuitySection initial=s /> }}
+            <ContinuitySection initial=s />
         </Loaded>
         <Loaded resource=continuity loading="Reading the continuity config…" let:s>
-            {view! { <ContinuityConfigCards initial=s /> }}
+            <ContinuityConfigCards initial=s />
         </Loaded>
         <LivingMemoryCard />
         <TrackedFoldersCard />
