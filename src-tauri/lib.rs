@@ -34,66 +34,66 @@ pub fn run() {
     let result = tauri::Builder::default()
         .manage(state)
         .invoke_handler(tauri::generate_handler![
-            commands::status::store_status,
-            commands::settings::get_settings,
-            commands::settings::set_continuity_mode,
-            commands::sessions::list_sessions,
-            commands::sessions::turn_page,
-            commands::ingest::list_sources,
-            commands::ingest::add_source,
-            commands::ingest::set_source_enabled,
-            commands::ingest::start_ingest,
-            commands::ingest::ingest_status,
-            commands::contexts::list_work_contexts,
-            commands::contexts::projects_overview,
-            commands::contexts::get_work_context,
-            commands::contexts::create_work_context,
-            commands::contexts::edit_work_context,
-            commands::contexts::add_link_rule,
-            commands::contexts::remove_link_rule,
-            commands::contexts::list_entities,
-            commands::contexts::create_entity,
-            commands::contexts::edit_entity,
-            commands::contexts::merge_entities,
-            commands::contexts::merge_work_contexts,
-            commands::continuity::get_continuity_settings,
-            commands::continuity::set_config_field,
-            commands::continuity::set_api_key,
-            commands::continuity::clear_api_key,
-            commands::continuity::test_model_connection,
+            commands::status::status_get,
+            commands::settings::settings_get,
+            commands::settings::settings_set_mode,
+            commands::sessions::sessions_list,
+            commands::sessions::turns_list,
+            commands::ingest::sources_list,
+            commands::ingest::sources_add,
+            commands::ingest::sources_set_enabled,
+            commands::ingest::ingest_start,
+            commands::ingest::ingest_get,
+            commands::contexts::work_contexts_list,
+            commands::contexts::projects_list,
+            commands::contexts::work_contexts_get,
+            commands::contexts::work_contexts_create,
+            commands::contexts::work_contexts_edit,
+            commands::contexts::link_rules_add,
+            commands::contexts::link_rules_remove,
+            commands::contexts::entities_list,
+            commands::contexts::entities_create,
+            commands::contexts::entities_edit,
+            commands::contexts::entities_merge,
+            commands::contexts::work_contexts_merge,
+            commands::continuity::continuity_get,
+            commands::continuity::continuity_set_field,
+            commands::continuity::api_key_set,
+            commands::continuity::api_key_clear,
+            commands::continuity::model_test,
             commands::brief::brief_preview,
             commands::brief::constellation_get,
             commands::brief::assemblies_list,
-            commands::brief::assembly_get,
+            commands::brief::assemblies_get,
             commands::brief::living_facts_list,
             commands::brief::living_facts_add,
             commands::brief::living_facts_edit,
             commands::brief::living_facts_remove,
             commands::brief::rollup_refresh,
             commands::review::review_list,
-            commands::review::review_show,
+            commands::review::review_get,
             commands::review::review_approve,
             commands::review::review_reject,
             commands::review::review_defer,
             commands::review::review_evaluate,
-            commands::review::review_pending_count,
-            commands::review::nightly_status,
+            commands::review::review_count,
+            commands::review::nightly_get,
             commands::review::nightly_run,
             commands::knowledge::knowledge_list,
-            commands::knowledge::knowledge_show,
+            commands::knowledge::knowledge_get,
             commands::knowledge::knowledge_edit,
             commands::knowledge::knowledge_confirm,
             commands::knowledge::knowledge_set_warrant,
             commands::knowledge::knowledge_retire,
             commands::knowledge::knowledge_supersede,
-            commands::observe::push_observation,
+            commands::observe::observations_push,
             commands::observe::observations_list,
-            commands::observe::observation_get,
-            commands::observe::tracked_folders,
-            commands::observe::add_tracked_folder,
-            commands::observe::remove_tracked_folder,
-            commands::observe::set_ignore_patterns,
-            commands::timeline::timeline,
+            commands::observe::observations_get,
+            commands::observe::tracked_folders_get,
+            commands::observe::tracked_folders_add,
+            commands::observe::tracked_folders_remove,
+            commands::observe::ignore_patterns_set,
+            commands::timeline::timeline_get,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {
@@ -129,7 +129,75 @@ fn store_flag(mut args: impl Iterator<Item = String>) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::store_flag;
+
+    /// Every command the UI may invoke (`elnor_types::commands::ALL`) has exactly one handler in
+    /// `generate_handler!`, one `allow-*` permission allowing it alone, and that permission
+    /// granted to the main window; nothing else is handled, permitted or granted.
+    #[test]
+    fn every_command_is_handled_permitted_and_granted() {
+        let all: BTreeSet<&str> = elnor_types::commands::ALL.iter().copied().collect();
+        assert_eq!(
+            all.len(),
+            elnor_types::commands::ALL.len(),
+            "a name is declared twice"
+        );
+
+        let lib = include_str!("lib.rs");
+        let list = lib
+            .split_once("generate_handler![")
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map(|(list, _)| list)
+            .expect("lib.rs has a generate_handler! list");
+        let handlers: Vec<&str> = list
+            .split(',')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(|h| h.rsplit("::").next().unwrap_or(h))
+            .collect();
+        assert_eq!(handlers.iter().copied().collect::<BTreeSet<_>>(), all);
+        assert_eq!(handlers.len(), all.len(), "a handler is listed twice");
+
+        let permission = |name: &str| format!("allow-{}", name.replace('_', "-"));
+        let toml = include_str!("permissions/app.toml");
+        let mut permitted = Vec::new();
+        for block in toml.split("[[permission]]").skip(1) {
+            let field = |key: &str| {
+                block
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix(key))
+                    .map(|v| v.trim_start_matches([' ', '=']).trim().to_owned())
+                    .unwrap_or_else(|| panic!("a permission without {key}: {block}"))
+            };
+            let allowed = field("commands.allow");
+            let name = allowed
+                .strip_prefix("[\"")
+                .and_then(|a| a.strip_suffix("\"]"))
+                .unwrap_or_else(|| panic!("allows one command only: {allowed}"))
+                .to_owned();
+            assert_eq!(field("identifier"), format!("\"{}\"", permission(&name)));
+            permitted.push(name);
+        }
+        assert_eq!(
+            permitted
+                .iter()
+                .map(String::as_str)
+                .collect::<BTreeSet<_>>(),
+            all
+        );
+        assert_eq!(permitted.len(), all.len(), "a command is permitted twice");
+
+        let capability = include_str!("capabilities/main.json");
+        let granted: BTreeSet<String> = capability
+            .split('"')
+            .filter(|s| s.starts_with("allow-"))
+            .map(str::to_owned)
+            .collect();
+        let expected: BTreeSet<String> = all.iter().map(|n| permission(n)).collect();
+        assert_eq!(granted, expected);
+    }
 
     #[test]
     fn store_flag_forms() {

@@ -1,6 +1,6 @@
 //! The brief and what stands behind it: `brief_preview` (what a fresh session would get now),
 //! `constellation_get` (a work context's view with its Tier 1 card), `assemblies_list` and
-//! `assembly_get` (the Inspector's traces), `living_facts_list` / `_add` / `_edit` / `_remove`
+//! `assemblies_get` (the Inspector's traces), `living_facts_list` / `_add` / `_edit` / `_remove`
 //! (Tier 3) and `rollup_refresh` (Tier 2).
 //!
 //! Every brief assembled here is a preview: the app only looks at briefs, it never hands one to an
@@ -18,13 +18,13 @@ use elnor_engine::{
     BriefRequest, Card, Decision, Delivery, MAX_BUDGET, TIER1_CAP, TIER2_CAP, TIER3_CAP, TraceItem,
 };
 use elnor_engine::{Store, WorkContextId};
+use elnor_types::commands as cmd;
 use elnor_types::{
-    AddFactRequest, AssemblyDetail, AssemblyListRequest, AssemblyRef, AssemblyRow, BriefCard,
-    BriefLine, BriefPreview, BriefPreviewRequest, CommandError, ConstellationItemRow,
-    ConstellationNodeRow, ConstellationView, ContextChoiceRow, EditFactRequest, ExcludedRow,
-    FactRef, LivingFactRow, LivingFacts, RollupSegmentRow, RollupView, SessionHistoryRow,
-    TraceItemRow, WorkContextRef,
+    AssemblyDetail, AssemblyRow, BriefCard, BriefLine, BriefPreview, CommandError,
+    ConstellationItemRow, ConstellationNodeRow, ConstellationView, ContextChoiceRow, ExcludedRow,
+    LivingFactRow, LivingFacts, RollupSegmentRow, RollupView, SessionHistoryRow, TraceItemRow,
 };
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use super::contexts::{non_empty, phase_name};
@@ -148,8 +148,8 @@ fn refresh_later(store: Arc<Store>, stale: Vec<WorkContextId>, now: DateTime<Utc
 #[tauri::command]
 pub async fn brief_preview(
     state: State<'_, AppState>,
-    request: BriefPreviewRequest,
-) -> Result<BriefPreview, CommandError> {
+    request: RequestOf<cmd::BriefPreview>,
+) -> ReplyOf<cmd::BriefPreview> {
     let store = state.store()?;
     let wc = non_empty(request.work_context_id)
         .map(|id| work_context_id(&id))
@@ -190,8 +190,8 @@ pub async fn brief_preview(
 #[tauri::command]
 pub async fn constellation_get(
     state: State<'_, AppState>,
-    request: WorkContextRef,
-) -> Result<ConstellationView, CommandError> {
+    request: RequestOf<cmd::ConstellationGet>,
+) -> ReplyOf<cmd::ConstellationGet> {
     let store = state.store()?;
     let wc = work_context_id(&request.work_context_id)?;
     let now = elnor_engine::now();
@@ -311,8 +311,8 @@ pub async fn constellation_get(
 #[tauri::command]
 pub async fn assemblies_list(
     state: State<'_, AppState>,
-    request: AssemblyListRequest,
-) -> Result<Vec<AssemblyRow>, CommandError> {
+    request: RequestOf<cmd::AssembliesList>,
+) -> ReplyOf<cmd::AssembliesList> {
     let store = state.store()?;
     blocking(move || {
         let wc = non_empty(request.work_context_id);
@@ -329,10 +329,10 @@ pub async fn assemblies_list(
 }
 
 #[tauri::command]
-pub async fn assembly_get(
+pub async fn assemblies_get(
     state: State<'_, AppState>,
-    request: AssemblyRef,
-) -> Result<AssemblyDetail, CommandError> {
+    request: RequestOf<cmd::AssembliesGet>,
+) -> ReplyOf<cmd::AssembliesGet> {
     let store = state.store()?;
     blocking(move || {
         let d = store.graph().assembly(request.assembly_id).map_err(err)?;
@@ -363,7 +363,7 @@ fn facts(store: &Store) -> Result<LivingFacts, CommandError> {
 }
 
 #[tauri::command]
-pub async fn living_facts_list(state: State<'_, AppState>) -> Result<LivingFacts, CommandError> {
+pub async fn living_facts_list(state: State<'_, AppState>) -> ReplyOf<cmd::LivingFactsList> {
     let store = state.store()?;
     blocking(move || facts(&store)).await
 }
@@ -371,8 +371,8 @@ pub async fn living_facts_list(state: State<'_, AppState>) -> Result<LivingFacts
 #[tauri::command]
 pub async fn living_facts_add(
     state: State<'_, AppState>,
-    request: AddFactRequest,
-) -> Result<LivingFacts, CommandError> {
+    request: RequestOf<cmd::LivingFactsAdd>,
+) -> ReplyOf<cmd::LivingFactsAdd> {
     let store = state.store()?;
     blocking(move || {
         store
@@ -387,8 +387,8 @@ pub async fn living_facts_add(
 #[tauri::command]
 pub async fn living_facts_edit(
     state: State<'_, AppState>,
-    request: EditFactRequest,
-) -> Result<LivingFacts, CommandError> {
+    request: RequestOf<cmd::LivingFactsEdit>,
+) -> ReplyOf<cmd::LivingFactsEdit> {
     let store = state.store()?;
     blocking(move || {
         store
@@ -408,8 +408,8 @@ pub async fn living_facts_edit(
 #[tauri::command]
 pub async fn living_facts_remove(
     state: State<'_, AppState>,
-    request: FactRef,
-) -> Result<LivingFacts, CommandError> {
+    request: RequestOf<cmd::LivingFactsRemove>,
+) -> ReplyOf<cmd::LivingFactsRemove> {
     let store = state.store()?;
     blocking(move || {
         store
@@ -422,7 +422,7 @@ pub async fn living_facts_remove(
 }
 
 #[tauri::command]
-pub async fn rollup_refresh(state: State<'_, AppState>) -> Result<RollupView, CommandError> {
+pub async fn rollup_refresh(state: State<'_, AppState>) -> ReplyOf<cmd::RollupRefresh> {
     let store = state.store()?;
     blocking(move || {
         let r = elnor_engine::generate_rollup(&store, elnor_engine::now()).map_err(err)?;

@@ -1,7 +1,7 @@
-//! Work contexts and entities: `list_work_contexts`, `get_work_context` (with its continuity log
-//! rendered for reading), `create_work_context`, `edit_work_context`, `add_link_rule`,
-//! `remove_link_rule`, `merge_work_contexts`, `list_entities`, `create_entity`, `edit_entity` and
-//! `merge_entities`. Each calls one engine function and
+//! Work contexts and entities: `work_contexts_list`, `work_contexts_get` (with its continuity log
+//! rendered for reading), `work_contexts_create`, `work_contexts_edit`, `link_rules_add`,
+//! `link_rules_remove`, `work_contexts_merge`, `entities_list`, `entities_create`, `entities_edit` and
+//! `entities_merge`. Each calls one engine function and
 //! converts its types; manual edits then deliver pending entity events, as the engine asks.
 
 use std::collections::BTreeMap;
@@ -11,12 +11,12 @@ use elnor_engine::{ContinuityEntry, EntityId, Store, WorkContextId};
 use elnor_engine::{Entity, EntityEdit, NewEntity};
 use elnor_engine::{EntryContent, WorkPhase};
 use elnor_engine::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
+use elnor_types::commands as cmd;
 use elnor_types::{
-    AddLinkRuleRequest, CommandError, ContinuityEntryRow, CreateEntityRequest,
-    CreateWorkContextRequest, EditEntityRequest, EditWorkContextRequest, EntityListRequest,
-    EntityRow, ErrorKind, LinkRuleRow, MergeRequest, ProjectOverviewRow, RemoveLinkRuleRequest,
-    WorkContextDetail, WorkContextRef, WorkContextRow,
+    CommandError, ContinuityEntryRow, EntityRow, ErrorKind, LinkRuleRow, ProjectOverviewRow,
+    WorkContextDetail, WorkContextRow,
 };
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use crate::state::{AppState, blocking, to_command_error};
@@ -161,9 +161,7 @@ pub(crate) fn non_empty(text: Option<String>) -> Option<String> {
 }
 
 #[tauri::command]
-pub async fn projects_overview(
-    state: State<'_, AppState>,
-) -> Result<Vec<ProjectOverviewRow>, CommandError> {
+pub async fn projects_list(state: State<'_, AppState>) -> ReplyOf<cmd::ProjectsList> {
     let store = state.store()?;
     blocking(move || {
         elnor_engine::projects_overview(&store, OVERVIEW_LIMIT)
@@ -191,9 +189,7 @@ pub async fn projects_overview(
 const OVERVIEW_LIMIT: usize = 12;
 
 #[tauri::command]
-pub async fn list_work_contexts(
-    state: State<'_, AppState>,
-) -> Result<Vec<WorkContextRow>, CommandError> {
+pub async fn work_contexts_list(state: State<'_, AppState>) -> ReplyOf<cmd::WorkContextsList> {
     let store = state.store()?;
     blocking(move || {
         store
@@ -206,10 +202,10 @@ pub async fn list_work_contexts(
 }
 
 #[tauri::command]
-pub async fn get_work_context(
+pub async fn work_contexts_get(
     state: State<'_, AppState>,
-    request: WorkContextRef,
-) -> Result<WorkContextDetail, CommandError> {
+    request: RequestOf<cmd::WorkContextsGet>,
+) -> ReplyOf<cmd::WorkContextsGet> {
     let store = state.store()?;
     // Validated here so that a hostile id can never become a log file path.
     WorkContextId::new(&request.work_context_id).map_err(|e| to_command_error(&e))?;
@@ -217,10 +213,10 @@ pub async fn get_work_context(
 }
 
 #[tauri::command]
-pub async fn create_work_context(
+pub async fn work_contexts_create(
     state: State<'_, AppState>,
-    request: CreateWorkContextRequest,
-) -> Result<WorkContextRow, CommandError> {
+    request: RequestOf<cmd::WorkContextsCreate>,
+) -> ReplyOf<cmd::WorkContextsCreate> {
     let store = state.store()?;
     blocking(move || {
         let rules = [
@@ -244,10 +240,10 @@ pub async fn create_work_context(
 }
 
 #[tauri::command]
-pub async fn edit_work_context(
+pub async fn work_contexts_edit(
     state: State<'_, AppState>,
-    request: EditWorkContextRequest,
-) -> Result<WorkContextRow, CommandError> {
+    request: RequestOf<cmd::WorkContextsEdit>,
+) -> ReplyOf<cmd::WorkContextsEdit> {
     let store = state.store()?;
     blocking(move || {
         let edit = WorkContextEdit {
@@ -264,10 +260,10 @@ pub async fn edit_work_context(
 }
 
 #[tauri::command]
-pub async fn add_link_rule(
+pub async fn link_rules_add(
     state: State<'_, AppState>,
-    request: AddLinkRuleRequest,
-) -> Result<WorkContextRow, CommandError> {
+    request: RequestOf<cmd::LinkRulesAdd>,
+) -> ReplyOf<cmd::LinkRulesAdd> {
     let store = state.store()?;
     let kind = rule_kind(&request.kind)?;
     blocking(move || {
@@ -280,10 +276,10 @@ pub async fn add_link_rule(
 }
 
 #[tauri::command]
-pub async fn remove_link_rule(
+pub async fn link_rules_remove(
     state: State<'_, AppState>,
-    request: RemoveLinkRuleRequest,
-) -> Result<WorkContextRow, CommandError> {
+    request: RequestOf<cmd::LinkRulesRemove>,
+) -> ReplyOf<cmd::LinkRulesRemove> {
     let store = state.store()?;
     blocking(move || {
         let id = WorkContextId::new(request.work_context_id).map_err(|e| to_command_error(&e))?;
@@ -295,10 +291,10 @@ pub async fn remove_link_rule(
 }
 
 #[tauri::command]
-pub async fn list_entities(
+pub async fn entities_list(
     state: State<'_, AppState>,
-    request: EntityListRequest,
-) -> Result<Vec<EntityRow>, CommandError> {
+    request: RequestOf<cmd::EntitiesList>,
+) -> ReplyOf<cmd::EntitiesList> {
     let store = state.store()?;
     blocking(move || {
         store
@@ -311,10 +307,10 @@ pub async fn list_entities(
 }
 
 #[tauri::command]
-pub async fn create_entity(
+pub async fn entities_create(
     state: State<'_, AppState>,
-    request: CreateEntityRequest,
-) -> Result<EntityRow, CommandError> {
+    request: RequestOf<cmd::EntitiesCreate>,
+) -> ReplyOf<cmd::EntitiesCreate> {
     let store = state.store()?;
     blocking(move || {
         let new = NewEntity {
@@ -331,10 +327,10 @@ pub async fn create_entity(
 }
 
 #[tauri::command]
-pub async fn merge_work_contexts(
+pub async fn work_contexts_merge(
     state: State<'_, AppState>,
-    request: MergeRequest,
-) -> Result<WorkContextRow, CommandError> {
+    request: RequestOf<cmd::WorkContextsMerge>,
+) -> ReplyOf<cmd::WorkContextsMerge> {
     let store = state.store()?;
     blocking(move || {
         let keep = WorkContextId::new(request.keep).map_err(|e| to_command_error(&e))?;
@@ -347,10 +343,10 @@ pub async fn merge_work_contexts(
 }
 
 #[tauri::command]
-pub async fn edit_entity(
+pub async fn entities_edit(
     state: State<'_, AppState>,
-    request: EditEntityRequest,
-) -> Result<EntityRow, CommandError> {
+    request: RequestOf<cmd::EntitiesEdit>,
+) -> ReplyOf<cmd::EntitiesEdit> {
     let store = state.store()?;
     blocking(move || {
         let edit = EntityEdit {
@@ -373,10 +369,10 @@ pub async fn edit_entity(
 }
 
 #[tauri::command]
-pub async fn merge_entities(
+pub async fn entities_merge(
     state: State<'_, AppState>,
-    request: MergeRequest,
-) -> Result<EntityRow, CommandError> {
+    request: RequestOf<cmd::EntitiesMerge>,
+) -> ReplyOf<cmd::EntitiesMerge> {
     let store = state.store()?;
     blocking(move || {
         let keep = EntityId::new(request.keep).map_err(|e| to_command_error(&e))?;

@@ -1,19 +1,21 @@
-//! The Continuity section of Settings: `get_continuity_settings`, `set_config_field`,
-//! `set_api_key`, `clear_api_key` and `test_model_connection`. A change to one of the file
+//! The Continuity section of Settings: `continuity_get`, `continuity_set_field`,
+//! `api_key_set`, `api_key_clear` and `model_test`. A change to one of the file
 //! watcher's fields (`watch_*`) restarts the app's watcher so it applies at once.
 //!
 //! The synthesis model's API key goes to the OS keyring and nowhere else. It arrives in
-//! `set_api_key`'s request, is handed straight to the keyring, and never appears in a response,
+//! `api_key_set`'s request, is handed straight to the keyring, and never appears in a response,
 //! an error or a log line: the UI only ever learns whether a key is stored.
 
 use elnor_engine::{CONFIG_FIELDS, FieldRule};
 use elnor_engine::{ContinuityConfig, Store};
 use elnor_engine::{Endpoint, test_connection};
 use elnor_engine::{OsKeyring, SYNTHESIS_API_KEY, SecretStore};
+use elnor_types::commands as cmd;
 use elnor_types::{
     ApiKeyStatus, CommandError, ConfigFieldRow, ConfigFields, ConnectionTest, ContinuitySettings,
-    ErrorKind, SetApiKeyRequest, SetConfigFieldRequest,
+    ErrorKind,
 };
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use crate::state::{AppState, blocking, to_command_error};
@@ -56,9 +58,7 @@ fn has_key(keyring: &OsKeyring) -> Result<bool, CommandError> {
 }
 
 #[tauri::command]
-pub async fn get_continuity_settings(
-    state: State<'_, AppState>,
-) -> Result<ContinuitySettings, CommandError> {
+pub async fn continuity_get(state: State<'_, AppState>) -> ReplyOf<cmd::ContinuityGet> {
     let store = state.store()?;
     blocking(move || {
         let config = store.config().map_err(|e| to_command_error(&e))?;
@@ -78,10 +78,10 @@ pub async fn get_continuity_settings(
 }
 
 #[tauri::command]
-pub async fn set_config_field(
+pub async fn continuity_set_field(
     state: State<'_, AppState>,
-    request: SetConfigFieldRequest,
-) -> Result<ConfigFields, CommandError> {
+    request: RequestOf<cmd::ContinuitySetField>,
+) -> ReplyOf<cmd::ContinuitySetField> {
     let store = state.store()?;
     let watcher = state.watcher();
     blocking(move || {
@@ -99,7 +99,7 @@ pub async fn set_config_field(
 }
 
 #[tauri::command]
-pub async fn set_api_key(request: SetApiKeyRequest) -> Result<ApiKeyStatus, CommandError> {
+pub async fn api_key_set(request: RequestOf<cmd::ApiKeySet>) -> ReplyOf<cmd::ApiKeySet> {
     let key = request.api_key.trim().to_owned();
     if key.is_empty() {
         return Err(CommandError {
@@ -121,7 +121,7 @@ pub async fn set_api_key(request: SetApiKeyRequest) -> Result<ApiKeyStatus, Comm
 }
 
 #[tauri::command]
-pub async fn clear_api_key() -> Result<ApiKeyStatus, CommandError> {
+pub async fn api_key_clear() -> ReplyOf<cmd::ApiKeyClear> {
     blocking(move || {
         let keyring = OsKeyring::new();
         keyring
@@ -135,9 +135,7 @@ pub async fn clear_api_key() -> Result<ApiKeyStatus, CommandError> {
 }
 
 #[tauri::command]
-pub async fn test_model_connection(
-    state: State<'_, AppState>,
-) -> Result<ConnectionTest, CommandError> {
+pub async fn model_test(state: State<'_, AppState>) -> ReplyOf<cmd::ModelTest> {
     let store = state.store()?;
     blocking(move || {
         let config = store.config().map_err(|e| to_command_error(&e))?;

@@ -1,6 +1,6 @@
-//! Transcript sources and ingest: `list_sources`, `add_source`, `set_source_enabled`,
-//! `start_ingest` and `ingest_status`. Ingest runs on its own thread; the UI polls
-//! `ingest_status` for progress, which needs no event permission. After each successful ingest
+//! Transcript sources and ingest: `sources_list`, `sources_add`, `sources_set_enabled`,
+//! `ingest_start` and `ingest_get`. Ingest runs on its own thread; the UI polls
+//! `ingest_get` for progress, which needs no event permission. After each successful ingest
 //! the continuity agent runs once on the same thread, so newly ingested sessions are captured
 //! into their work contexts without a separate step.
 
@@ -12,9 +12,9 @@ use elnor_engine::Harness;
 use elnor_engine::OsKeyring;
 use elnor_engine::Store;
 use elnor_engine::{Agent, AgentRun};
-use elnor_types::{
-    AddSourceRequest, CommandError, ErrorKind, IngestStatus, SetSourceEnabledRequest, SourceRow,
-};
+use elnor_types::commands as cmd;
+use elnor_types::{Command, ReplyOf, RequestOf};
+use elnor_types::{CommandError, ErrorKind, IngestStatus, SourceRow};
 use tauri::State;
 
 use crate::state::{AppState, blocking, to_command_error};
@@ -49,7 +49,7 @@ fn rows(list: Vec<elnor_engine::TranscriptSource>) -> Vec<SourceRow> {
 }
 
 #[tauri::command]
-pub async fn list_sources(state: State<'_, AppState>) -> Result<Vec<SourceRow>, CommandError> {
+pub async fn sources_list(state: State<'_, AppState>) -> ReplyOf<cmd::SourcesList> {
     let store = state.store()?;
     blocking(move || {
         store
@@ -62,10 +62,10 @@ pub async fn list_sources(state: State<'_, AppState>) -> Result<Vec<SourceRow>, 
 }
 
 #[tauri::command]
-pub async fn add_source(
+pub async fn sources_add(
     state: State<'_, AppState>,
-    request: AddSourceRequest,
-) -> Result<Vec<SourceRow>, CommandError> {
+    request: RequestOf<cmd::SourcesAdd>,
+) -> ReplyOf<cmd::SourcesAdd> {
     let store = state.store()?;
     let (h, r) = (harness(&request.harness)?, root(&request.root)?);
     blocking(move || {
@@ -79,10 +79,10 @@ pub async fn add_source(
 }
 
 #[tauri::command]
-pub async fn set_source_enabled(
+pub async fn sources_set_enabled(
     state: State<'_, AppState>,
-    request: SetSourceEnabledRequest,
-) -> Result<Vec<SourceRow>, CommandError> {
+    request: RequestOf<cmd::SourcesSetEnabled>,
+) -> ReplyOf<cmd::SourcesSetEnabled> {
     let store = state.store()?;
     let (h, r) = (harness(&request.harness)?, root(&request.root)?);
     blocking(move || {
@@ -96,12 +96,12 @@ pub async fn set_source_enabled(
 }
 
 #[tauri::command]
-pub fn ingest_status(state: State<'_, AppState>) -> IngestStatus {
+pub fn ingest_get(state: State<'_, AppState>) -> <cmd::IngestGet as Command>::Reply {
     state.ingest_status()
 }
 
 #[tauri::command]
-pub fn start_ingest(state: State<'_, AppState>) -> Result<IngestStatus, CommandError> {
+pub fn ingest_start(state: State<'_, AppState>) -> ReplyOf<cmd::IngestStart> {
     let store: Arc<Store> = state.store()?;
     let progress = state.ingest_handle();
     let agent = state.agent_handle();

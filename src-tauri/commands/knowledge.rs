@@ -1,5 +1,5 @@
 //! Durable knowledge (concept model §4.2–4.5): the obligations and memory directives that
-//! approved proposals wrote. `knowledge_list` (live nodes, or all of them), `knowledge_show` (a
+//! approved proposals wrote. `knowledge_list` (live nodes, or all of them), `knowledge_get` (a
 //! node with its provenance, each source looked up in the store, and its history), and one command
 //! per change the person makes: `knowledge_edit`, `_confirm`, `_set_warrant`, `_retire` and
 //! `_supersede`.
@@ -17,11 +17,12 @@ use std::collections::BTreeMap;
 
 use elnor_engine::{Change, Lifecycle, Node, NodeKind, Staleness, Warrant};
 use elnor_engine::{Store, WorkContextId};
+use elnor_types::commands as cmd;
 use elnor_types::{
-    CommandError, KnowledgeList, KnowledgeListRequest, NodeDetail, NodeHistoryRow,
-    NodeKind as WireKind, NodeLifecycle, NodeRef, NodeRetireRequest, NodeRow, NodeSourceRow,
-    NodeStaleness, NodeTextRequest, NodeWarrant, NodeWarrantRequest,
+    CommandError, KnowledgeList, NodeDetail, NodeHistoryRow, NodeKind as WireKind, NodeLifecycle,
+    NodeRow, NodeSourceRow, NodeStaleness, NodeWarrant,
 };
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use super::contexts::{entry_row, non_empty};
@@ -229,8 +230,8 @@ async fn apply(
 #[tauri::command]
 pub async fn knowledge_list(
     state: State<'_, AppState>,
-    request: KnowledgeListRequest,
-) -> Result<KnowledgeList, CommandError> {
+    request: RequestOf<cmd::KnowledgeList>,
+) -> ReplyOf<cmd::KnowledgeList> {
     let store = state.store()?;
     blocking(move || {
         // All of them, so the page can say how many are retired when it shows only live ones.
@@ -253,10 +254,10 @@ pub async fn knowledge_list(
 }
 
 #[tauri::command]
-pub async fn knowledge_show(
+pub async fn knowledge_get(
     state: State<'_, AppState>,
-    request: NodeRef,
-) -> Result<NodeDetail, CommandError> {
+    request: RequestOf<cmd::KnowledgeGet>,
+) -> ReplyOf<cmd::KnowledgeGet> {
     let store = state.store()?;
     blocking(move || detail(&store, &request.node_id)).await
 }
@@ -264,24 +265,24 @@ pub async fn knowledge_show(
 #[tauri::command]
 pub async fn knowledge_edit(
     state: State<'_, AppState>,
-    request: NodeTextRequest,
-) -> Result<NodeDetail, CommandError> {
+    request: RequestOf<cmd::KnowledgeEdit>,
+) -> ReplyOf<cmd::KnowledgeEdit> {
     apply(state, request.node_id, Change::Edit(request.text)).await
 }
 
 #[tauri::command]
 pub async fn knowledge_confirm(
     state: State<'_, AppState>,
-    request: NodeRef,
-) -> Result<NodeDetail, CommandError> {
+    request: RequestOf<cmd::KnowledgeConfirm>,
+) -> ReplyOf<cmd::KnowledgeConfirm> {
     apply(state, request.node_id, Change::Confirm).await
 }
 
 #[tauri::command]
 pub async fn knowledge_set_warrant(
     state: State<'_, AppState>,
-    request: NodeWarrantRequest,
-) -> Result<NodeDetail, CommandError> {
+    request: RequestOf<cmd::KnowledgeSetWarrant>,
+) -> ReplyOf<cmd::KnowledgeSetWarrant> {
     let change = Change::Warrant(engine_warrant(request.warrant), non_empty(request.reason));
     apply(state, request.node_id, change).await
 }
@@ -289,8 +290,8 @@ pub async fn knowledge_set_warrant(
 #[tauri::command]
 pub async fn knowledge_retire(
     state: State<'_, AppState>,
-    request: NodeRetireRequest,
-) -> Result<NodeDetail, CommandError> {
+    request: RequestOf<cmd::KnowledgeRetire>,
+) -> ReplyOf<cmd::KnowledgeRetire> {
     let change = Change::Retire(non_empty(request.reason));
     apply(state, request.node_id, change).await
 }
@@ -298,8 +299,8 @@ pub async fn knowledge_retire(
 #[tauri::command]
 pub async fn knowledge_supersede(
     state: State<'_, AppState>,
-    request: NodeTextRequest,
-) -> Result<NodeDetail, CommandError> {
+    request: RequestOf<cmd::KnowledgeSupersede>,
+) -> ReplyOf<cmd::KnowledgeSupersede> {
     apply(state, request.node_id, Change::Supersede(request.text)).await
 }
 

@@ -1,7 +1,7 @@
-//! External observation (CSA §9): `push_observation` ("I just did X"), `observations_list` and
-//! `observation_get` (file changes and pushes), and the tracked folders the file watcher observes:
-//! `tracked_folders` (with the ignore rules and the watcher's status), `add_tracked_folder`,
-//! `remove_tracked_folder` and `set_ignore_patterns`.
+//! External observation (CSA §9): `observations_push` ("I just did X"), `observations_list` and
+//! `observations_get` (file changes and pushes), and the tracked folders the file watcher observes:
+//! `tracked_folders_get` (with the ignore rules and the watcher's status), `tracked_folders_add`,
+//! `tracked_folders_remove` and `ignore_patterns_set`.
 //!
 //! A push is one engine call, `elnor_engine::push`, which stores the observation and delivers the
 //! cross-conversation updates it causes before replying, so the reply's count is what was written.
@@ -16,11 +16,12 @@ use elnor_engine::{
     Observation, ObservationFilter, ObservationSource, Push, TrackedConfig, TrackedFoldersFile,
 };
 use elnor_engine::{Store, WorkContextId};
+use elnor_types::commands as cmd;
 use elnor_types::{
-    CommandError, ErrorKind, IgnorePatternsRequest, ObservationListRequest, ObservationRef,
-    ObservationRow, ObservedEntity, PushOutcome, PushRequest, TrackedFolderRequest,
-    TrackedFolderRow, TrackedFolders,
+    CommandError, ErrorKind, ObservationRow, ObservedEntity, PushOutcome, TrackedFolderRow,
+    TrackedFolders,
 };
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use super::review::{Names, names};
@@ -69,10 +70,10 @@ pub(crate) fn observation_row(o: Observation, names: &Names) -> ObservationRow {
 }
 
 #[tauri::command]
-pub async fn push_observation(
+pub async fn observations_push(
     state: State<'_, AppState>,
-    request: PushRequest,
-) -> Result<PushOutcome, CommandError> {
+    request: RequestOf<cmd::ObservationsPush>,
+) -> ReplyOf<cmd::ObservationsPush> {
     let store = state.store()?;
     blocking(move || {
         let push = Push {
@@ -92,8 +93,8 @@ pub async fn push_observation(
 #[tauri::command]
 pub async fn observations_list(
     state: State<'_, AppState>,
-    request: ObservationListRequest,
-) -> Result<Vec<ObservationRow>, CommandError> {
+    request: RequestOf<cmd::ObservationsList>,
+) -> ReplyOf<cmd::ObservationsList> {
     let store = state.store()?;
     blocking(move || {
         let source = match request.source.as_deref().filter(|s| !s.is_empty()) {
@@ -120,10 +121,10 @@ pub async fn observations_list(
 }
 
 #[tauri::command]
-pub async fn observation_get(
+pub async fn observations_get(
     state: State<'_, AppState>,
-    request: ObservationRef,
-) -> Result<ObservationRow, CommandError> {
+    request: RequestOf<cmd::ObservationsGet>,
+) -> ReplyOf<cmd::ObservationsGet> {
     let store = state.store()?;
     blocking(move || {
         let o = store
@@ -155,7 +156,7 @@ fn tracked(store: &Store, watcher: &WatcherHandle) -> Result<TrackedFolders, Com
 }
 
 #[tauri::command]
-pub async fn tracked_folders(state: State<'_, AppState>) -> Result<TrackedFolders, CommandError> {
+pub async fn tracked_folders_get(state: State<'_, AppState>) -> ReplyOf<cmd::TrackedFoldersGet> {
     let store = state.store()?;
     let watcher = state.watcher();
     blocking(move || tracked(&store, &watcher)).await
@@ -178,26 +179,26 @@ async fn change_folders(
 }
 
 #[tauri::command]
-pub async fn add_tracked_folder(
+pub async fn tracked_folders_add(
     state: State<'_, AppState>,
-    request: TrackedFolderRequest,
-) -> Result<TrackedFolders, CommandError> {
+    request: RequestOf<cmd::TrackedFoldersAdd>,
+) -> ReplyOf<cmd::TrackedFoldersAdd> {
     change_folders(state, move |f| f.add(Path::new(request.path.trim()))).await
 }
 
 #[tauri::command]
-pub async fn remove_tracked_folder(
+pub async fn tracked_folders_remove(
     state: State<'_, AppState>,
-    request: TrackedFolderRequest,
-) -> Result<TrackedFolders, CommandError> {
+    request: RequestOf<cmd::TrackedFoldersRemove>,
+) -> ReplyOf<cmd::TrackedFoldersRemove> {
     change_folders(state, move |f| f.remove(Path::new(request.path.trim()))).await
 }
 
 #[tauri::command]
-pub async fn set_ignore_patterns(
+pub async fn ignore_patterns_set(
     state: State<'_, AppState>,
-    request: IgnorePatternsRequest,
-) -> Result<TrackedFolders, CommandError> {
+    request: RequestOf<cmd::IgnorePatternsSet>,
+) -> ReplyOf<cmd::IgnorePatternsSet> {
     change_folders(state, move |f| f.set_ignore_patterns(request.patterns)).await
 }
 

@@ -1,6 +1,6 @@
-//! The promotion review queue (CSA §3.3) and the nightly job: `review_list`, `review_show`,
+//! The promotion review queue (CSA §3.3) and the nightly job: `review_list`, `review_get`,
 //! `review_approve` / `_reject` / `_defer` (each takes a list of ids, so one command serves a
-//! single decision and a batch), `review_evaluate`, `review_pending_count`, `nightly_status` and
+//! single decision and a batch), `review_evaluate`, `review_count`, `nightly_get` and
 //! `nightly_run`.
 //!
 //! Nothing durable enters the graph without the person: only `review_approve` writes a node,
@@ -13,12 +13,13 @@ use chrono::{DateTime, Local, Utc};
 use elnor_engine::OsKeyring;
 use elnor_engine::{Proposal, ReviewDecision, Rule};
 use elnor_engine::{Store, WorkContextId};
+use elnor_types::commands as cmd;
 use elnor_types::{
-    ApproveRequest, CommandError, EvaluationSummary, EvidenceSessionRow, NightlyReportRow,
-    NightlyStatus, PendingCount, PromotionRules, ProposalDetail, ProposalEvidenceRow,
-    ProposalFailure, ProposalIds, ProposalRef, ProposalRow, ProposalRule, ProposalStatus,
-    RejectRequest, ReviewListRequest, ReviewOutcome, ReviewQueue,
+    CommandError, EvaluationSummary, EvidenceSessionRow, NightlyStatus, PendingCount,
+    PromotionRules, ProposalDetail, ProposalEvidenceRow, ProposalFailure, ProposalRow,
+    ProposalRule, ProposalStatus, ReviewOutcome, ReviewQueue,
 };
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use super::contexts::entry_row;
@@ -195,8 +196,8 @@ fn decide(
 #[tauri::command]
 pub async fn review_list(
     state: State<'_, AppState>,
-    request: ReviewListRequest,
-) -> Result<ReviewQueue, CommandError> {
+    request: RequestOf<cmd::ReviewList>,
+) -> ReplyOf<cmd::ReviewList> {
     let store = state.store()?;
     blocking(move || {
         let names = names(&store)?;
@@ -233,10 +234,10 @@ pub async fn review_list(
 }
 
 #[tauri::command]
-pub async fn review_show(
+pub async fn review_get(
     state: State<'_, AppState>,
-    request: ProposalRef,
-) -> Result<ProposalDetail, CommandError> {
+    request: RequestOf<cmd::ReviewGet>,
+) -> ReplyOf<cmd::ReviewGet> {
     let store = state.store()?;
     blocking(move || detail(&store, request.proposal_id)).await
 }
@@ -244,8 +245,8 @@ pub async fn review_show(
 #[tauri::command]
 pub async fn review_approve(
     state: State<'_, AppState>,
-    request: ApproveRequest,
-) -> Result<ReviewOutcome, CommandError> {
+    request: RequestOf<cmd::ReviewApprove>,
+) -> ReplyOf<cmd::ReviewApprove> {
     let store = state.store()?;
     let decision = ReviewDecision::Approve { text: request.text };
     blocking(move || decide(&store, &request.proposal_ids, decision)).await
@@ -254,8 +255,8 @@ pub async fn review_approve(
 #[tauri::command]
 pub async fn review_reject(
     state: State<'_, AppState>,
-    request: RejectRequest,
-) -> Result<ReviewOutcome, CommandError> {
+    request: RequestOf<cmd::ReviewReject>,
+) -> ReplyOf<cmd::ReviewReject> {
     let store = state.store()?;
     let decision = ReviewDecision::Reject {
         reason: request.reason,
@@ -266,16 +267,14 @@ pub async fn review_reject(
 #[tauri::command]
 pub async fn review_defer(
     state: State<'_, AppState>,
-    request: ProposalIds,
-) -> Result<ReviewOutcome, CommandError> {
+    request: RequestOf<cmd::ReviewDefer>,
+) -> ReplyOf<cmd::ReviewDefer> {
     let store = state.store()?;
     blocking(move || decide(&store, &request.proposal_ids, ReviewDecision::Defer)).await
 }
 
 #[tauri::command]
-pub async fn review_evaluate(
-    state: State<'_, AppState>,
-) -> Result<EvaluationSummary, CommandError> {
+pub async fn review_evaluate(state: State<'_, AppState>) -> ReplyOf<cmd::ReviewEvaluate> {
     let store = state.store()?;
     blocking(move || {
         let e = elnor_engine::evaluate_promotions(&store, elnor_engine::now()).map_err(err)?;
@@ -290,9 +289,7 @@ pub async fn review_evaluate(
 }
 
 #[tauri::command]
-pub async fn review_pending_count(
-    state: State<'_, AppState>,
-) -> Result<PendingCount, CommandError> {
+pub async fn review_count(state: State<'_, AppState>) -> ReplyOf<cmd::ReviewCount> {
     let store = state.store()?;
     blocking(move || {
         Ok(PendingCount {
@@ -307,7 +304,7 @@ fn local(t: DateTime<Utc>) -> String {
 }
 
 #[tauri::command]
-pub async fn nightly_status(state: State<'_, AppState>) -> Result<NightlyStatus, CommandError> {
+pub async fn nightly_get(state: State<'_, AppState>) -> ReplyOf<cmd::NightlyGet> {
     let store = state.store()?;
     let handle = state.nightly_handle();
     blocking(move || {
@@ -345,7 +342,7 @@ pub async fn nightly_status(state: State<'_, AppState>) -> Result<NightlyStatus,
 }
 
 #[tauri::command]
-pub async fn nightly_run(state: State<'_, AppState>) -> Result<NightlyReportRow, CommandError> {
+pub async fn nightly_run(state: State<'_, AppState>) -> ReplyOf<cmd::NightlyRun> {
     let store = state.store()?;
     let (nightly, agent) = (state.nightly_handle(), state.agent_handle());
     blocking(move || {

@@ -1,11 +1,10 @@
-//! The Sessions view: `list_sessions` and `turn_page` (the virtualised transcript viewer pages
+//! The Sessions view: `sessions_list` and `turns_list` (the virtualised transcript viewer pages
 //! through a session by position).
 
 use elnor_engine::SessionListQuery;
-use elnor_types::{
-    CommandError, CompactionMark, SessionListRequest, SessionRow, TurnPage, TurnPageRequest,
-    TurnRow,
-};
+use elnor_types::commands as cmd;
+use elnor_types::{CompactionMark, SessionRow, TurnPage, TurnRow};
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use crate::state::{AppState, blocking, to_command_error};
@@ -14,10 +13,10 @@ use crate::state::{AppState, blocking, to_command_error};
 const VIEWER_TURN_CHARS: usize = 4_000;
 
 #[tauri::command]
-pub async fn list_sessions(
+pub async fn sessions_list(
     state: State<'_, AppState>,
-    request: SessionListRequest,
-) -> Result<Vec<SessionRow>, CommandError> {
+    request: RequestOf<cmd::SessionsList>,
+) -> ReplyOf<cmd::SessionsList> {
     let store = state.store()?;
     blocking(move || {
         let q = SessionListQuery {
@@ -53,10 +52,10 @@ pub async fn list_sessions(
 }
 
 #[tauri::command]
-pub async fn turn_page(
+pub async fn turns_list(
     state: State<'_, AppState>,
-    request: TurnPageRequest,
-) -> Result<TurnPage, CommandError> {
+    request: RequestOf<cmd::TurnsList>,
+) -> ReplyOf<cmd::TurnsList> {
     let store = state.store()?;
     blocking(move || {
         let page = elnor_engine::session_turns(

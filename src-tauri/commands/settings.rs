@@ -1,7 +1,9 @@
-//! `get_settings` and `set_continuity_mode`: the Settings page. Saving goes through the engine,
+//! `settings_get` and `settings_set_mode`: the Settings page. Saving goes through the engine,
 //! which validates and writes the config atomically.
 
-use elnor_types::{CommandError, ContinuityMode, SetModeRequest, Settings};
+use elnor_types::commands as cmd;
+use elnor_types::{ContinuityMode, Settings};
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use super::status::wire_mode;
@@ -24,7 +26,7 @@ fn settings(store: &elnor_engine::Store, config: elnor_engine::ContinuityConfig)
 }
 
 #[tauri::command]
-pub async fn get_settings(state: State<'_, AppState>) -> Result<Settings, CommandError> {
+pub async fn settings_get(state: State<'_, AppState>) -> ReplyOf<cmd::SettingsGet> {
     let store = state.store()?;
     blocking(move || {
         let config = store.config().map_err(|e| to_command_error(&e))?;
@@ -34,10 +36,10 @@ pub async fn get_settings(state: State<'_, AppState>) -> Result<Settings, Comman
 }
 
 #[tauri::command]
-pub async fn set_continuity_mode(
+pub async fn settings_set_mode(
     state: State<'_, AppState>,
-    request: SetModeRequest,
-) -> Result<Settings, CommandError> {
+    request: RequestOf<cmd::SettingsSetMode>,
+) -> ReplyOf<cmd::SettingsSetMode> {
     let store = state.store()?;
     blocking(move || {
         let config = store

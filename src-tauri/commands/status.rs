@@ -1,12 +1,14 @@
-//! `store_status`: the store summary shown on Home.
+//! `status_get`: the store summary shown on Home.
 
-use elnor_types::{CommandError, ContinuityMode, StoreStatus};
+use elnor_types::ReplyOf;
+use elnor_types::commands as cmd;
+use elnor_types::{ContinuityMode, StoreStatus};
 use tauri::State;
 
 use crate::state::{AppState, blocking, to_command_error};
 
 #[tauri::command]
-pub async fn store_status(state: State<'_, AppState>) -> Result<StoreStatus, CommandError> {
+pub async fn status_get(state: State<'_, AppState>) -> ReplyOf<cmd::StatusGet> {
     let store = state.store()?;
     blocking(move || {
         let s = store.status().map_err(|e| to_command_error(&e))?;

@@ -1,12 +1,14 @@
-//! The timeline (SPEC §12): `timeline`, what happened over a window of days (sessions, captures,
+//! The timeline (SPEC §12): `timeline_get`, what happened over a window of days (sessions, captures,
 //! file changes, pushes, promotions), newest first, with the per-day counts the page's chart
 //! stacks by work context. One engine call, `elnor_engine::timeline`; this converts its types.
 
 use chrono::Local;
+use elnor_types::commands as cmd;
 use elnor_types::{
     CommandError, Timeline, TimelineDay, TimelineDayCount, TimelineItem, TimelineKind,
-    TimelineRequest, TimelineTarget,
+    TimelineTarget,
 };
+use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use crate::state::{AppState, blocking, to_command_error};
@@ -69,10 +71,10 @@ fn item(i: elnor_engine::TimelineItem) -> TimelineItem {
 }
 
 #[tauri::command]
-pub async fn timeline(
+pub async fn timeline_get(
     state: State<'_, AppState>,
-    request: TimelineRequest,
-) -> Result<Timeline, CommandError> {
+    request: RequestOf<cmd::TimelineGet>,
+) -> ReplyOf<cmd::TimelineGet> {
     let store = state.store()?;
     blocking(move || {
         let filter = elnor_engine::TimelineFilter {

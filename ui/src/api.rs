@@ -1,5 +1,7 @@
-//! Typed async wrappers around Tauri's `invoke`, one per shell command. Names and types come from
-//! `elnor-types`, so the UI and the shell cannot disagree about the wire.
+//! Typed async wrappers around Tauri's `invoke`, one per shell command and named like it
+//! (`noun_verb`). Every wrapper goes through [`invoke`], whose command type (from `elnor-types`)
+//! fixes the name, the request and the reply, so the UI and the shell cannot disagree about the
+//! wire.
 
 use elnor_types::{
     AddFactRequest, AddLinkRuleRequest, AddSourceRequest, ApiKeyStatus, ApproveRequest,
@@ -16,9 +18,10 @@ use elnor_types::{
     SessionListRequest, SessionRow, SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest,
     SetSourceEnabledRequest, Settings, SourceRow, StoreStatus, Timeline, TimelineRequest,
     TrackedFolderRequest, TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail,
-    WorkContextRef, WorkContextRow, commands,
+    WorkContextRef, WorkContextRow,
 };
-use serde::{Serialize, de::DeserializeOwned};
+use elnor_types::{Command, commands as cmd};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -35,20 +38,27 @@ fn bridge_error(message: String) -> CommandError {
     }
 }
 
-async fn call<A: Serialize, R: DeserializeOwned>(cmd: &str, args: &A) -> Result<R, CommandError> {
+/// Invokes command `C` with its request, and reads its reply. The command's name and both types
+/// come from its [`Command`] impl, so a call cannot name one command and expect another's reply.
+pub async fn invoke<C: Command>(request: C::Request) -> Result<C::Reply, CommandError> {
+    let name = C::NAME;
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    let args = args
-        .serialize(&serializer)
-        .map_err(|e| bridge_error(format!("cannot encode the request: {e}")))?;
-    match tauri_invoke(cmd, args).await {
+    // The shell's handlers take their input as one `request` argument, or none at all.
+    let args = if C::TAKES_REQUEST {
+        Args { request }.serialize(&serializer)
+    } else {
+        NoArgs {}.serialize(&serializer)
+    }
+    .map_err(|e| bridge_error(format!("cannot encode the request: {e}")))?;
+    match tauri_invoke(name, args).await {
         Ok(value) => serde_wasm_bindgen::from_value(value)
-            .map_err(|e| bridge_error(format!("unexpected reply to {cmd}: {e}"))),
+            .map_err(|e| bridge_error(format!("unexpected reply to {name}: {e}"))),
         Err(error) => Err(
             serde_wasm_bindgen::from_value::<CommandError>(error.clone()).unwrap_or_else(|_| {
                 bridge_error(
                     error
                         .as_string()
-                        .unwrap_or_else(|| format!("{cmd} failed: {error:?}")),
+                        .unwrap_or_else(|| format!("{name} failed: {error:?}")),
                 )
             }),
         ),
@@ -59,33 +69,27 @@ async fn call<A: Serialize, R: DeserializeOwned>(cmd: &str, args: &A) -> Result<
 struct NoArgs {}
 
 #[derive(Serialize)]
-struct Request<T> {
+struct Args<T> {
     request: T,
 }
 
-pub async fn store_status() -> Result<StoreStatus, CommandError> {
-    call(commands::STORE_STATUS, &NoArgs {}).await
+pub async fn status_get() -> Result<StoreStatus, CommandError> {
+    invoke::<cmd::StatusGet>(()).await
 }
 
-pub async fn get_settings() -> Result<Settings, CommandError> {
-    call(commands::GET_SETTINGS, &NoArgs {}).await
+pub async fn settings_get() -> Result<Settings, CommandError> {
+    invoke::<cmd::SettingsGet>(()).await
 }
 
-pub async fn set_continuity_mode(mode: ContinuityMode) -> Result<Settings, CommandError> {
-    call(
-        commands::SET_CONTINUITY_MODE,
-        &Request {
-            request: SetModeRequest { mode },
-        },
-    )
-    .await
+pub async fn settings_set_mode(mode: ContinuityMode) -> Result<Settings, CommandError> {
+    invoke::<cmd::SettingsSetMode>(SetModeRequest { mode }).await
 }
 
-pub async fn list_sessions(request: SessionListRequest) -> Result<Vec<SessionRow>, CommandError> {
-    call(commands::LIST_SESSIONS, &Request { request }).await
+pub async fn sessions_list(request: SessionListRequest) -> Result<Vec<SessionRow>, CommandError> {
+    invoke::<cmd::SessionsList>(request).await
 }
 
-pub async fn turn_page(
+pub async fn turns_list(
     session_id: String,
     offset: u64,
     limit: u32,
@@ -95,75 +99,64 @@ pub async fn turn_page(
         offset,
         limit,
     };
-    call(commands::TURN_PAGE, &Request { request }).await
+    invoke::<cmd::TurnsList>(request).await
 }
 
-pub async fn list_sources() -> Result<Vec<SourceRow>, CommandError> {
-    call(commands::LIST_SOURCES, &NoArgs {}).await
+pub async fn sources_list() -> Result<Vec<SourceRow>, CommandError> {
+    invoke::<cmd::SourcesList>(()).await
 }
 
-pub async fn add_source(harness: String, root: String) -> Result<Vec<SourceRow>, CommandError> {
-    call(
-        commands::ADD_SOURCE,
-        &Request {
-            request: AddSourceRequest { harness, root },
-        },
-    )
-    .await
+pub async fn sources_add(harness: String, root: String) -> Result<Vec<SourceRow>, CommandError> {
+    invoke::<cmd::SourcesAdd>(AddSourceRequest { harness, root }).await
 }
 
-pub async fn set_source_enabled(
+pub async fn sources_set_enabled(
     harness: String,
     root: String,
     enabled: bool,
 ) -> Result<Vec<SourceRow>, CommandError> {
-    call(
-        commands::SET_SOURCE_ENABLED,
-        &Request {
-            request: SetSourceEnabledRequest {
-                harness,
-                root,
-                enabled,
-            },
-        },
-    )
+    invoke::<cmd::SourcesSetEnabled>(SetSourceEnabledRequest {
+        harness,
+        root,
+        enabled,
+    })
     .await
 }
 
-pub async fn start_ingest() -> Result<IngestStatus, CommandError> {
-    call(commands::START_INGEST, &NoArgs {}).await
+pub async fn ingest_start() -> Result<IngestStatus, CommandError> {
+    invoke::<cmd::IngestStart>(()).await
 }
 
-pub async fn ingest_status() -> Result<IngestStatus, CommandError> {
-    call(commands::INGEST_STATUS, &NoArgs {}).await
+pub async fn ingest_get() -> Result<IngestStatus, CommandError> {
+    invoke::<cmd::IngestGet>(()).await
 }
 
-pub async fn list_work_contexts() -> Result<Vec<WorkContextRow>, CommandError> {
-    call(commands::LIST_WORK_CONTEXTS, &NoArgs {}).await
+pub async fn work_contexts_list() -> Result<Vec<WorkContextRow>, CommandError> {
+    invoke::<cmd::WorkContextsList>(()).await
 }
 
-pub async fn projects_overview() -> Result<Vec<ProjectOverviewRow>, CommandError> {
-    call(commands::PROJECTS_OVERVIEW, &NoArgs {}).await
+pub async fn projects_list() -> Result<Vec<ProjectOverviewRow>, CommandError> {
+    invoke::<cmd::ProjectsList>(()).await
 }
 
-pub async fn get_work_context(work_context_id: String) -> Result<WorkContextDetail, CommandError> {
+pub async fn work_contexts_get(work_context_id: String) -> Result<WorkContextDetail, CommandError> {
     let request = WorkContextRef { work_context_id };
-    call(commands::GET_WORK_CONTEXT, &Request { request }).await
+    invoke::<cmd::WorkContextsGet>(request).await
 }
 
-pub async fn create_work_context(
+pub async fn work_contexts_create(
     request: CreateWorkContextRequest,
 ) -> Result<WorkContextRow, CommandError> {
-    call(commands::CREATE_WORK_CONTEXT, &Request { request }).await
+    invoke::<cmd::WorkContextsCreate>(request).await
 }
 
-pub async fn edit_work_context(
+pub async fn work_contexts_edit(
     request: EditWorkContextRequest,
 ) -> Result<WorkContextRow, CommandError> {
-    call(commands::EDIT_WORK_CONTEXT, &Request { request }).await
+    invoke::<cmd::WorkContextsEdit>(request).await
 }
 
-pub async fn add_link_rule(
+pub async fn link_rules_add(
     work_context_id: String,
     kind: String,
     pattern: String,
@@ -173,10 +166,10 @@ pub async fn add_link_rule(
         kind,
         pattern,
     };
-    call(commands::ADD_LINK_RULE, &Request { request }).await
+    invoke::<cmd::LinkRulesAdd>(request).await
 }
 
-pub async fn remove_link_rule(
+pub async fn link_rules_remove(
     work_context_id: String,
     rule_id: i64,
 ) -> Result<WorkContextRow, CommandError> {
@@ -184,67 +177,70 @@ pub async fn remove_link_rule(
         work_context_id,
         rule_id,
     };
-    call(commands::REMOVE_LINK_RULE, &Request { request }).await
+    invoke::<cmd::LinkRulesRemove>(request).await
 }
 
-pub async fn list_entities(kind: Option<String>) -> Result<Vec<EntityRow>, CommandError> {
+pub async fn entities_list(kind: Option<String>) -> Result<Vec<EntityRow>, CommandError> {
     let request = EntityListRequest { kind };
-    call(commands::LIST_ENTITIES, &Request { request }).await
+    invoke::<cmd::EntitiesList>(request).await
 }
 
-pub async fn create_entity(request: CreateEntityRequest) -> Result<EntityRow, CommandError> {
-    call(commands::CREATE_ENTITY, &Request { request }).await
+pub async fn entities_create(request: CreateEntityRequest) -> Result<EntityRow, CommandError> {
+    invoke::<cmd::EntitiesCreate>(request).await
 }
 
-pub async fn edit_entity(request: EditEntityRequest) -> Result<EntityRow, CommandError> {
-    call(commands::EDIT_ENTITY, &Request { request }).await
+pub async fn entities_edit(request: EditEntityRequest) -> Result<EntityRow, CommandError> {
+    invoke::<cmd::EntitiesEdit>(request).await
 }
 
-pub async fn merge_entities(keep: String, absorb: String) -> Result<EntityRow, CommandError> {
+pub async fn entities_merge(keep: String, absorb: String) -> Result<EntityRow, CommandError> {
     let request = MergeRequest { keep, absorb };
-    call(commands::MERGE_ENTITIES, &Request { request }).await
+    invoke::<cmd::EntitiesMerge>(request).await
 }
 
-pub async fn merge_work_contexts(
+pub async fn work_contexts_merge(
     keep: String,
     absorb: String,
 ) -> Result<WorkContextRow, CommandError> {
     let request = MergeRequest { keep, absorb };
-    call(commands::MERGE_WORK_CONTEXTS, &Request { request }).await
+    invoke::<cmd::WorkContextsMerge>(request).await
 }
 
-pub async fn get_continuity_settings() -> Result<ContinuitySettings, CommandError> {
-    call(commands::GET_CONTINUITY_SETTINGS, &NoArgs {}).await
+pub async fn continuity_get() -> Result<ContinuitySettings, CommandError> {
+    invoke::<cmd::ContinuityGet>(()).await
 }
 
-pub async fn set_config_field(key: String, value: String) -> Result<ConfigFields, CommandError> {
+pub async fn continuity_set_field(
+    key: String,
+    value: String,
+) -> Result<ConfigFields, CommandError> {
     let request = SetConfigFieldRequest { key, value };
-    call(commands::SET_CONFIG_FIELD, &Request { request }).await
+    invoke::<cmd::ContinuitySetField>(request).await
 }
 
 /// Hands the key to the shell, which stores it in the OS keyring; the reply says only whether a
 /// key is now stored.
-pub async fn set_api_key(api_key: String) -> Result<ApiKeyStatus, CommandError> {
+pub async fn api_key_set(api_key: String) -> Result<ApiKeyStatus, CommandError> {
     let request = SetApiKeyRequest { api_key };
-    call(commands::SET_API_KEY, &Request { request }).await
+    invoke::<cmd::ApiKeySet>(request).await
 }
 
-pub async fn clear_api_key() -> Result<ApiKeyStatus, CommandError> {
-    call(commands::CLEAR_API_KEY, &NoArgs {}).await
+pub async fn api_key_clear() -> Result<ApiKeyStatus, CommandError> {
+    invoke::<cmd::ApiKeyClear>(()).await
 }
 
-pub async fn test_model_connection() -> Result<ConnectionTest, CommandError> {
-    call(commands::TEST_MODEL_CONNECTION, &NoArgs {}).await
+pub async fn model_test() -> Result<ConnectionTest, CommandError> {
+    invoke::<cmd::ModelTest>(()).await
 }
 
 /// Assembles a preview brief; the shell never marks anything delivered for it.
 pub async fn brief_preview(request: BriefPreviewRequest) -> Result<BriefPreview, CommandError> {
-    call(commands::BRIEF_PREVIEW, &Request { request }).await
+    invoke::<cmd::BriefPreview>(request).await
 }
 
 pub async fn constellation_get(work_context_id: String) -> Result<ConstellationView, CommandError> {
     let request = WorkContextRef { work_context_id };
-    call(commands::CONSTELLATION_GET, &Request { request }).await
+    invoke::<cmd::ConstellationGet>(request).await
 }
 
 pub async fn assemblies_list(
@@ -255,45 +251,45 @@ pub async fn assemblies_list(
         work_context_id,
         limit,
     };
-    call(commands::ASSEMBLIES_LIST, &Request { request }).await
+    invoke::<cmd::AssembliesList>(request).await
 }
 
-pub async fn assembly_get(assembly_id: i64) -> Result<AssemblyDetail, CommandError> {
+pub async fn assemblies_get(assembly_id: i64) -> Result<AssemblyDetail, CommandError> {
     let request = AssemblyRef { assembly_id };
-    call(commands::ASSEMBLY_GET, &Request { request }).await
+    invoke::<cmd::AssembliesGet>(request).await
 }
 
 pub async fn living_facts_list() -> Result<LivingFacts, CommandError> {
-    call(commands::LIVING_FACTS_LIST, &NoArgs {}).await
+    invoke::<cmd::LivingFactsList>(()).await
 }
 
 pub async fn living_facts_add(text: String) -> Result<LivingFacts, CommandError> {
     let request = AddFactRequest { text };
-    call(commands::LIVING_FACTS_ADD, &Request { request }).await
+    invoke::<cmd::LivingFactsAdd>(request).await
 }
 
 pub async fn living_facts_edit(request: EditFactRequest) -> Result<LivingFacts, CommandError> {
-    call(commands::LIVING_FACTS_EDIT, &Request { request }).await
+    invoke::<cmd::LivingFactsEdit>(request).await
 }
 
 pub async fn living_facts_remove(fact_id: i64) -> Result<LivingFacts, CommandError> {
     let request = FactRef { fact_id };
-    call(commands::LIVING_FACTS_REMOVE, &Request { request }).await
+    invoke::<cmd::LivingFactsRemove>(request).await
 }
 
 pub async fn rollup_refresh() -> Result<RollupView, CommandError> {
-    call(commands::ROLLUP_REFRESH, &NoArgs {}).await
+    invoke::<cmd::RollupRefresh>(()).await
 }
 
 /// The review queue: pending then deferred proposals, or every proposal with `all`.
 pub async fn review_list(all: bool) -> Result<ReviewQueue, CommandError> {
     let request = ReviewListRequest { all };
-    call(commands::REVIEW_LIST, &Request { request }).await
+    invoke::<cmd::ReviewList>(request).await
 }
 
-pub async fn review_show(proposal_id: i64) -> Result<ProposalDetail, CommandError> {
+pub async fn review_get(proposal_id: i64) -> Result<ProposalDetail, CommandError> {
     let request = ProposalRef { proposal_id };
-    call(commands::REVIEW_SHOW, &Request { request }).await
+    invoke::<cmd::ReviewGet>(request).await
 }
 
 /// Approves proposals; `text` (one proposal only) is the person's own wording.
@@ -302,7 +298,7 @@ pub async fn review_approve(
     text: Option<String>,
 ) -> Result<ReviewOutcome, CommandError> {
     let request = ApproveRequest { proposal_ids, text };
-    call(commands::REVIEW_APPROVE, &Request { request }).await
+    invoke::<cmd::ReviewApprove>(request).await
 }
 
 pub async fn review_reject(
@@ -313,51 +309,51 @@ pub async fn review_reject(
         proposal_ids,
         reason,
     };
-    call(commands::REVIEW_REJECT, &Request { request }).await
+    invoke::<cmd::ReviewReject>(request).await
 }
 
 pub async fn review_defer(proposal_ids: Vec<i64>) -> Result<ReviewOutcome, CommandError> {
     let request = ProposalIds { proposal_ids };
-    call(commands::REVIEW_DEFER, &Request { request }).await
+    invoke::<cmd::ReviewDefer>(request).await
 }
 
 pub async fn review_evaluate() -> Result<EvaluationSummary, CommandError> {
-    call(commands::REVIEW_EVALUATE, &NoArgs {}).await
+    invoke::<cmd::ReviewEvaluate>(()).await
 }
 
-pub async fn review_pending_count() -> Result<PendingCount, CommandError> {
-    call(commands::REVIEW_PENDING_COUNT, &NoArgs {}).await
+pub async fn review_count() -> Result<PendingCount, CommandError> {
+    invoke::<cmd::ReviewCount>(()).await
 }
 
-pub async fn nightly_status() -> Result<NightlyStatus, CommandError> {
-    call(commands::NIGHTLY_STATUS, &NoArgs {}).await
+pub async fn nightly_get() -> Result<NightlyStatus, CommandError> {
+    invoke::<cmd::NightlyGet>(()).await
 }
 
 /// Runs the nightly job now; refused while a run is under way.
 pub async fn nightly_run() -> Result<NightlyReportRow, CommandError> {
-    call(commands::NIGHTLY_RUN, &NoArgs {}).await
+    invoke::<cmd::NightlyRun>(()).await
 }
 
 /// Durable nodes, newest change first: the live ones, or all of them with `all`.
 pub async fn knowledge_list(all: bool) -> Result<KnowledgeList, CommandError> {
     let request = KnowledgeListRequest { all };
-    call(commands::KNOWLEDGE_LIST, &Request { request }).await
+    invoke::<cmd::KnowledgeList>(request).await
 }
 
-pub async fn knowledge_show(node_id: String) -> Result<NodeDetail, CommandError> {
+pub async fn knowledge_get(node_id: String) -> Result<NodeDetail, CommandError> {
     let request = NodeRef { node_id };
-    call(commands::KNOWLEDGE_SHOW, &Request { request }).await
+    invoke::<cmd::KnowledgeGet>(request).await
 }
 
 /// The person's correction of a node's text.
 pub async fn knowledge_edit(node_id: String, text: String) -> Result<NodeDetail, CommandError> {
     let request = NodeTextRequest { node_id, text };
-    call(commands::KNOWLEDGE_EDIT, &Request { request }).await
+    invoke::<cmd::KnowledgeEdit>(request).await
 }
 
 pub async fn knowledge_confirm(node_id: String) -> Result<NodeDetail, CommandError> {
     let request = NodeRef { node_id };
-    call(commands::KNOWLEDGE_CONFIRM, &Request { request }).await
+    invoke::<cmd::KnowledgeConfirm>(request).await
 }
 
 pub async fn knowledge_set_warrant(
@@ -370,7 +366,7 @@ pub async fn knowledge_set_warrant(
         warrant,
         reason,
     };
-    call(commands::KNOWLEDGE_SET_WARRANT, &Request { request }).await
+    invoke::<cmd::KnowledgeSetWarrant>(request).await
 }
 
 pub async fn knowledge_retire(
@@ -378,7 +374,7 @@ pub async fn knowledge_retire(
     reason: Option<String>,
 ) -> Result<NodeDetail, CommandError> {
     let request = NodeRetireRequest { node_id, reason };
-    call(commands::KNOWLEDGE_RETIRE, &Request { request }).await
+    invoke::<cmd::KnowledgeRetire>(request).await
 }
 
 /// Replaces a node by a new one with `text`; replies with the new node.
@@ -387,50 +383,50 @@ pub async fn knowledge_supersede(
     text: String,
 ) -> Result<NodeDetail, CommandError> {
     let request = NodeTextRequest { node_id, text };
-    call(commands::KNOWLEDGE_SUPERSEDE, &Request { request }).await
+    invoke::<cmd::KnowledgeSupersede>(request).await
 }
 
 /// "I just did X": records the push as an observation; the reply says what it touched.
-pub async fn push_observation(request: PushRequest) -> Result<PushOutcome, CommandError> {
-    call(commands::PUSH_OBSERVATION, &Request { request }).await
+pub async fn observations_push(request: PushRequest) -> Result<PushOutcome, CommandError> {
+    invoke::<cmd::ObservationsPush>(request).await
 }
 
 /// Observations (file changes and pushes), newest first.
 pub async fn observations_list(
     request: ObservationListRequest,
 ) -> Result<Vec<ObservationRow>, CommandError> {
-    call(commands::OBSERVATIONS_LIST, &Request { request }).await
+    invoke::<cmd::ObservationsList>(request).await
 }
 
-pub async fn observation_get(observation_id: i64) -> Result<ObservationRow, CommandError> {
+pub async fn observations_get(observation_id: i64) -> Result<ObservationRow, CommandError> {
     let request = ObservationRef { observation_id };
-    call(commands::OBSERVATION_GET, &Request { request }).await
+    invoke::<cmd::ObservationsGet>(request).await
 }
 
 /// What happened in a window of days, newest first, with the per-day chart.
-pub async fn timeline(request: TimelineRequest) -> Result<Timeline, CommandError> {
-    call(commands::TIMELINE, &Request { request }).await
+pub async fn timeline_get(request: TimelineRequest) -> Result<Timeline, CommandError> {
+    invoke::<cmd::TimelineGet>(request).await
 }
 
 /// The tracked folders, the ignore rules and the file watcher's state.
-pub async fn tracked_folders() -> Result<TrackedFolders, CommandError> {
-    call(commands::TRACKED_FOLDERS, &NoArgs {}).await
+pub async fn tracked_folders_get() -> Result<TrackedFolders, CommandError> {
+    invoke::<cmd::TrackedFoldersGet>(()).await
 }
 
-pub async fn add_tracked_folder(path: String) -> Result<TrackedFolders, CommandError> {
+pub async fn tracked_folders_add(path: String) -> Result<TrackedFolders, CommandError> {
     let request = TrackedFolderRequest { path };
-    call(commands::ADD_TRACKED_FOLDER, &Request { request }).await
+    invoke::<cmd::TrackedFoldersAdd>(request).await
 }
 
-pub async fn remove_tracked_folder(path: String) -> Result<TrackedFolders, CommandError> {
+pub async fn tracked_folders_remove(path: String) -> Result<TrackedFolders, CommandError> {
     let request = TrackedFolderRequest { path };
-    call(commands::REMOVE_TRACKED_FOLDER, &Request { request }).await
+    invoke::<cmd::TrackedFoldersRemove>(request).await
 }
 
 /// Replaces the person's ignore patterns with `patterns`.
-pub async fn set_ignore_patterns(patterns: Vec<String>) -> Result<TrackedFolders, CommandError> {
+pub async fn ignore_patterns_set(patterns: Vec<String>) -> Result<TrackedFolders, CommandError> {
     let request = IgnorePatternsRequest { patterns };
-    call(commands::SET_IGNORE_PATTERNS, &Request { request }).await
+    invoke::<cmd::IgnorePatternsSet>(request).await
 }
 
 /// Resolves after `ms` milliseconds (for polling progress).

@@ -1,6 +1,6 @@
-//! The app frame: a sidebar of views and the current view, and [`Nav`], the navigation state the
-//! pages share so one of them can open another at a given item. The sidebar's Review button
-//! carries the number of pending proposals ([`PendingReviews`]).
+//! The app frame: a sidebar of views and the view the route names (navigation itself is in
+//! `nav.rs`). The sidebar's Review button carries the number of pending proposals
+//! ([`PendingReviews`]).
 //!
 //! The push box ("I just did X") is reachable from every page: the sidebar's "I just did…" button
 //! and the keyboard shortcut Ctrl+Shift+P (⌘⇧P) open it as a dialog over the current view. Each
@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
+use crate::nav::{Nav, Page, Route};
 use crate::pages::{
     contexts::ContextsPage, home::Home, inspector::InspectorPage, knowledge::KnowledgePage,
     review::ReviewPage, sessions::SessionsPage, settings::SettingsPage, timeline::TimelinePage,
@@ -19,86 +20,6 @@ use crate::push::{PushDialog, is_push_shortcut};
 /// How often the badge asks for the pending count: the scheduler may add proposals while the
 /// app stays open overnight, and the count is one cheap query.
 const PENDING_POLL_MS: i32 = 60_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Page {
-    Home,
-    Sessions,
-    Contexts,
-    Review,
-    Knowledge,
-    Timeline,
-    Inspector,
-    Settings,
-}
-
-/// Which view is shown and which item a link asked it to open. The app has no router (a desktop
-/// window has no address bar to deep-link from), so a link sets the target here and switches the
-/// page; the page takes the target when it mounts.
-#[derive(Debug, Clone, Copy)]
-pub struct Nav {
-    pub page: RwSignal<Page>,
-    /// The session the Sessions page should open.
-    pub session: RwSignal<Option<String>>,
-    /// The assembly the Inspector should open.
-    pub assembly: RwSignal<Option<i64>>,
-    /// The durable node the Knowledge page should open.
-    pub node: RwSignal<Option<String>>,
-    /// The proposal the Review page should open, decided or not.
-    pub proposal: RwSignal<Option<i64>>,
-    /// The work context the Work contexts page should open.
-    pub work_context: RwSignal<Option<String>>,
-    /// The observation the Timeline should show in its detail pane.
-    pub observation: RwSignal<Option<i64>>,
-}
-
-impl Nav {
-    /// Shows a session's transcript on the Sessions page.
-    pub fn open_session(self, session_id: String) {
-        self.session.set(Some(session_id));
-        self.page.set(Page::Sessions);
-    }
-
-    /// Shows one brief assembly in the Inspector.
-    pub fn open_assembly(self, assembly_id: i64) {
-        self.assembly.set(Some(assembly_id));
-        self.page.set(Page::Inspector);
-    }
-
-    /// Shows one durable node on the Knowledge page, retired or not.
-    pub fn open_node(self, node_id: String) {
-        self.node.set(Some(node_id));
-        self.page.set(Page::Knowledge);
-    }
-
-    /// Shows one proposal, with its evidence and decision, on the Review page.
-    pub fn open_proposal(self, proposal_id: i64) {
-        self.proposal.set(Some(proposal_id));
-        self.page.set(Page::Review);
-    }
-
-    /// Shows one work context, its rules and its log, on the Work contexts page.
-    pub fn open_work_context(self, work_context_id: String) {
-        self.work_context.set(Some(work_context_id));
-        self.page.set(Page::Contexts);
-    }
-
-    /// Shows one observation (a file change or a push) in the Timeline's detail pane. The push
-    /// dialog links here from over any page, the Timeline included; an open Timeline takes the
-    /// target as it stands rather than being mounted again, which would dispose its state while
-    /// its rows still answer the change.
-    pub fn open_observation(self, observation_id: i64) {
-        self.observation.set(Some(observation_id));
-        if self.page.get_untracked() != Page::Timeline {
-            self.page.set(Page::Timeline);
-        }
-    }
-}
-
-/// The navigation state provided by [`App`].
-pub fn use_nav() -> Nav {
-    expect_context::<Nav>()
-}
 
 /// Pending proposals, as last counted: `None` until the first count (or when it failed). The
 /// Review page sets it from every decision's reply, so the badge follows at once.
@@ -110,7 +31,7 @@ impl PendingReviews {
     pub fn refresh(self) {
         spawn_local(async move {
             self.0
-                .set(api::review_pending_count().await.ok().map(|c| c.pending));
+                .set(api::review_count().await.ok().map(|c| c.pending));
         });
     }
 }
@@ -138,16 +59,7 @@ pub fn use_activity() -> Activity {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let nav = Nav {
-        page: RwSignal::new(Page::Home),
-        session: RwSignal::new(None),
-        assembly: RwSignal::new(None),
-        node: RwSignal::new(None),
-        proposal: RwSignal::new(None),
-        work_context: RwSignal::new(None),
-        observation: RwSignal::new(None),
-    };
-    provide_context(nav);
+    let nav = Nav::provide();
     let pending = PendingReviews(RwSignal::new(None));
     provide_context(pending);
     provide_context(Activity(RwSignal::new(0)));
@@ -167,17 +79,16 @@ pub fn App() -> impl IntoView {
         loop {
             pending
                 .0
-                .set(api::review_pending_count().await.ok().map(|c| c.pending));
+                .set(api::review_count().await.ok().map(|c| c.pending));
             api::sleep(PENDING_POLL_MS).await;
         }
     });
-    let page = nav.page;
     let button = move |id: &'static str, label: &'static str, target: Page| {
         view! {
             <button
                 id=id
-                class:active=move || page.get() == target
-                on:click=move |_| page.set(target)
+                class:active=move || nav.page() == target
+                on:click=move |_| nav.go(Route::of(target))
             >
                 {label}
             </button>
@@ -192,8 +103,8 @@ pub fn App() -> impl IntoView {
                 {button("nav-contexts", "Work contexts", Page::Contexts)}
                 <button
                     id="nav-review"
-                    class:active=move || page.get() == Page::Review
-                    on:click=move |_| page.set(Page::Review)
+                    class:active=move || nav.page() == Page::Review
+                    on:click=move |_| nav.go(Route::of(Page::Review))
                 >
                     "Review"
                     {move || {
@@ -229,7 +140,7 @@ pub fn App() -> impl IntoView {
                 </button>
             </nav>
             <main>
-                {move || match page.get() {
+                {move || match nav.page() {
                     Page::Home => view! { <Home /> }.into_any(),
                     Page::Sessions => view! { <SessionsPage /> }.into_any(),
                     Page::Contexts => view! { <ContextsPage /> }.into_any(),

@@ -3,6 +3,8 @@
 
 mod api;
 mod app;
+mod components;
+mod nav;
 mod pages;
 mod push;
 

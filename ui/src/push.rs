@@ -9,11 +9,11 @@
 
 use elnor_types::{PushOutcome, PushRequest};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::api;
-use crate::app::{use_activity, use_nav};
-use crate::pages::error_list;
+use crate::app::use_activity;
+use crate::components::Loaded;
+use crate::nav::use_nav;
 
 /// The dialog's element id; pages with their own keys leave them alone while it is open.
 const DIALOG_ID: &str = "push-dialog";
@@ -57,9 +57,24 @@ pub fn PushForm(
     let text = RwSignal::new(String::new());
     let context = RwSignal::new(String::new());
     let entities = RwSignal::new(String::new());
-    let busy = RwSignal::new(false);
-    let outcome = RwSignal::new(None::<Result<PushOutcome, String>>);
-    let contexts = LocalResource::new(api::list_work_contexts);
+    // The push on its way to the shell: `pending` disables the button, the value is the outcome
+    // shown under the form.
+    let pushing = Action::new_local(move |request: &PushRequest| {
+        let request = request.clone();
+        async move {
+            let reply = api::observations_push(request).await;
+            if reply.is_ok() {
+                // The context stays chosen: several pushes in a row are usually about one piece
+                // of work. The text and the entities are this push's own.
+                text.set(String::new());
+                entities.set(String::new());
+                activity.bump();
+            }
+            reply.map_err(|e| e.message)
+        }
+    });
+    let busy = pushing.pending();
+    let contexts = LocalResource::new(api::work_contexts_list);
     let text_box = NodeRef::<leptos::html::Textarea>::new();
     if focus {
         Effect::new(move |_| {
@@ -78,20 +93,9 @@ pub fn PushForm(
             work_context_id: Some(context.get_untracked()).filter(|c| !c.is_empty()),
             entities: entity_names(&entities.get_untracked()),
         };
-        busy.set(true);
-        outcome.set(None);
-        spawn_local(async move {
-            let reply = api::push_observation(request).await;
-            busy.set(false);
-            if reply.is_ok() {
-                // The context stays chosen: several pushes in a row are usually about one piece
-                // of work. The text and the entities are this push's own.
-                text.set(String::new());
-                entities.set(String::new());
-                activity.bump();
-            }
-            outcome.set(Some(reply.map_err(|e| e.message)));
-        });
+        // The last outcome goes as the next push starts, so it is never read as this one's.
+        pushing.clear();
+        pushing.dispatch_local(request);
     };
     let id = move |suffix: &str| format!("{prefix}-{suffix}");
     view! {
@@ -113,35 +117,27 @@ pub fn PushForm(
             ></textarea>
             <div class="inline-form">
                 <label for=id("context")>"Work context"</label>
-                <Transition fallback=|| view! { <span class="hint">"Loading work contexts…"</span> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move {
-                            contexts
-                                .await
-                                .map(|list| {
+                <Loaded resource=contexts loading="Loading work contexts…" inline=true let:list>
+                    {view! {
+                        <select
+                            id=id("context")
+                            on:change=move |ev| context.set(event_target_value(&ev))
+                            prop:value=move || context.get()
+                        >
+                            <option value="">"None in particular"</option>
+                            {list
+                                .into_iter()
+                                .map(|wc| {
                                     view! {
-                                        <select
-                                            id=id("context")
-                                            on:change=move |ev| context.set(event_target_value(&ev))
-                                            prop:value=move || context.get()
-                                        >
-                                            <option value="">"None in particular"</option>
-                                            {list
-                                                .into_iter()
-                                                .map(|wc| {
-                                                    view! {
-                                                        <option value=wc.work_context_id.clone()>
-                                                            {wc.name.clone()}
-                                                        </option>
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </select>
+                                        <option value=wc.work_context_id.clone()>
+                                            {wc.name.clone()}
+                                        </option>
                                     }
                                 })
-                        })}
-                    </ErrorBoundary>
-                </Transition>
+                                .collect_view()}
+                        </select>
+                    }}
+                </Loaded>
             </div>
             <div class="inline-form">
                 <label for=id("entities")>"About"</label>
@@ -173,7 +169,8 @@ pub fn PushForm(
                 "entities."
             </p>
             {move || {
-                outcome
+                pushing
+                    .value()
                     .get()
                     .map(|o| match o {
                         Ok(o) => outcome_view(o, prefix, dialog).into_any(),

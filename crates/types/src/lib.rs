@@ -8,128 +8,185 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// Command names, shared so the UI and the shell cannot drift apart.
+/// A command the UI may invoke, tied at compile time to its wire name, what it takes and what it
+/// answers. The UI's one `invoke::<C>` and the shell's handler signatures both use these types, so
+/// neither can send or expect anything else.
+pub trait Command {
+    /// The name the shell registers the handler under (`noun_verb`, as every command is named).
+    const NAME: &'static str;
+    /// Whether the handler takes a `request` argument; the UI sends `{"request": …}` when it
+    /// does and `{}` when it does not.
+    const TAKES_REQUEST: bool;
+    /// What the UI sends as `request`; `()` when nothing.
+    type Request: Serialize + for<'de> Deserialize<'de>;
+    /// What the shell answers on success.
+    type Reply: Serialize + for<'de> Deserialize<'de>;
+}
+
+/// The request a command takes, for the shell's handler signatures.
+pub type RequestOf<C> = <C as Command>::Request;
+
+/// What a command's handler returns: its reply, or the engine's refusal.
+pub type ReplyOf<C> = Result<<C as Command>::Reply, CommandError>;
+
+/// Declares one unit struct per command with its [`Command`] impl, and [`commands::ALL`].
+macro_rules! commands {
+    ($($(#[$doc:meta])* $name:ident = $wire:literal ($($request:ty)?) -> $reply:ty;)*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Copy)]
+            pub struct $name;
+
+            impl crate::Command for $name {
+                const NAME: &'static str = $wire;
+                const TAKES_REQUEST: bool = commands!(@takes $($request)?);
+                type Request = commands!(@request $($request)?);
+                type Reply = $reply;
+            }
+        )*
+
+        /// Every command's name, in declaration order: what the shell's handler list, its
+        /// permissions and its capability must each name exactly once.
+        pub const ALL: &[&str] = &[$($wire),*];
+    };
+    (@takes) => { false };
+    (@takes $request:ty) => { true };
+    (@request) => { () };
+    (@request $request:ty) => { $request };
+}
+
+/// The commands the UI may invoke, named `noun_verb` (`sessions_list`, `review_approve`), shared
+/// so the UI and the shell cannot drift apart.
 pub mod commands {
-    /// `() -> StoreStatus`
-    pub const STORE_STATUS: &str = "store_status";
-    /// `() -> Settings`
-    pub const GET_SETTINGS: &str = "get_settings";
-    /// `SetModeRequest -> Settings`
-    pub const SET_CONTINUITY_MODE: &str = "set_continuity_mode";
-    /// `SessionListRequest -> Vec<SessionRow>`
-    pub const LIST_SESSIONS: &str = "list_sessions";
-    /// `TurnPageRequest -> TurnPage`
-    pub const TURN_PAGE: &str = "turn_page";
-    /// `() -> Vec<SourceRow>`
-    pub const LIST_SOURCES: &str = "list_sources";
-    /// `AddSourceRequest -> Vec<SourceRow>`
-    pub const ADD_SOURCE: &str = "add_source";
-    /// `SetSourceEnabledRequest -> Vec<SourceRow>`
-    pub const SET_SOURCE_ENABLED: &str = "set_source_enabled";
-    /// `() -> IngestStatus` (starts an ingest of the enabled sources unless one is running)
-    pub const START_INGEST: &str = "start_ingest";
-    /// `() -> IngestStatus`
-    pub const INGEST_STATUS: &str = "ingest_status";
-    /// `() -> Vec<WorkContextRow>` (most recently active first)
-    pub const LIST_WORK_CONTEXTS: &str = "list_work_contexts";
-    /// `() -> Vec<ProjectOverviewRow>` (the projects found in the history, newest work first)
-    pub const PROJECTS_OVERVIEW: &str = "projects_overview";
-    /// `WorkContextRef -> WorkContextDetail`
-    pub const GET_WORK_CONTEXT: &str = "get_work_context";
-    /// `CreateWorkContextRequest -> WorkContextRow`
-    pub const CREATE_WORK_CONTEXT: &str = "create_work_context";
-    /// `EditWorkContextRequest -> WorkContextRow`
-    pub const EDIT_WORK_CONTEXT: &str = "edit_work_context";
-    /// `AddLinkRuleRequest -> WorkContextRow`
-    pub const ADD_LINK_RULE: &str = "add_link_rule";
-    /// `RemoveLinkRuleRequest -> WorkContextRow`
-    pub const REMOVE_LINK_RULE: &str = "remove_link_rule";
-    /// `EntityListRequest -> Vec<EntityRow>`
-    pub const LIST_ENTITIES: &str = "list_entities";
-    /// `CreateEntityRequest -> EntityRow`
-    pub const CREATE_ENTITY: &str = "create_entity";
-    /// `EditEntityRequest -> EntityRow`
-    pub const EDIT_ENTITY: &str = "edit_entity";
-    /// `MergeRequest -> EntityRow` (keep and absorb are entity ids)
-    pub const MERGE_ENTITIES: &str = "merge_entities";
-    /// `MergeRequest -> WorkContextRow` (keep and absorb are work context ids)
-    pub const MERGE_WORK_CONTEXTS: &str = "merge_work_contexts";
-    /// `() -> ContinuitySettings`
-    pub const GET_CONTINUITY_SETTINGS: &str = "get_continuity_settings";
-    /// `SetConfigFieldRequest -> ConfigFields`
-    pub const SET_CONFIG_FIELD: &str = "set_config_field";
-    /// `SetApiKeyRequest -> ApiKeyStatus`
-    pub const SET_API_KEY: &str = "set_api_key";
-    /// `() -> ApiKeyStatus`
-    pub const CLEAR_API_KEY: &str = "clear_api_key";
-    /// `() -> ConnectionTest`
-    pub const TEST_MODEL_CONNECTION: &str = "test_model_connection";
-    /// `BriefPreviewRequest -> BriefPreview` (always a preview: nothing is marked delivered)
-    pub const BRIEF_PREVIEW: &str = "brief_preview";
-    /// `WorkContextRef -> ConstellationView`
-    pub const CONSTELLATION_GET: &str = "constellation_get";
-    /// `AssemblyListRequest -> Vec<AssemblyRow>`
-    pub const ASSEMBLIES_LIST: &str = "assemblies_list";
-    /// `AssemblyRef -> AssemblyDetail`
-    pub const ASSEMBLY_GET: &str = "assembly_get";
-    /// `() -> LivingFacts`
-    pub const LIVING_FACTS_LIST: &str = "living_facts_list";
-    /// `AddFactRequest -> LivingFacts`
-    pub const LIVING_FACTS_ADD: &str = "living_facts_add";
-    /// `EditFactRequest -> LivingFacts`
-    pub const LIVING_FACTS_EDIT: &str = "living_facts_edit";
-    /// `FactRef -> LivingFacts`
-    pub const LIVING_FACTS_REMOVE: &str = "living_facts_remove";
-    /// `() -> RollupView` (regenerates Tier 2's rollup now)
-    pub const ROLLUP_REFRESH: &str = "rollup_refresh";
-    /// `ReviewListRequest -> ReviewQueue`
-    pub const REVIEW_LIST: &str = "review_list";
-    /// `ProposalRef -> ProposalDetail`
-    pub const REVIEW_SHOW: &str = "review_show";
-    /// `ApproveRequest -> ReviewOutcome` (writes the graph)
-    pub const REVIEW_APPROVE: &str = "review_approve";
-    /// `RejectRequest -> ReviewOutcome`
-    pub const REVIEW_REJECT: &str = "review_reject";
-    /// `ProposalIds -> ReviewOutcome`
-    pub const REVIEW_DEFER: &str = "review_defer";
-    /// `() -> EvaluationSummary` (the promotion rules, now)
-    pub const REVIEW_EVALUATE: &str = "review_evaluate";
-    /// `() -> PendingCount`
-    pub const REVIEW_PENDING_COUNT: &str = "review_pending_count";
-    /// `() -> NightlyStatus`
-    pub const NIGHTLY_STATUS: &str = "nightly_status";
-    /// `() -> NightlyReportRow` (runs the nightly job now, unless it is running)
-    pub const NIGHTLY_RUN: &str = "nightly_run";
-    /// `KnowledgeListRequest -> KnowledgeList`
-    pub const KNOWLEDGE_LIST: &str = "knowledge_list";
-    /// `NodeRef -> NodeDetail`
-    pub const KNOWLEDGE_SHOW: &str = "knowledge_show";
-    /// `NodeTextRequest -> NodeDetail` (the person's correction of the text)
-    pub const KNOWLEDGE_EDIT: &str = "knowledge_edit";
-    /// `NodeRef -> NodeDetail`
-    pub const KNOWLEDGE_CONFIRM: &str = "knowledge_confirm";
-    /// `NodeWarrantRequest -> NodeDetail`
-    pub const KNOWLEDGE_SET_WARRANT: &str = "knowledge_set_warrant";
-    /// `NodeRetireRequest -> NodeDetail`
-    pub const KNOWLEDGE_RETIRE: &str = "knowledge_retire";
-    /// `NodeTextRequest -> NodeDetail` (the new node that replaces the named one)
-    pub const KNOWLEDGE_SUPERSEDE: &str = "knowledge_supersede";
-    /// `PushRequest -> PushOutcome` ("I just did X")
-    pub const PUSH_OBSERVATION: &str = "push_observation";
-    /// `ObservationListRequest -> Vec<ObservationRow>`
-    pub const OBSERVATIONS_LIST: &str = "observations_list";
-    /// `ObservationRef -> ObservationRow`
-    pub const OBSERVATION_GET: &str = "observation_get";
-    /// `TimelineRequest -> Timeline`
-    pub const TIMELINE: &str = "timeline";
-    /// `() -> TrackedFolders`
-    pub const TRACKED_FOLDERS: &str = "tracked_folders";
-    /// `TrackedFolderRequest -> TrackedFolders`
-    pub const ADD_TRACKED_FOLDER: &str = "add_tracked_folder";
-    /// `TrackedFolderRequest -> TrackedFolders`
-    pub const REMOVE_TRACKED_FOLDER: &str = "remove_tracked_folder";
-    /// `IgnorePatternsRequest -> TrackedFolders`
-    pub const SET_IGNORE_PATTERNS: &str = "set_ignore_patterns";
+    use super::*;
+
+    commands! {
+        /// `status_get`: `() -> StoreStatus`
+        StatusGet = "status_get"() -> StoreStatus;
+        /// `settings_get`: `() -> Settings`
+        SettingsGet = "settings_get"() -> Settings;
+        /// `settings_set_mode`: `SetModeRequest -> Settings`
+        SettingsSetMode = "settings_set_mode"(SetModeRequest) -> Settings;
+        /// `sessions_list`: `SessionListRequest -> Vec<SessionRow>`
+        SessionsList = "sessions_list"(SessionListRequest) -> Vec<SessionRow>;
+        /// `turns_list`: `TurnPageRequest -> TurnPage`
+        TurnsList = "turns_list"(TurnPageRequest) -> TurnPage;
+        /// `sources_list`: `() -> Vec<SourceRow>`
+        SourcesList = "sources_list"() -> Vec<SourceRow>;
+        /// `sources_add`: `AddSourceRequest -> Vec<SourceRow>`
+        SourcesAdd = "sources_add"(AddSourceRequest) -> Vec<SourceRow>;
+        /// `sources_set_enabled`: `SetSourceEnabledRequest -> Vec<SourceRow>`
+        SourcesSetEnabled = "sources_set_enabled"(SetSourceEnabledRequest) -> Vec<SourceRow>;
+        /// `ingest_start`: `() -> IngestStatus`
+        /// (starts an ingest of the enabled sources unless one is running)
+        IngestStart = "ingest_start"() -> IngestStatus;
+        /// `ingest_get`: `() -> IngestStatus`
+        IngestGet = "ingest_get"() -> IngestStatus;
+        /// `work_contexts_list`: `() -> Vec<WorkContextRow>` (most recently active first)
+        WorkContextsList = "work_contexts_list"() -> Vec<WorkContextRow>;
+        /// `projects_list`: `() -> Vec<ProjectOverviewRow>`
+        /// (the projects found in the history, newest work first)
+        ProjectsList = "projects_list"() -> Vec<ProjectOverviewRow>;
+        /// `work_contexts_get`: `WorkContextRef -> WorkContextDetail`
+        WorkContextsGet = "work_contexts_get"(WorkContextRef) -> WorkContextDetail;
+        /// `work_contexts_create`: `CreateWorkContextRequest -> WorkContextRow`
+        WorkContextsCreate = "work_contexts_create"(CreateWorkContextRequest) -> WorkContextRow;
+        /// `work_contexts_edit`: `EditWorkContextRequest -> WorkContextRow`
+        WorkContextsEdit = "work_contexts_edit"(EditWorkContextRequest) -> WorkContextRow;
+        /// `link_rules_add`: `AddLinkRuleRequest -> WorkContextRow`
+        LinkRulesAdd = "link_rules_add"(AddLinkRuleRequest) -> WorkContextRow;
+        /// `link_rules_remove`: `RemoveLinkRuleRequest -> WorkContextRow`
+        LinkRulesRemove = "link_rules_remove"(RemoveLinkRuleRequest) -> WorkContextRow;
+        /// `entities_list`: `EntityListRequest -> Vec<EntityRow>`
+        EntitiesList = "entities_list"(EntityListRequest) -> Vec<EntityRow>;
+        /// `entities_create`: `CreateEntityRequest -> EntityRow`
+        EntitiesCreate = "entities_create"(CreateEntityRequest) -> EntityRow;
+        /// `entities_edit`: `EditEntityRequest -> EntityRow`
+        EntitiesEdit = "entities_edit"(EditEntityRequest) -> EntityRow;
+        /// `entities_merge`: `MergeRequest -> EntityRow` (keep and absorb are entity ids)
+        EntitiesMerge = "entities_merge"(MergeRequest) -> EntityRow;
+        /// `work_contexts_merge`: `MergeRequest -> WorkContextRow`
+        /// (keep and absorb are work context ids)
+        WorkContextsMerge = "work_contexts_merge"(MergeRequest) -> WorkContextRow;
+        /// `continuity_get`: `() -> ContinuitySettings`
+        ContinuityGet = "continuity_get"() -> ContinuitySettings;
+        /// `continuity_set_field`: `SetConfigFieldRequest -> ConfigFields`
+        ContinuitySetField = "continuity_set_field"(SetConfigFieldRequest) -> ConfigFields;
+        /// `api_key_set`: `SetApiKeyRequest -> ApiKeyStatus`
+        ApiKeySet = "api_key_set"(SetApiKeyRequest) -> ApiKeyStatus;
+        /// `api_key_clear`: `() -> ApiKeyStatus`
+        ApiKeyClear = "api_key_clear"() -> ApiKeyStatus;
+        /// `model_test`: `() -> ConnectionTest`
+        ModelTest = "model_test"() -> ConnectionTest;
+        /// `brief_preview`: `BriefPreviewRequest -> BriefPreview`
+        /// (always a preview: nothing is marked delivered)
+        BriefPreview = "brief_preview"(BriefPreviewRequest) -> super::BriefPreview;
+        /// `constellation_get`: `WorkContextRef -> ConstellationView`
+        ConstellationGet = "constellation_get"(WorkContextRef) -> ConstellationView;
+        /// `assemblies_list`: `AssemblyListRequest -> Vec<AssemblyRow>`
+        AssembliesList = "assemblies_list"(AssemblyListRequest) -> Vec<AssemblyRow>;
+        /// `assemblies_get`: `AssemblyRef -> AssemblyDetail`
+        AssembliesGet = "assemblies_get"(AssemblyRef) -> AssemblyDetail;
+        /// `living_facts_list`: `() -> LivingFacts`
+        LivingFactsList = "living_facts_list"() -> LivingFacts;
+        /// `living_facts_add`: `AddFactRequest -> LivingFacts`
+        LivingFactsAdd = "living_facts_add"(AddFactRequest) -> LivingFacts;
+        /// `living_facts_edit`: `EditFactRequest -> LivingFacts`
+        LivingFactsEdit = "living_facts_edit"(EditFactRequest) -> LivingFacts;
+        /// `living_facts_remove`: `FactRef -> LivingFacts`
+        LivingFactsRemove = "living_facts_remove"(FactRef) -> LivingFacts;
+        /// `rollup_refresh`: `() -> RollupView` (regenerates Tier 2's rollup now)
+        RollupRefresh = "rollup_refresh"() -> RollupView;
+        /// `review_list`: `ReviewListRequest -> ReviewQueue`
+        ReviewList = "review_list"(ReviewListRequest) -> ReviewQueue;
+        /// `review_get`: `ProposalRef -> ProposalDetail`
+        ReviewGet = "review_get"(ProposalRef) -> ProposalDetail;
+        /// `review_approve`: `ApproveRequest -> ReviewOutcome` (writes the graph)
+        ReviewApprove = "review_approve"(ApproveRequest) -> ReviewOutcome;
+        /// `review_reject`: `RejectRequest -> ReviewOutcome`
+        ReviewReject = "review_reject"(RejectRequest) -> ReviewOutcome;
+        /// `review_defer`: `ProposalIds -> ReviewOutcome`
+        ReviewDefer = "review_defer"(ProposalIds) -> ReviewOutcome;
+        /// `review_evaluate`: `() -> EvaluationSummary` (the promotion rules, now)
+        ReviewEvaluate = "review_evaluate"() -> EvaluationSummary;
+        /// `review_count`: `() -> PendingCount`
+        ReviewCount = "review_count"() -> PendingCount;
+        /// `nightly_get`: `() -> NightlyStatus`
+        NightlyGet = "nightly_get"() -> NightlyStatus;
+        /// `nightly_run`: `() -> NightlyReportRow` (runs the nightly job now, unless it is running)
+        NightlyRun = "nightly_run"() -> NightlyReportRow;
+        /// `knowledge_list`: `KnowledgeListRequest -> KnowledgeList`
+        KnowledgeList = "knowledge_list"(KnowledgeListRequest) -> super::KnowledgeList;
+        /// `knowledge_get`: `NodeRef -> NodeDetail`
+        KnowledgeGet = "knowledge_get"(NodeRef) -> NodeDetail;
+        /// `knowledge_edit`: `NodeTextRequest -> NodeDetail` (the person's correction of the text)
+        KnowledgeEdit = "knowledge_edit"(NodeTextRequest) -> NodeDetail;
+        /// `knowledge_confirm`: `NodeRef -> NodeDetail`
+        KnowledgeConfirm = "knowledge_confirm"(NodeRef) -> NodeDetail;
+        /// `knowledge_set_warrant`: `NodeWarrantRequest -> NodeDetail`
+        KnowledgeSetWarrant = "knowledge_set_warrant"(NodeWarrantRequest) -> NodeDetail;
+        /// `knowledge_retire`: `NodeRetireRequest -> NodeDetail`
+        KnowledgeRetire = "knowledge_retire"(NodeRetireRequest) -> NodeDetail;
+        /// `knowledge_supersede`: `NodeTextRequest -> NodeDetail`
+        /// (the new node that replaces the named one)
+        KnowledgeSupersede = "knowledge_supersede"(NodeTextRequest) -> NodeDetail;
+        /// `observations_push`: `PushRequest -> PushOutcome` ("I just did X")
+        ObservationsPush = "observations_push"(PushRequest) -> PushOutcome;
+        /// `observations_list`: `ObservationListRequest -> Vec<ObservationRow>`
+        ObservationsList = "observations_list"(ObservationListRequest) -> Vec<ObservationRow>;
+        /// `observations_get`: `ObservationRef -> ObservationRow`
+        ObservationsGet = "observations_get"(ObservationRef) -> ObservationRow;
+        /// `timeline_get`: `TimelineRequest -> Timeline`
+        TimelineGet = "timeline_get"(TimelineRequest) -> Timeline;
+        /// `tracked_folders_get`: `() -> TrackedFolders`
+        TrackedFoldersGet = "tracked_folders_get"() -> TrackedFolders;
+        /// `tracked_folders_add`: `TrackedFolderRequest -> TrackedFolders`
+        TrackedFoldersAdd = "tracked_folders_add"(TrackedFolderRequest) -> TrackedFolders;
+        /// `tracked_folders_remove`: `TrackedFolderRequest -> TrackedFolders`
+        TrackedFoldersRemove = "tracked_folders_remove"(TrackedFolderRequest) -> TrackedFolders;
+        /// `ignore_patterns_set`: `IgnorePatternsRequest -> TrackedFolders`
+        IgnorePatternsSet = "ignore_patterns_set"(IgnorePatternsRequest) -> TrackedFolders;
+    }
 }
 
 /// The continuity mode (CSA §5.1), as the UI shows it.
@@ -219,7 +276,7 @@ pub struct Settings {
     pub config_path: String,
 }
 
-/// Request of [`commands::SET_CONTINUITY_MODE`].
+/// Request of [`commands::SettingsSetMode`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetModeRequest {
     pub mode: ContinuityMode,
@@ -422,7 +479,7 @@ pub struct WorkContextDetail {
     pub skipped_lines: u64,
 }
 
-/// Request of [`commands::CREATE_WORK_CONTEXT`]; empty rule fields mean no rule.
+/// Request of [`commands::WorkContextsCreate`]; empty rule fields mean no rule.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreateWorkContextRequest {
     pub name: String,
@@ -431,7 +488,7 @@ pub struct CreateWorkContextRequest {
     pub local_only: bool,
 }
 
-/// Request of [`commands::EDIT_WORK_CONTEXT`]; `None` leaves a field alone.
+/// Request of [`commands::WorkContextsEdit`]; `None` leaves a field alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditWorkContextRequest {
     pub work_context_id: String,
@@ -439,7 +496,7 @@ pub struct EditWorkContextRequest {
     pub local_only: Option<bool>,
 }
 
-/// Request of [`commands::ADD_LINK_RULE`].
+/// Request of [`commands::LinkRulesAdd`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AddLinkRuleRequest {
     pub work_context_id: String,
@@ -448,7 +505,7 @@ pub struct AddLinkRuleRequest {
     pub pattern: String,
 }
 
-/// Request of [`commands::REMOVE_LINK_RULE`].
+/// Request of [`commands::LinkRulesRemove`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RemoveLinkRuleRequest {
     pub work_context_id: String,
@@ -465,13 +522,13 @@ pub struct EntityRow {
     pub deadline: Option<String>,
 }
 
-/// Request of [`commands::LIST_ENTITIES`].
+/// Request of [`commands::EntitiesList`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntityListRequest {
     pub kind: Option<String>,
 }
 
-/// Request of [`commands::CREATE_ENTITY`].
+/// Request of [`commands::EntitiesCreate`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreateEntityRequest {
     pub kind: String,
@@ -480,7 +537,7 @@ pub struct CreateEntityRequest {
     pub deadline: Option<String>,
 }
 
-/// Request of [`commands::EDIT_ENTITY`]: `None` and empty lists leave a field alone.
+/// Request of [`commands::EntitiesEdit`]: `None` and empty lists leave a field alone.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditEntityRequest {
     pub entity_id: String,
@@ -492,7 +549,7 @@ pub struct EditEntityRequest {
     pub clear_deadline: bool,
 }
 
-/// Request of [`commands::MERGE_ENTITIES`] and [`commands::MERGE_WORK_CONTEXTS`]: `absorb` is
+/// Request of [`commands::EntitiesMerge`] and [`commands::WorkContextsMerge`]: `absorb` is
 /// merged into `keep`, which remains.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MergeRequest {
@@ -531,14 +588,14 @@ pub struct ContinuitySettings {
     pub keyring_error: Option<String>,
 }
 
-/// Request of [`commands::SET_CONFIG_FIELD`]: the value as typed.
+/// Request of [`commands::ContinuitySetField`]: the value as typed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetConfigFieldRequest {
     pub key: String,
     pub value: String,
 }
 
-/// Request of [`commands::SET_API_KEY`]. Its `Debug` hides the key, so it cannot reach a log.
+/// Request of [`commands::ApiKeySet`]. Its `Debug` hides the key, so it cannot reach a log.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetApiKeyRequest {
     pub api_key: String,
@@ -564,7 +621,7 @@ pub struct ConnectionTest {
     pub message: String,
 }
 
-/// Request of [`commands::BRIEF_PREVIEW`]: what a fresh session would tell the engine about
+/// Request of [`commands::BriefPreview`]: what a fresh session would tell the engine about
 /// itself. Every field is optional; an explicit work context wins over the rest.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BriefPreviewRequest {
@@ -740,7 +797,7 @@ pub struct ConstellationView {
     pub tier1_cap: u32,
 }
 
-/// Request of [`commands::ASSEMBLIES_LIST`].
+/// Request of [`commands::AssembliesList`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AssemblyListRequest {
     pub work_context_id: Option<String>,
@@ -811,13 +868,13 @@ pub struct LivingFacts {
     pub tier3_cap: u32,
 }
 
-/// Request of [`commands::LIVING_FACTS_ADD`].
+/// Request of [`commands::LivingFactsAdd`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AddFactRequest {
     pub text: String,
 }
 
-/// Request of [`commands::LIVING_FACTS_EDIT`]; `None` leaves a field alone.
+/// Request of [`commands::LivingFactsEdit`]; `None` leaves a field alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditFactRequest {
     pub fact_id: i64,
@@ -945,7 +1002,7 @@ pub struct ProposalRow {
     pub evidence: ProposalEvidenceRow,
 }
 
-/// Request of [`commands::REVIEW_LIST`].
+/// Request of [`commands::ReviewList`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewListRequest {
     /// Decided proposals too, not only the queue (pending, then deferred).
@@ -1007,7 +1064,7 @@ pub struct ProposalDetail {
     pub renewed: Option<ProposalRow>,
 }
 
-/// Request of [`commands::REVIEW_APPROVE`].
+/// Request of [`commands::ReviewApprove`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApproveRequest {
     pub proposal_ids: Vec<i64>,
@@ -1015,7 +1072,7 @@ pub struct ApproveRequest {
     pub text: Option<String>,
 }
 
-/// Request of [`commands::REVIEW_REJECT`].
+/// Request of [`commands::ReviewReject`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RejectRequest {
     pub proposal_ids: Vec<i64>,
@@ -1023,7 +1080,7 @@ pub struct RejectRequest {
     pub reason: Option<String>,
 }
 
-/// Request of [`commands::REVIEW_DEFER`].
+/// Request of [`commands::ReviewDefer`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProposalIds {
     pub proposal_ids: Vec<i64>,
@@ -1234,7 +1291,7 @@ pub struct NodeRow {
     pub updated_at: String,
 }
 
-/// Request of [`commands::KNOWLEDGE_LIST`].
+/// Request of [`commands::KnowledgeList`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnowledgeListRequest {
     /// Retired and superseded nodes too, not only the live ones.
@@ -1298,7 +1355,7 @@ pub struct NodeDetail {
     pub history: Vec<NodeHistoryRow>,
 }
 
-/// Request of [`commands::KNOWLEDGE_EDIT`] and [`commands::KNOWLEDGE_SUPERSEDE`].
+/// Request of [`commands::KnowledgeEdit`] and [`commands::KnowledgeSupersede`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeTextRequest {
     pub node_id: String,
@@ -1306,7 +1363,7 @@ pub struct NodeTextRequest {
     pub text: String,
 }
 
-/// Request of [`commands::KNOWLEDGE_SET_WARRANT`].
+/// Request of [`commands::KnowledgeSetWarrant`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeWarrantRequest {
     pub node_id: String,
@@ -1315,7 +1372,7 @@ pub struct NodeWarrantRequest {
     pub reason: Option<String>,
 }
 
-/// Request of [`commands::KNOWLEDGE_RETIRE`].
+/// Request of [`commands::KnowledgeRetire`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeRetireRequest {
     pub node_id: String,
@@ -1323,7 +1380,7 @@ pub struct NodeRetireRequest {
     pub reason: Option<String>,
 }
 
-/// Request of [`commands::PUSH_OBSERVATION`]: "I just did X", with an optional work context and
+/// Request of [`commands::ObservationsPush`]: "I just did X", with an optional work context and
 /// entity names (unknown names become new entities); entity resolution also runs on the text.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PushRequest {
@@ -1372,7 +1429,7 @@ pub struct PushOutcome {
     pub entities_created: Vec<String>,
 }
 
-/// Request of [`commands::OBSERVATIONS_LIST`], newest first.
+/// Request of [`commands::ObservationsList`], newest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObservationListRequest {
     pub work_context_id: Option<String>,
@@ -1421,7 +1478,7 @@ impl TimelineKind {
     }
 }
 
-/// Request of [`commands::TIMELINE`].
+/// Request of [`commands::TimelineGet`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineRequest {
     pub work_context_id: Option<String>,
@@ -1519,13 +1576,13 @@ pub struct TrackedFolders {
     pub watcher: WatcherStatusRow,
 }
 
-/// Request of [`commands::ADD_TRACKED_FOLDER`] and [`commands::REMOVE_TRACKED_FOLDER`].
+/// Request of [`commands::TrackedFoldersAdd`] and [`commands::TrackedFoldersRemove`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrackedFolderRequest {
     pub path: String,
 }
 
-/// Request of [`commands::SET_IGNORE_PATTERNS`]: the whole list, replacing the old one.
+/// Request of [`commands::IgnorePatternsSet`]: the whole list, replacing the old one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IgnorePatternsRequest {
     pub patterns: Vec<String>,
@@ -1558,6 +1615,25 @@ impl std::error::Error for CommandError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_names_are_unique_and_noun_verb() {
+        let mut seen = std::collections::BTreeSet::new();
+        for name in commands::ALL {
+            assert!(seen.insert(*name), "{name} is declared twice");
+            // `noun_verb`: lower-case words joined by underscores, at least two of them.
+            assert!(name.contains('_'), "{name}");
+            assert!(
+                name.split('_')
+                    .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase())),
+                "{name}"
+            );
+        }
+        // A command's constants are the ones the UI sends.
+        assert_eq!(<commands::SessionsList as Command>::NAME, "sessions_list");
+        const { assert!(<commands::SessionsList as Command>::TAKES_REQUEST) };
+        const { assert!(!<commands::StatusGet as Command>::TAKES_REQUEST) };
+    }
 
     #[test]
     fn wire_names_are_stable() {

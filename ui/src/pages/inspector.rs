@@ -10,9 +10,9 @@
 use elnor_types::{AssemblyDetail, AssemblyRow, TraceItemRow};
 use leptos::prelude::*;
 
-use super::{error_list, session_link, short_time};
 use crate::api;
-use crate::app::use_nav;
+use crate::components::{Loaded, session_link, short_time};
+use crate::nav::use_nav;
 
 /// Assemblies listed at once; older ones are kept by the engine up to its retention setting.
 const LISTED: u32 = 100;
@@ -22,8 +22,7 @@ pub fn InspectorPage() -> impl IntoView {
     let nav = use_nav();
     // A link from Home or a work context names the assembly to open; it is taken once, so coming
     // back to the Inspector later starts from the list.
-    let selected = RwSignal::new(nav.assembly.get_untracked());
-    nav.assembly.set(None);
+    let selected = RwSignal::new(nav.take_assembly());
     let generation = RwSignal::new(0u32);
     let assemblies = LocalResource::new(move || {
         generation.track();
@@ -42,13 +41,9 @@ pub fn InspectorPage() -> impl IntoView {
                 <button class="small" id="inspector-reload" on:click=move |_| generation.update(|g| *g += 1)>
                     "Reload"
                 </button>
-                <Transition fallback=|| view! { <p class="hint">"Loading assemblies…"</p> }>
-                    <ErrorBoundary fallback=error_list>
-                        {move || Suspend::new(async move {
-                            assemblies.await.map(|rows| assembly_rows(rows, selected))
-                        })}
-                    </ErrorBoundary>
-                </Transition>
+                <Loaded resource=assemblies loading="Loading assemblies…" let:rows>
+                    {assembly_rows(rows, selected)}
+                </Loaded>
             </div>
             <div class="assembly-view">
                 {move || match selected.get() {
@@ -126,15 +121,11 @@ fn assembly_rows(rows: Vec<AssemblyRow>, selected: RwSignal<Option<i64>>) -> Any
 
 #[component]
 fn AssemblyPanel(id: i64) -> impl IntoView {
-    let detail = LocalResource::new(move || api::assembly_get(id));
+    let detail = LocalResource::new(move || api::assemblies_get(id));
     view! {
-        <Transition fallback=|| view! { <p class="hint">"Reading the assembly…"</p> }>
-            <ErrorBoundary fallback=error_list>
-                {move || Suspend::new(async move {
-                    detail.await.map(|d| view! { <AssemblyView detail=d /> })
-                })}
-            </ErrorBoundary>
-        </Transition>
+        <Loaded resource=detail loading="Reading the assembly…" let:d>
+            <AssemblyView detail=d />
+        </Loaded>
     }
 }
 

@@ -1,4 +1,6 @@
-//! One module per view.
+//! One module per view. A view's module holds its route component, which composes the view's
+//! parts; a big view is a folder whose `mod.rs` is that route and whose other files are its
+//! components. What several views share lives in `crate::components`.
 
 pub mod contexts;
 pub mod home;
@@ -8,50 +10,3 @@ pub mod review;
 pub mod sessions;
 pub mod settings;
 pub mod timeline;
-
-use leptos::prelude::*;
-
-use crate::app::use_nav;
-
-/// Shows every error an `ErrorBoundary` caught, as readable text.
-pub fn error_list(errors: ArcRwSignal<Errors>) -> impl IntoView {
-    view! {
-        <div class="error" role="alert">
-            {move || {
-                errors
-                    .get()
-                    .into_iter()
-                    .map(|(_, e)| view! { <p class="error-message">{e.to_string()}</p> })
-                    .collect_view()
-            }}
-        </div>
-    }
-}
-
-/// An RFC 3339 time as `YYYY-MM-DD HH:MM`, the precision the lists need.
-pub fn short_time(rfc3339: &str) -> String {
-    rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")
-}
-
-/// A link that opens a session's transcript on the Sessions page.
-pub fn session_link(session_id: String, turn_seq: Option<i64>) -> impl IntoView {
-    let nav = use_nav();
-    let label = match turn_seq {
-        Some(seq) => format!("session {session_id} · turn {seq}"),
-        None => format!("session {session_id}"),
-    };
-    let target = session_id.clone();
-    view! {
-        <a
-            href="#"
-            class="session-link"
-            data-session-id=session_id
-            on:click=move |ev| {
-                ev.prevent_default();
-                nav.open_session(target.clone());
-            }
-        >
-            {label}
-        </a>
-    }
-}

@@ -1,0 +1,34 @@
+//! Formatting and links shared by the lists: times at the precision they need, and the link that
+//! opens a session's transcript from wherever a session is named.
+
+use leptos::prelude::*;
+
+use crate::nav::use_nav;
+
+/// An RFC 3339 time as `YYYY-MM-DD HH:MM`, the precision the lists need.
+pub fn short_time(rfc3339: &str) -> String {
+    rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")
+}
+
+/// A link that opens a session's transcript on the Sessions page.
+pub fn session_link(session_id: String, turn_seq: Option<i64>) -> impl IntoView {
+    let nav = use_nav();
+    let label = match turn_seq {
+        Some(seq) => format!("session {session_id} · turn {seq}"),
+        None => format!("session {session_id}"),
+    };
+    let target = session_id.clone();
+    view! {
+        <a
+            href="#"
+            class="session-link"
+            data-session-id=session_id
+            on:click=move |ev| {
+                ev.prevent_default();
+                nav.open_session(target.clone());
+            }
+        >
+            {label}
+        </a>
+    }
+}

@@ -1,0 +1,233 @@
+//! Navigation: [`Route`], the one value that says which view is shown and which item a link asked
+//! it to open, and [`Nav`], the handle the pages share to read and change it.
+//!
+//! The app has no router: a desktop window has no address bar to deep-link from, so a link sets
+//! the route and the frame in `app.rs` mounts the page the route names. The page takes its target
+//! out of the route when it mounts (see the `take_*` methods), so coming back to the page later
+//! through the sidebar starts from its list rather than from the old item.
+
+use leptos::prelude::*;
+
+/// The views of the sidebar, without the item a link may ask them to open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    Home,
+    Sessions,
+    Contexts,
+    Review,
+    Knowledge,
+    Timeline,
+    Inspector,
+    Settings,
+}
+
+/// Which view is shown, with the item a link asked it to open (`None` when the view was reached
+/// through the sidebar, or once the page has taken its target).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    Home,
+    /// The Sessions page, with the session whose transcript to open.
+    Sessions {
+        session: Option<String>,
+    },
+    /// The Work contexts page, with the work context to open.
+    Contexts {
+        work_context: Option<String>,
+    },
+    /// The Review page, with the proposal to open, decided or not.
+    Review {
+        proposal: Option<i64>,
+    },
+    /// The Knowledge page, with the durable node to open, retired or not.
+    Knowledge {
+        node: Option<String>,
+    },
+    /// The Timeline, with the observation to show in its detail pane.
+    Timeline {
+        observation: Option<i64>,
+    },
+    /// The Inspector, with the brief assembly to open.
+    Inspector {
+        assembly: Option<i64>,
+    },
+    Settings,
+}
+
+impl Route {
+    /// The route the sidebar's button for `page` opens: the page with nothing selected.
+    pub fn of(page: Page) -> Route {
+        match page {
+            Page::Home => Route::Home,
+            Page::Sessions => Route::Sessions { session: None },
+            Page::Contexts => Route::Contexts { work_context: None },
+            Page::Review => Route::Review { proposal: None },
+            Page::Knowledge => Route::Knowledge { node: None },
+            Page::Timeline => Route::Timeline { observation: None },
+            Page::Inspector => Route::Inspector { assembly: None },
+            Page::Settings => Route::Settings,
+        }
+    }
+
+    /// The view this route shows.
+    pub fn page(&self) -> Page {
+        match self {
+            Route::Home => Page::Home,
+            Route::Sessions { .. } => Page::Sessions,
+            Route::Contexts { .. } => Page::Contexts,
+            Route::Review { .. } => Page::Review,
+            Route::Knowledge { .. } => Page::Knowledge,
+            Route::Timeline { .. } => Page::Timeline,
+            Route::Inspector { .. } => Page::Inspector,
+            Route::Settings => Page::Settings,
+        }
+    }
+}
+
+/// The navigation state provided by the app frame. It is `Copy`, so event handlers (which run
+/// outside any reactive owner) can keep it.
+#[derive(Debug, Clone, Copy)]
+pub struct Nav {
+    /// The current route. Every `set` mounts the named page afresh, even the page already shown,
+    /// as a click on the sidebar always has; the pages take their targets without notifying.
+    route: RwSignal<Route>,
+    /// Notified when the Timeline, already shown, is given a new observation in place (see
+    /// [`Nav::open_observation`]).
+    retarget: Trigger,
+}
+
+impl Nav {
+    /// A fresh navigation state, at Home, provided to every page below the caller.
+    pub fn provide() -> Nav {
+        let nav = Nav {
+            route: RwSignal::new(Route::Home),
+            retarget: Trigger::new(),
+        };
+        provide_context(nav);
+        nav
+    }
+
+    /// The page shown now; tracked, so a view that reads it follows every navigation.
+    pub fn page(self) -> Page {
+        self.route.with(Route::page)
+    }
+
+    /// Goes to `route`, mounting its page again.
+    pub fn go(self, route: Route) {
+        self.route.set(route);
+    }
+
+    /// Shows a session's transcript on the Sessions page.
+    pub fn open_session(self, session_id: String) {
+        self.go(Route::Sessions {
+            session: Some(session_id),
+        });
+    }
+
+    /// Shows one brief assembly in the Inspector.
+    pub fn open_assembly(self, assembly_id: i64) {
+        self.go(Route::Inspector {
+            assembly: Some(assembly_id),
+        });
+    }
+
+    /// Shows one durable node on the Knowledge page, retired or not.
+    pub fn open_node(self, node_id: String) {
+        self.go(Route::Knowledge {
+            node: Some(node_id),
+        });
+    }
+
+    /// Shows one proposal, with its evidence and decision, on the Review page.
+    pub fn open_proposal(self, proposal_id: i64) {
+        self.go(Route::Review {
+            proposal: Some(proposal_id),
+        });
+    }
+
+    /// Shows one work context, its rules and its log, on the Work contexts page.
+    pub fn open_work_context(self, work_context_id: String) {
+        self.go(Route::Contexts {
+            work_context: Some(work_context_id),
+        });
+    }
+
+    /// Shows one observation (a file change or a push) in the Timeline's detail pane. The push
+    /// dialog links here from over any page, the Timeline included; an open Timeline takes the
+    /// target as it stands rather than being mounted again, which would dispose its state while
+    /// its rows still answer the change. So the route changes without notifying, and the
+    /// Timeline hears of it through `retarget`.
+    pub fn open_observation(self, observation_id: i64) {
+        let target = Route::Timeline {
+            observation: Some(observation_id),
+        };
+        if self.route.with_untracked(Route::page) == Page::Timeline {
+            self.route.update_untracked(|r| *r = target);
+            self.retarget.notify();
+        } else {
+            self.go(target);
+        }
+    }
+
+    /// Takes the target out of the route, if `take` finds one, without notifying: the page that
+    /// takes it is the one being mounted.
+    fn take<T>(self, take: impl FnOnce(&mut Route) -> Option<T>) -> Option<T> {
+        let mut taken = None;
+        self.route.update_untracked(|r| taken = take(r));
+        taken
+    }
+
+    /// The session a link asked the Sessions page to open.
+    pub fn take_session(self) -> Option<String> {
+        self.take(|r| match r {
+            Route::Sessions { session } => session.take(),
+            _ => None,
+        })
+    }
+
+    /// The work context a link asked the Work contexts page to open.
+    pub fn take_work_context(self) -> Option<String> {
+        self.take(|r| match r {
+            Route::Contexts { work_context } => work_context.take(),
+            _ => None,
+        })
+    }
+
+    /// The proposal a link asked the Review page to open.
+    pub fn take_proposal(self) -> Option<i64> {
+        self.take(|r| match r {
+            Route::Review { proposal } => proposal.take(),
+            _ => None,
+        })
+    }
+
+    /// The node a link asked the Knowledge page to open.
+    pub fn take_node(self) -> Option<String> {
+        self.take(|r| match r {
+            Route::Knowledge { node } => node.take(),
+            _ => None,
+        })
+    }
+
+    /// The observation a link asked the Timeline to show. Tracks `retarget`, so an effect that
+    /// calls it runs again when the shown Timeline is given a new observation.
+    pub fn take_observation(self) -> Option<i64> {
+        self.retarget.track();
+        self.take(|r| match r {
+            Route::Timeline { observation } => observation.take(),
+            _ => None,
+        })
+    }
+
+    /// The assembly a link asked the Inspector to open.
+    pub fn take_assembly(self) -> Option<i64> {
+        self.take(|r| match r {
+            Route::Inspector { assembly } => assembly.take(),
+            _ => None,
+        })
+    }
+}
+
+/// The navigation state provided by the app frame.
+pub fn use_nav() -> Nav {
+    expect_context::<Nav>()
+}

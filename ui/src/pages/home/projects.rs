@@ -1,0 +1,93 @@
+//! "Your projects": the projects found in the history, newest work first, each opening its work
+//! context.
+
+use elnor_types::ProjectOverviewRow;
+use leptos::prelude::*;
+
+use crate::api;
+use crate::app::use_activity;
+use crate::components::{Loaded, short_time};
+use crate::nav::use_nav;
+
+/// The projects ELNOR found in the history, newest work first: what a person with months of
+/// history sees after the first ingest. Times are when the work happened.
+#[component]
+pub(super) fn ProjectsCard() -> impl IntoView {
+    let activity = use_activity();
+    let projects = LocalResource::new(move || {
+        activity.0.track();
+        api::projects_list()
+    });
+    view! {
+        <div class="card" id="projects-card">
+            <h3>"Your projects"</h3>
+            <Loaded resource=projects loading="Reading projects…" let:value>
+                {project_list(value)}
+            </Loaded>
+        </div>
+    }
+}
+
+pub(super) fn project_list(rows: Vec<ProjectOverviewRow>) -> AnyView {
+    if rows.is_empty() {
+        return view! {
+            <p class="hint" id="projects-empty">
+                "No projects yet. Ingest your agents' transcripts (Sessions → Ingest): each folder "
+                "your sessions worked in becomes a work context here, with where its work stood."
+            </p>
+        }
+        .into_any();
+    }
+    let nav = use_nav();
+    view! {
+        <ul class="projects-overview" id="projects-overview">
+            {rows
+                .into_iter()
+                .map(|p| {
+                    let id = p.work_context_id.clone();
+                    let sessions = format!(
+                        "{} session{}",
+                        p.session_count,
+                        if p.session_count == 1 { "" } else { "s" },
+                    );
+                    let last = p
+                        .last_active_at
+                        .as_deref()
+                        .map(|t| format!("last active {}", short_time(t)))
+                        .unwrap_or_default();
+                    let heuristic = p.heuristic_questions > 0;
+                    view! {
+                        <li data-work-context-id=p.work_context_id.clone()>
+                            <a
+                                href="#"
+                                on:click=move |ev| {
+                                    ev.prevent_default();
+                                    nav.open_work_context(id.clone());
+                                }
+                            >
+                                <strong>{p.name.clone()}</strong>
+                            </a>
+                            <span class="meta">{format!(" · {sessions} · {last}")}</span>
+                            {p.phase.clone().map(|ph| view! { <span class="badge phase">{ph}</span> })}
+                            {p.latest_summary.clone().map(|s| view! { <p class="stood">{s}</p> })}
+                            {(!p.open_questions.is_empty()).then(|| view! {
+                                <ul class="open-questions">
+                                    {p.open_questions
+                                        .iter()
+                                        .map(|q| view! {
+                                            <li>
+                                                {q.clone()}
+                                                {heuristic.then(|| view! { <span class="badge heuristic">"heuristic"</span> })}
+                                            </li>
+                                        })
+                                        .collect_view()}
+                                </ul>
+                            })}
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    }
+    .into_any()
+}

@@ -1,0 +1,248 @@
+//! The virtualised transcript viewer: it pages through a session by position, a chunk of turns at
+//! a time, and keeps only the rows in (or near) view in the DOM.
+
+use std::collections::{HashMap, HashSet};
+
+use elnor_types::{CompactionMark, SessionRow, TurnRow};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api;
+
+/// Height of one row in the transcript viewer; rows are fixed-height so only the visible ones
+/// need to exist in the DOM.
+pub(super) const ROW_H: f64 = 52.0;
+/// Height of the viewer's scroll area (matches `.viewer-scroll` in style.css).
+pub(super) const VIEW_H: f64 = 520.0;
+/// Turns fetched per request.
+pub(super) const CHUNK: u64 = 100;
+
+#[component]
+pub(super) fn TranscriptViewer(session: SessionRow) -> impl IntoView {
+    let id = session.session_id.clone();
+    let total = RwSignal::new(None::<u64>);
+    let chunks = RwSignal::new(HashMap::<u64, Vec<TurnRow>>::new());
+    let loading = RwSignal::new(HashSet::<u64>::new());
+    let marks = RwSignal::new(Vec::<CompactionMark>::new());
+    let error = RwSignal::new(None::<String>);
+    let scroll = RwSignal::new(0.0f64);
+    let detail = RwSignal::new(None::<TurnRow>);
+    let scroller = NodeRef::<leptos::html::Div>::new();
+
+    let ensure = {
+        let id = id.clone();
+        move |chunk: u64| {
+            if chunks.with_untracked(|c| c.contains_key(&chunk))
+                || loading.with_untracked(|l| l.contains(&chunk))
+            {
+                return;
+            }
+            loading.update(|l| {
+                l.insert(chunk);
+            });
+            let id = id.clone();
+            spawn_local(async move {
+                match api::turns_list(id, chunk * CHUNK, CHUNK as u32).await {
+                    Ok(page) => {
+                        total.set(Some(page.total));
+                        if chunk == 0 {
+                            marks.set(page.compactions);
+                        }
+                        chunks.update(|c| {
+                            c.insert(chunk, page.turns);
+                        });
+                    }
+                    Err(e) => error.set(Some(e.message)),
+                }
+                loading.update(|l| {
+                    l.remove(&chunk);
+                });
+            });
+        }
+    };
+    let ensure_first = ensure.clone();
+    ensure_first(0);
+
+    // The rows in (or near) view: only these exist in the DOM.
+    let window = Memo::new(move |_| {
+        let n = total.get().unwrap_or(0);
+        let first = ((scroll.get() / ROW_H) as u64).saturating_sub(5);
+        let last = (first + (VIEW_H / ROW_H) as u64 + 15).min(n);
+        (first, last)
+    });
+    Effect::new(move |_| {
+        let (first, last) = window.get();
+        if last > first {
+            for chunk in first / CHUNK..=(last - 1) / CHUNK {
+                ensure(chunk);
+            }
+        }
+    });
+    let row_at = move |i: u64| {
+        chunks.with(|c| {
+            c.get(&(i / CHUNK))
+                .and_then(|v| v.get((i % CHUNK) as usize).cloned())
+        })
+    };
+    let jump = move |position: u64| {
+        if let Some(el) = scroller.get() {
+            el.set_scroll_top((position as f64 * ROW_H - ROW_H) as i32);
+        }
+        scroll.set(position as f64 * ROW_H - ROW_H);
+        detail.set(row_at(position));
+    };
+
+    view! {
+        <div class="viewer-head">
+            <strong>{session.title.clone().unwrap_or_else(|| session.session_id.clone())}</strong>
+            <span class="meta">
+                {format!(
+                    "{} · agent {} · started {}",
+                    session.harness,
+                    session.agent_id.clone().unwrap_or_else(|| "-".into()),
+                    session.started_at.clone().unwrap_or_else(|| "-".into()),
+                )}
+            </span>
+            <span class="meta" id="viewer-total">
+                {move || total.get().map(|n| format!("{n} turns")).unwrap_or_default()}
+            </span>
+            {move || {
+                let m = marks.get();
+                (!m.is_empty())
+                    .then(|| {
+                        view! {
+                            <div class="marks">
+                                "Compaction points: "
+                                {m
+                                    .into_iter()
+                                    .map(|mark| {
+                                        view! {
+                                            <button
+                                                class="compaction-jump small"
+                                                on:click=move |_| jump(mark.position)
+                                            >
+                                                {format!(
+                                                    "turn {}{}",
+                                                    mark.position + 1,
+                                                    mark
+                                                        .tokens_before
+                                                        .map(|t| format!(" ({t} tokens before)"))
+                                                        .unwrap_or_default(),
+                                                )}
+                                            </button>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </div>
+                        }
+                    })
+            }}
+        </div>
+        {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
+        <div class="viewer">
+            <div
+                class="viewer-scroll"
+                node_ref=scroller
+                on:scroll=move |ev| {
+                    let el = event_target::<web_sys::HtmlElement>(&ev);
+                    scroll.set(f64::from(el.scroll_top()));
+                }
+            >
+                <div
+                    class="viewer-canvas"
+                    style:height=move || format!("{}px", total.get().unwrap_or(0) as f64 * ROW_H)
+                >
+                    <For
+                        each=move || {
+                            let (first, last) = window.get();
+                            (first..last).map(move |i| (i, row_at(i))).collect::<Vec<_>>()
+                        }
+                        key=|(i, row)| (*i, row.as_ref().map(|r| r.seq))
+                        children=move |(i, row)| turn_row(i, row, detail)
+                    />
+                </div>
+            </div>
+            <aside class="turn-detail">
+                {move || match detail.get() {
+                    None => view! { <p class="hint">"Select a turn to read it in full."</p> }.into_any(),
+                    Some(t) => turn_detail(t).into_any(),
+                }}
+            </aside>
+        </div>
+    }
+}
+
+pub(super) fn label(t: &TurnRow) -> String {
+    match t.kind.as_str() {
+        "compaction" => "⟳ Compaction".to_owned(),
+        "compaction_summary" => "Compaction summary".to_owned(),
+        "branch_summary" => "Branch summary".to_owned(),
+        "tool_call" => "tool call".to_owned(),
+        _ => t.role.clone(),
+    }
+}
+
+pub(super) fn turn_row(
+    i: u64,
+    row: Option<TurnRow>,
+    detail: RwSignal<Option<TurnRow>>,
+) -> impl IntoView {
+    let top = format!("{}px", i as f64 * ROW_H);
+    match row {
+        None => view! { <div class="turn-row loading" style:top=top>"…"</div> }.into_any(),
+        Some(t) => {
+            let class = format!("turn-row {} {}", t.kind, t.role);
+            let first_line = t
+                .content
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .chars()
+                .take(160)
+                .collect::<String>();
+            let text = match (t.kind.as_str(), t.tokens_before) {
+                ("compaction", Some(n)) => format!("{n} tokens summarised away. {first_line}"),
+                _ if first_line.is_empty() => t.tool_calls.first().cloned().unwrap_or_default(),
+                _ => first_line,
+            };
+            let calls = t.tool_calls.len();
+            let pick = t.clone();
+            view! {
+                <div class=class class:sidechain=t.is_sidechain style:top=top on:click=move |_| detail.set(Some(pick.clone()))>
+                    <span class="who">{label(&t)}</span>
+                    <span class="time">
+                        {t.timestamp.as_deref().and_then(|s| s.get(11..19)).unwrap_or("").to_owned()}
+                    </span>
+                    <span class="text">{text}</span>
+                    {(calls > 0).then(|| view! { <span class="calls">{format!("⚙ {calls}")}</span> })}
+                </div>
+            }
+            .into_any()
+        }
+    }
+}
+
+pub(super) fn turn_detail(t: TurnRow) -> impl IntoView {
+    view! {
+        <div class=format!("detail {}", t.kind)>
+            <h4>{label(&t)}</h4>
+            <p class="meta">
+                {t.timestamp.clone().unwrap_or_default()}
+                {t.tokens_before.map(|n| format!(" · {n} tokens before compaction"))}
+                {t.is_sidechain.then_some(" · sub-agent")}
+            </p>
+            {(!t.tool_calls.is_empty())
+                .then(|| {
+                    view! {
+                        <details class="tool-calls">
+                            <summary>{format!("{} tool call(s)", t.tool_calls.len())}</summary>
+                            <ul>
+                                {t.tool_calls.iter().map(|c| view! { <li><code>{c.clone()}</code></li> }).collect_view()}
+                            </ul>
+                        </details>
+                    }
+                })}
+            <pre class="content">{t.content.clone()}</pre>
+        </div>
+    }
+}
