@@ -1,8 +1,8 @@
 //! Observation tests: pushes and file changes through to cross-conversation updates and the
-//! brief, the settle rules over a real temporary folder, and the live watcher over real inotify.
+//! brief, and the settle rules over a real temporary folder. The live watcher over real inotify
+//! is in the slow tier, `crates/engine/tests/watcher.rs`.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use expect_test::expect;
@@ -522,115 +522,4 @@ fn an_exhausted_watch_limit_is_explained_with_the_fix() {
         text.contains("sysctl fs.inotify.max_user_watches="),
         "{text}"
     );
-}
-
-/// Waits until the store holds `n` observations (or 10 s pass), then long enough for any extra
-/// one to arrive, and returns them oldest first.
-fn wait_for(store: &Store, n: usize) -> Vec<Observation> {
-    let start = Instant::now();
-    let list = || {
-        let mut l = store
-            .graph()
-            .observations(&ObservationFilter {
-                limit: 10_000,
-                ..ObservationFilter::default()
-            })
-            .unwrap();
-        l.reverse();
-        l
-    };
-    while list().len() < n && start.elapsed() < StdDuration::from_secs(10) {
-        std::thread::sleep(StdDuration::from_millis(20));
-    }
-    // Several debounce periods: a duplicate would have landed by now.
-    std::thread::sleep(StdDuration::from_millis(400));
-    list()
-}
-
-fn kinds(list: &[Observation]) -> Vec<&'static str> {
-    list.iter().map(|o| o.kind.as_str()).collect()
-}
-
-#[test]
-fn live_watcher_each_change_is_exactly_one_observation() {
-    let w = world();
-    w.store.set_config("watch_debounce_ms", "100").unwrap();
-    w.store.tracked_folders().add(&w.docs).unwrap();
-    let store = std::sync::Arc::new(w.store);
-    let watcher = watcher::FileWatcher::start(store.clone()).unwrap();
-    // The baseline is taken once the thread runs.
-    let start = Instant::now();
-    while !files::is_baselined(&store, &w.docs).unwrap() && start.elapsed().as_secs() < 10 {
-        std::thread::sleep(StdDuration::from_millis(20));
-    }
-    let f = w.docs.join("notes.md");
-    write(&f, "# Notes\n");
-    assert_eq!(kinds(&wait_for(&store, 1)), ["created"]);
-    write(&f, "# Notes\n\nMore.\n");
-    assert_eq!(kinds(&wait_for(&store, 2)), ["created", "modified"]);
-    std::fs::rename(&f, w.docs.join("renamed.md")).unwrap();
-    assert_eq!(
-        kinds(&wait_for(&store, 3)),
-        ["created", "modified", "renamed"]
-    );
-    std::fs::remove_file(w.docs.join("renamed.md")).unwrap();
-    assert_eq!(
-        kinds(&wait_for(&store, 4)),
-        ["created", "modified", "renamed", "deleted"]
-    );
-    // Ignored paths make nothing, even after a full reconcile.
-    write(&w.docs.join(".git/index"), "x");
-    write(&w.docs.join("draft.md.swp"), "x");
-    write(&w.docs.join("node_modules/a/b.js"), "x");
-    let before = watcher.status().last_reconcile_at;
-    watcher.reconcile_now();
-    let start = Instant::now();
-    while watcher.status().last_reconcile_at == before && start.elapsed().as_secs() < 10 {
-        std::thread::sleep(StdDuration::from_millis(20));
-    }
-    assert_eq!(wait_for(&store, 4).len(), 4);
-    // Many files created at once inside a brand-new folder: each exactly once.
-    std::fs::create_dir_all(w.docs.join("burst/deep")).unwrap();
-    for i in 0..200 {
-        std::fs::write(
-            w.docs.join(format!("burst/deep/{i:03}.txt")),
-            format!("{i}\n"),
-        )
-        .unwrap();
-    }
-    let list = wait_for(&store, 204);
-    assert_eq!(list.len(), 204, "{:?}", kinds(&list));
-    assert_eq!(watcher.status().state, watcher::WatcherState::Running);
-}
-
-#[test]
-fn live_watcher_keeps_watching_a_removed_and_recreated_folder() {
-    let w = world();
-    w.store.set_config("watch_debounce_ms", "100").unwrap();
-    w.store.tracked_folders().add(&w.docs).unwrap();
-    write(&w.docs.join("a.txt"), "a\n");
-    let store = std::sync::Arc::new(w.store);
-    let watcher = watcher::FileWatcher::start(store.clone()).unwrap();
-    let start = Instant::now();
-    while !files::is_baselined(&store, &w.docs).unwrap() && start.elapsed().as_secs() < 10 {
-        std::thread::sleep(StdDuration::from_millis(20));
-    }
-    // A vanished folder is not a burst of deletions (it may be a drive not mounted); its files
-    // are compared with what was recorded when it is back.
-    std::fs::remove_dir_all(&w.docs).unwrap();
-    std::thread::sleep(StdDuration::from_millis(1_500));
-    assert_eq!(watcher.status().folders, vec![(w.docs.clone(), false)]);
-    std::fs::create_dir_all(&w.docs).unwrap();
-    // Give the watcher its tick to see the folder back, then write into it.
-    std::thread::sleep(StdDuration::from_millis(1_500));
-    write(&w.docs.join("b.txt"), "b\n");
-    assert_eq!(kinds(&wait_for(&store, 2)), ["deleted", "created"]);
-    write(&w.docs.join("b.txt"), "b\nb\n");
-    assert_eq!(
-        kinds(&wait_for(&store, 3)),
-        ["deleted", "created", "modified"]
-    );
-    let status = watcher.status();
-    assert_eq!(status.folders, vec![(w.docs.clone(), true)]);
-    drop(watcher);
 }
