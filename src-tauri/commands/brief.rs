@@ -17,7 +17,7 @@ use elnor_engine::{AssemblySummary, TraceRow};
 use elnor_engine::{
     BriefRequest, Card, Decision, Delivery, MAX_BUDGET, TIER1_CAP, TIER2_CAP, TIER3_CAP, TraceItem,
 };
-use elnor_engine::{Store, WorkContextId};
+use elnor_engine::{SessionId, Store, WorkContextId};
 use elnor_types::commands as cmd;
 use elnor_types::{
     AssemblyDetail, AssemblyRow, BriefCard, BriefLine, BriefPreview, CommandError,
@@ -42,9 +42,9 @@ fn trace_item(t: &TraceItem) -> TraceItemRow {
         tier: t.tier,
         kind: t.kind.to_owned(),
         source_id: t.source_id.clone(),
-        session_id: t.session_id.clone(),
+        session_id: t.session_id.as_ref().map(ToString::to_string),
         turn_seq: t.turn_seq,
-        work_context_id: t.work_context_id.clone(),
+        work_context_id: t.work_context_id.as_ref().map(ToString::to_string),
         text: t.text.clone(),
         tokens: t.tokens,
         decision: t.decision.as_str().to_owned(),
@@ -58,9 +58,9 @@ fn trace_row(t: TraceRow) -> TraceItemRow {
         tier: t.tier,
         kind: t.kind,
         source_id: t.source_id,
-        session_id: t.session_id,
+        session_id: t.session_id.map(|s| s.to_string()),
         turn_seq: t.turn_seq,
-        work_context_id: t.work_context_id,
+        work_context_id: t.work_context_id.map(|w| w.to_string()),
         text: t.text,
         tokens: t.tokens,
         decision: t.decision,
@@ -93,9 +93,9 @@ fn assembly_row(s: AssemblySummary) -> AssemblyRow {
         created_at: s.created_at,
         delivery: s.delivery,
         format: s.format,
-        work_context_id: s.work_context_id,
+        work_context_id: s.work_context_id.map(|w| w.to_string()),
         resolution: s.resolution,
-        session_id: s.session_id,
+        session_id: s.session_id.map(|s| s.to_string()),
         budget: s.budget,
         total_tokens: s.total_tokens,
         tier_tokens: s.tier_tokens,
@@ -160,7 +160,10 @@ pub async fn brief_preview(
         let mut req = preview_request(now);
         req.work_context_id = wc;
         req.cwd = non_empty(request.cwd);
-        req.session_id = non_empty(request.session_id);
+        req.session_id = non_empty(request.session_id)
+            .map(SessionId::new)
+            .transpose()
+            .map_err(err)?;
         req.budget = request.budget.unwrap_or(MAX_BUDGET);
         let b = elnor_engine::assemble_brief(&worker, &req).map_err(err)?;
         let preview = BriefPreview {

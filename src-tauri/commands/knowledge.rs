@@ -118,10 +118,13 @@ fn row(n: Node, contexts: &Names, entities: &Names) -> NodeRow {
         work_context_name: n
             .work_context_id
             .as_ref()
-            .and_then(|wc| contexts.get(wc).cloned()),
-        work_context_id: n.work_context_id,
-        entity_name: n.entity_id.as_ref().and_then(|e| entities.get(e).cloned()),
-        entity_id: n.entity_id,
+            .and_then(|wc| contexts.get(wc.as_str()).cloned()),
+        work_context_id: n.work_context_id.map(|w| w.to_string()),
+        entity_name: n
+            .entity_id
+            .as_ref()
+            .and_then(|e| entities.get(e.as_str()).cloned()),
+        entity_id: n.entity_id.map(|e| e.to_string()),
         due_at: n.due_at,
         text: n.text,
         created_at: n.created_at,

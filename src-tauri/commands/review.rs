@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Local, Utc};
 use elnor_engine::OsKeyring;
+use elnor_engine::Store;
 use elnor_engine::{Proposal, ReviewDecision, Rule};
-use elnor_engine::{Store, WorkContextId};
 use elnor_types::commands as cmd;
 use elnor_types::{
     CommandError, EvaluationSummary, EvidenceSessionRow, NightlyStatus, PendingCount,
@@ -64,21 +64,21 @@ fn row(p: Proposal, names: &Names) -> Result<ProposalRow, CommandError> {
             Rule::ReferencedDecision => ProposalRule::ReferencedDecision,
         },
         node_kind: p.node_kind,
-        work_context_name: names.get(&p.work_context_id).cloned(),
-        work_context_id: p.work_context_id,
-        entry_id: p.entry_id,
+        work_context_name: names.get(p.work_context_id.as_str()).cloned(),
+        work_context_id: p.work_context_id.to_string(),
+        entry_id: p.entry_id.to_string(),
         text: p.text,
         status,
         decision_note: p.decision_note,
-        node_id: p.node_id,
+        node_id: p.node_id.map(|n| n.to_string()),
         renews: p.renews,
         created_at: p.created_at,
         decided_at: p.decided_at,
         evidence: ProposalEvidenceRow {
             captured_at: e.captured_at.to_rfc3339(),
             age_days: e.age_days,
-            sessions: e.sessions,
-            entity_id: e.entity_id,
+            sessions: e.sessions.iter().map(ToString::to_string).collect(),
+            entity_id: e.entity_id.map(|id| id.to_string()),
             entity_name: e.entity_name,
             deadline: e.deadline,
             because: e.because,
@@ -132,19 +132,16 @@ fn detail(store: &Store, id: i64) -> Result<ProposalDetail, CommandError> {
         .renews
         .map(|r| graph.proposal(r).map_err(err).and_then(|r| row(r, &names)))
         .transpose()?;
-    // The entry as captured, from its context's log. A context id that cannot name a log, or a
-    // log that has since dropped the entry, leaves the proposal's own copy of the text.
-    let entry = match WorkContextId::new(&p.work_context_id) {
-        Ok(wc) => store
-            .log(&wc)
-            .read()
-            .map_err(err)?
-            .entries
-            .iter()
-            .find(|e| e.entry_id.as_str() == p.entry_id)
-            .map(|e| entry_row(e, &BTreeMap::new())),
-        Err(_) => None,
-    };
+    // The entry as captured, from its context's log. A log that has since dropped the entry
+    // leaves the proposal's own copy of the text.
+    let entry = store
+        .log(&p.work_context_id)
+        .read()
+        .map_err(err)?
+        .entries
+        .iter()
+        .find(|e| e.entry_id == p.entry_id)
+        .map(|e| entry_row(e, &BTreeMap::new()));
     let recorded_by = entry.as_ref().map(|e| e.source_session_id.clone());
     let sessions = p
         .evidence
@@ -153,7 +150,7 @@ fn detail(store: &Store, id: i64) -> Result<ProposalDetail, CommandError> {
         .enumerate()
         .map(|(i, s)| {
             // Without the entry, the engine's order says it: the recording session comes first.
-            let recorded = recorded_by.as_deref().map_or(i == 0, |r| r == s);
+            let recorded = recorded_by.as_deref().map_or(i == 0, |r| s == r);
             evidence_session(store, s, recorded)
         })
         .collect::<Result<Vec<_>, _>>()?;

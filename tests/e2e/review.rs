@@ -120,7 +120,7 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
     let living = store.graph().living_memory(chrono::Utc::now()).unwrap();
     assert!(
         living.iter().any(|i| i.kind == "directive"
-            && i.source_id == node
+            && i.source_id == node.as_str()
             && i.line.text == edited
             && i.excluded.is_none()),
         "{living:?}"

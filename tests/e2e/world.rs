@@ -215,7 +215,7 @@ pub fn two_contexts_one_entity_world() -> (World, WorkContextId, WorkContextId) 
             &store,
             &elnor_engine::NewWorkContext {
                 name: name.into(),
-                entity_ids: vec![report.entity_id.to_string()],
+                entity_ids: vec![report.entity_id.clone()],
                 ..Default::default()
             },
             now,
@@ -475,8 +475,9 @@ impl ReviewWorld {
         assert!(out.failed.is_empty(), "{:?}", out.failed);
         out.decided[0]
             .node_id
-            .clone()
+            .as_ref()
             .expect("an approval writes a node")
+            .to_string()
     }
 }
 
@@ -484,7 +485,10 @@ impl ReviewWorld {
 /// the review decision, and the three sessions that stated it.
 pub fn directive_provenance(directive: &Proposal) -> Vec<(String, String)> {
     let mut expected = vec![
-        ("continuity_entry".to_owned(), directive.entry_id.clone()),
+        (
+            "continuity_entry".to_owned(),
+            directive.entry_id.to_string(),
+        ),
         (
             "review".to_owned(),
             format!("proposal:{}", directive.proposal_id),

@@ -13,7 +13,7 @@ use anyhow::Context;
 use chrono::Local;
 use clap::{Subcommand, ValueEnum};
 use elnor_engine::{Brief, BriefRequest, Delivery, Format, MAX_BUDGET};
-use elnor_engine::{Store, WorkContextId};
+use elnor_engine::{SessionId, Store, WorkContextId};
 
 use crate::output;
 
@@ -100,7 +100,12 @@ pub fn brief_cmd(store: &Store, a: &BriefArgs, json: bool) -> anyhow::Result<Exi
         now,
         today: now.with_timezone(&Local).date_naive(),
         cwd: a.cwd.clone().or(hook.cwd),
-        session_id: a.session.clone().or(hook.session_id),
+        session_id: a
+            .session
+            .clone()
+            .or(hook.session_id)
+            .map(SessionId::new)
+            .transpose()?,
         session_key: a.session_key.clone(),
         work_context_id: a.context.clone().map(WorkContextId::new).transpose()?,
         entity_names: a.entities.clone(),

@@ -11,9 +11,9 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use elnor_engine::FileWatcher;
 use elnor_engine::OsKeyring;
-use elnor_engine::Store;
 use elnor_engine::{Agent, AgentRun, Trigger};
 use elnor_engine::{CaptureOutcome, CaptureRequest, CaptureStatus};
+use elnor_engine::{SessionId, Store};
 use notify_debouncer_mini::new_debouncer;
 use notify_debouncer_mini::notify::RecursiveMode;
 
@@ -155,7 +155,7 @@ pub fn capture_cmd(store: &Store, args: &CaptureArgs, json: bool) -> anyhow::Res
             store,
             &secrets,
             &CaptureRequest {
-                session_id: session.clone(),
+                session_id: SessionId::new(session.clone())?,
                 trigger,
                 now,
             },

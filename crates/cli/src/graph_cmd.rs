@@ -385,7 +385,10 @@ pub fn contexts(store: &Store, cmd: &ContextsCommand, json: bool) -> anyhow::Res
                     domain_lineage: lineage.clone(),
                     local_only: *local_only,
                     rules,
-                    entity_ids: entities.clone(),
+                    entity_ids: entities
+                        .iter()
+                        .map(EntityId::new)
+                        .collect::<Result<_, _>>()?,
                 },
                 now,
             )?;

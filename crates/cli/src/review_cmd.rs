@@ -75,7 +75,8 @@ pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<
                     p.work_context_id,
                     p.evidence.captured_at.format("%Y-%m-%d")
                 );
-                println!("  sessions: {}", p.evidence.sessions.join(", "));
+                let sessions: Vec<&str> = p.evidence.sessions.iter().map(|s| s.as_str()).collect();
+                println!("  sessions: {}", sessions.join(", "));
                 if let Some(r) = p.renews {
                     println!("  renews rejected proposal #{r}: the evidence has changed since");
                 }

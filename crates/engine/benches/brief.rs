@@ -245,7 +245,7 @@ fn heavy_store() -> (tempfile::TempDir, Store) {
 fn request(i: usize) -> BriefRequest {
     let mut req = BriefRequest::new(now(), Local::now().date_naive(), Delivery::Preview);
     req.cwd = Some(format!("{}/src", cwd(i)));
-    req.session_id = Some(format!("new-session-{i}"));
+    req.session_id = Some(elnor_engine::SessionId::new(format!("new-session-{i}")).unwrap());
     req
 }
 

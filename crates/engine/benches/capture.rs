@@ -106,7 +106,7 @@ fn bench(c: &mut Criterion) {
                     &store,
                     &secrets,
                     &CaptureRequest {
-                        session_id: SESSION.into(),
+                        session_id: elnor_engine::SessionId::new(SESSION).unwrap(),
                         trigger: Trigger::ManualRequest,
                         now,
                     },

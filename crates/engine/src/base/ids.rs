@@ -37,6 +37,57 @@ macro_rules! string_id {
                 f.write_str(&self.0)
             }
         }
+
+        sql_id!($name);
+    };
+}
+
+/// Lets an id be bound to and read from SQLite as its text, and read as `&str`. Reading checks the id as
+/// [`new`](WorkContextId::new) does: a hand-edited database cannot smuggle a bad id (one that
+/// would name a file outside the store, say) past the type.
+macro_rules! sql_id {
+    ($name:ident) => {
+        // An id reads as the text it is wherever text is wanted (SQL parameters, hashing,
+        // comparisons, `&str` arguments), but can only be made through `new`.
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl rusqlite::types::ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                self.0.to_sql()
+            }
+        }
+
+        impl rusqlite::types::FromSql for $name {
+            fn column_result(
+                value: rusqlite::types::ValueRef<'_>,
+            ) -> rusqlite::types::FromSqlResult<Self> {
+                let text = String::column_result(value)?;
+                $name::new(text).map_err(|e| rusqlite::types::FromSqlError::Other(Box::new(e)))
+            }
+        }
     };
 }
 
@@ -133,6 +184,8 @@ impl WorkContextId {
         &self.0
     }
 }
+
+sql_id!(WorkContextId);
 
 impl<'de> Deserialize<'de> for WorkContextId {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

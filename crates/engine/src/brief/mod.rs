@@ -23,7 +23,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use crate::base::error::{Error, Result};
-use crate::base::ids::{EntityId, WorkContextId};
+use crate::base::ids::{EntityId, SessionId, WorkContextId};
 use crate::base::tokens::Line;
 use crate::continuity::WorkPhase;
 use crate::graph::contexts::{Resolution, SessionFacts};
@@ -102,7 +102,7 @@ pub struct BriefRequest {
     pub today: NaiveDate,
     pub cwd: Option<String>,
     /// The new session's id: for the same-session rule and an earlier capture's context.
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// A session key or agent id matched against `session_key` link rules.
     pub session_key: Option<String>,
     /// An explicit work context, which wins over everything else.
@@ -242,10 +242,10 @@ pub struct TraceItem {
     pub kind: &'static str,
     /// The entry, summary, node, fact or work context id it came from.
     pub source_id: Option<String>,
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// The last transcript turn the capture behind it saw.
     pub turn_seq: Option<i64>,
-    pub work_context_id: Option<String>,
+    pub work_context_id: Option<WorkContextId>,
     pub text: String,
     pub tokens: u32,
     pub decision: Decision,
@@ -496,9 +496,13 @@ fn choose_context(store: &Store, req: &BriefRequest) -> Result<Option<ContextCho
         Ok((ids, previous))
     })?;
     let previous = previous.and_then(|p| WorkContextId::new(p).ok());
-    let session_id = req.session_id.clone().unwrap_or_default();
+    let session_id = req
+        .session_id
+        .as_ref()
+        .map(|s| s.as_str())
+        .unwrap_or_default();
     let (wc, resolution) = graph.resolve_work_context(&SessionFacts {
-        session_id: &session_id,
+        session_id,
         agent_id: req.session_key.as_deref(),
         cwd: req.cwd.as_deref(),
         entity_ids: &entity_ids,
@@ -559,10 +563,10 @@ fn phase_activity(phase: WorkPhase) -> Option<ActivityType> {
 /// Tier 1 candidates from a view, with the injection rules applied.
 fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
     let now = req.now;
-    let wc = view.work_context_id.as_str().to_owned();
+    let wc = view.work_context_id.clone();
     let mut d = Draft::new(1);
     let mut header = trace_item(1, "constellation", &view.header);
-    header.source_id = Some(wc.clone());
+    header.source_id = Some(wc.to_string());
     header.work_context_id = Some(wc.clone());
     header.detail = "the work context and its phase head the card".to_owned();
     d.cands.push(Cand {
@@ -635,7 +639,7 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
         };
         let mut item = trace_item(1, "summary", &line);
         item.source_id = Some(s.doc73_session_summary_id.clone());
-        item.session_id = Some(s.source_session_id.to_string());
+        item.session_id = Some(s.source_session_id.clone());
         item.turn_seq = s.turn_seq;
         let index = if s.decay_at <= now { 0 } else { shown_index };
         push(
@@ -652,7 +656,7 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
     for q in &view.open_questions {
         let mut item = trace_item(1, "entry", &q.line);
         item.source_id = Some(q.entry_id.to_string());
-        item.session_id = Some(q.source_session_id.to_string());
+        item.session_id = Some(q.source_session_id.clone());
         item.turn_seq = q.turn_seq;
         push(
             &mut d,
@@ -671,7 +675,7 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
     for k in &view.key_decisions {
         let mut item = trace_item(1, "entry", &k.line);
         item.source_id = Some(k.entry_id.to_string());
-        item.session_id = Some(k.source_session_id.to_string());
+        item.session_id = Some(k.source_session_id.clone());
         item.turn_seq = k.turn_seq;
         push(
             &mut d,
@@ -719,7 +723,7 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
     for (i, u) in view.cross_conversation_updates.iter().enumerate() {
         let mut item = trace_item(1, "update", &u.line);
         item.source_id = Some(u.entry_id.to_string());
-        item.session_id = Some(u.source_session_id.to_string());
+        item.session_id = Some(u.source_session_id.clone());
         push(&mut d, item, u.line.clone(), 4, i, SHOWN_UPDATES, None);
     }
     // What the builder left out, so the inspector can say why.
@@ -727,7 +731,7 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
         let line = Line::counted(x.text.clone(), 0);
         let mut item = trace_item(1, kind_of_entry_type(&x.kind), &line);
         item.source_id = Some(x.entry_id.to_string());
-        item.session_id = Some(x.source_session_id.to_string());
+        item.session_id = Some(x.source_session_id.clone());
         item.work_context_id = Some(wc.clone());
         set(
             &mut item,
@@ -812,7 +816,7 @@ fn tier2(store: &Store, req: &BriefRequest, current: Option<&WorkContextId>) -> 
     for s in &rollup.segments {
         let mut item = trace_item(2, "segment", &s.line);
         item.source_id = Some(s.work_context_id.to_string());
-        item.work_context_id = Some(s.work_context_id.to_string());
+        item.work_context_id = Some(s.work_context_id.clone());
         if stale {
             set(
                 &mut item,

@@ -348,7 +348,7 @@ fn injection_rule_same_session_excludes_tier_1() {
     let (_d, store) = store();
     henderson(&store);
     let mut req = request(Some("/work/henderson"));
-    req.session_id = Some("s2".into());
+    req.session_id = Some(SessionId::new("s2").unwrap());
     check(
         &store,
         &req,
@@ -972,7 +972,7 @@ fn random_store(seed: u64) -> (tempfile::TempDir, Store, BriefRequest) {
     let mut req = request(Some(&format!("/w/{}", rng.below(contexts + 1))));
     req.budget = [MAX_BUDGET, 300, 200, 120, 60][rng.below(5) as usize];
     if rng.below(3) == 0 {
-        req.session_id = Some(format!("s{}", rng.below(8)));
+        req.session_id = Some(SessionId::new(format!("s{}", rng.below(8))).unwrap());
     }
     (d, store, req)
 }
@@ -1072,7 +1072,7 @@ fn property_deleted_views_and_rollup_rebuild_to_the_same_bytes() {
 /// session in the Spotter worktree.
 /// Captures every ingested session at `at`, as the continuity agent would on a first run.
 fn capture_every_session(store: &Store, at: DateTime<Utc>) {
-    let ids: Vec<String> = store
+    let ids: Vec<SessionId> = store
         .graph()
         .with_conn(|c| {
             let mut s =
@@ -1121,7 +1121,7 @@ fn brief_over_the_fixture_corpus() {
         .add_living_fact("Marco, backend engineer on Spotter (Elixir).", now())
         .unwrap();
     let mut req = request(Some("/home/USER/projects/spotter-worktrees/spotter-4te"));
-    req.session_id = Some("a-new-session".into());
+    req.session_id = Some(SessionId::new("a-new-session").unwrap());
     check(
         &store,
         &req,
@@ -1154,7 +1154,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
     crate::views::rollup::generate(&store, at).unwrap();
     let mut req = BriefRequest::new(at, at.date_naive(), Delivery::Preview);
     req.cwd = Some("/home/dana/code/ledger-sync/src".into());
-    req.session_id = Some("a-new-session".into());
+    req.session_id = Some(SessionId::new("a-new-session").unwrap());
     check(
         &store,
         &req,

@@ -14,6 +14,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use crate::base::error::{Error, Result};
+use crate::base::ids::{SessionId, WorkContextId};
 use crate::brief::{Brief, BriefRequest, Delivery};
 use crate::graph::Graph;
 use crate::graph::entities::ts;
@@ -26,9 +27,9 @@ pub struct AssemblySummary {
     pub created_at: String,
     pub delivery: String,
     pub format: String,
-    pub work_context_id: Option<String>,
+    pub work_context_id: Option<WorkContextId>,
     pub resolution: String,
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     pub budget: u32,
     pub total_tokens: u32,
     pub tier_tokens: [u32; 3],
@@ -46,9 +47,9 @@ pub struct TraceRow {
     pub tier: u8,
     pub kind: String,
     pub source_id: Option<String>,
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     pub turn_seq: Option<i64>,
-    pub work_context_id: Option<String>,
+    pub work_context_id: Option<WorkContextId>,
     pub text: String,
     pub tokens: u32,
     pub decision: String,

@@ -84,7 +84,7 @@ pub struct NewWorkContext {
     pub domain_lineage: Option<String>,
     pub local_only: bool,
     pub rules: Vec<(LinkRuleKind, String)>,
-    pub entity_ids: Vec<String>,
+    pub entity_ids: Vec<EntityId>,
 }
 
 /// A change to a work context; `None` leaves a field alone.

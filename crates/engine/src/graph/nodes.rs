@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::base::error::{Error, Result};
-use crate::base::ids::NodeId;
+use crate::base::ids::{EntityId, NodeId, WorkContextId};
 use crate::base::tokens::{Line, one_line};
 use crate::graph::Graph;
 use crate::graph::entities::ts;
@@ -220,8 +220,8 @@ pub struct Node {
     /// Why the warrant is what it is, in a sentence (approval, the person, or the sweep).
     pub warrant_reason: Option<String>,
     pub superseded_by: Option<NodeId>,
-    pub work_context_id: Option<String>,
-    pub entity_id: Option<String>,
+    pub work_context_id: Option<WorkContextId>,
+    pub entity_id: Option<EntityId>,
     pub due_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,

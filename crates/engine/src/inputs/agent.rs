@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use crate::base::config::ContinuityConfig;
 use crate::base::error::Result;
+use crate::base::ids::SessionId;
 use crate::base::secrets::SecretStore;
 use crate::graph::store::Store;
 use crate::inputs::capture::CaptureRequest;
@@ -331,8 +332,18 @@ impl Agent {
         run: &mut AgentRun,
     ) {
         for (session, trigger) in due {
+            // A harness may write a session id that is not a valid id here (empty, too long,
+            // control characters): that session is reported as failed, and the others go on.
+            let session_id = match SessionId::new(session.clone()) {
+                Ok(id) => id,
+                Err(e) => {
+                    tracing::warn!(%session, error = %e, "capture failed");
+                    run.failures.push((session, e.to_string()));
+                    continue;
+                }
+            };
             let req = CaptureRequest {
-                session_id: session.clone(),
+                session_id,
                 trigger,
                 now,
             };

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::base::error::{Error, Result};
+use crate::base::ids::{EntityId, EntryId, NodeId, SessionId, WorkContextId};
 use crate::continuity::EntryContent;
 use crate::graph::Graph;
 use crate::graph::entities::ts;
@@ -67,11 +68,11 @@ pub struct Evidence {
     /// When the entry was first captured.
     pub captured_at: DateTime<Utc>,
     /// Every session that recorded or restated it, oldest first.
-    pub sessions: Vec<String>,
+    pub sessions: Vec<SessionId>,
     /// Days since it was captured, at evaluation.
     pub age_days: i64,
     /// The entity and deadline behind a proposed obligation.
-    pub entity_id: Option<String>,
+    pub entity_id: Option<EntityId>,
     pub entity_name: Option<String>,
     pub deadline: Option<String>,
     /// The rule's threshold and what the evidence reached, in words.
@@ -134,13 +135,13 @@ pub struct Proposal {
     pub proposal_id: i64,
     pub rule: Rule,
     pub node_kind: String,
-    pub work_context_id: String,
-    pub entry_id: String,
+    pub work_context_id: WorkContextId,
+    pub entry_id: EntryId,
     pub text: String,
     pub evidence: Evidence,
     pub status: ProposalStatus,
     pub decision_note: Option<String>,
-    pub node_id: Option<String>,
+    pub node_id: Option<NodeId>,
     /// The rejected proposal this one renews with new evidence.
     pub renews: Option<i64>,
     pub created_at: String,
@@ -161,7 +162,11 @@ pub struct Evaluation {
 fn evidence_key(e: &Evidence) -> String {
     let text = format!(
         "{}|{}|{}",
-        e.sessions.join(","),
+        e.sessions
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
         e.entity_id.as_deref().unwrap_or(""),
         e.deadline.as_deref().unwrap_or("")
     );
@@ -305,7 +310,7 @@ pub fn evaluate(store: &Store, now: DateTime<Utc>) -> Result<Evaluation> {
             }
             // The linked entity with the nearest deadline.
             let deadline = graph.with_conn_result(|c| {
-                let mut best: Option<(String, String, String)> = None;
+                let mut best: Option<(EntityId, String, String)> = None;
                 for id in &e.linked_entity_ids {
                     let row: Option<(String, Option<String>)> = c
                         .query_row(
@@ -317,7 +322,7 @@ pub fn evaluate(store: &Store, now: DateTime<Utc>) -> Result<Evaluation> {
                     if let Some((name, Some(deadline))) = row
                         && best.as_ref().is_none_or(|b| deadline < b.2)
                     {
-                        best = Some((id.to_string(), name, deadline));
+                        best = Some((id.clone(), name, deadline));
                     }
                 }
                 Ok(best)
@@ -333,7 +338,7 @@ pub fn evaluate(store: &Store, now: DateTime<Utc>) -> Result<Evaluation> {
                 text: q.question.clone(),
                 evidence: Evidence {
                     captured_at: e.captured_at,
-                    sessions: vec![e.source_session_id.to_string()],
+                    sessions: vec![e.source_session_id.clone()],
                     age_days,
                     because: format!(
                         "unresolved for {age_days} day(s) (rule: {} or more) and linked to {entity_name}, due {}",
@@ -357,8 +362,8 @@ pub fn evaluate(store: &Store, now: DateTime<Utc>) -> Result<Evaluation> {
             {
                 continue;
             }
-            let mut sessions = vec![e.source_session_id.to_string()];
-            let referenced: Vec<String> = graph.with_conn_result(|c| {
+            let mut sessions = vec![e.source_session_id.clone()];
+            let referenced: Vec<SessionId> = graph.with_conn_result(|c| {
                 let mut stmt = c.prepare_cached(
                     "SELECT session_id FROM entry_references WHERE entry_id = ?1
                      ORDER BY seen_at, session_id",
@@ -593,10 +598,15 @@ impl Graph {
         };
         crate::graph::touch_in(&tx, &p.work_context_id).map_err(sql)?;
         let mut sources = vec![
-            ("continuity_entry", p.entry_id.clone()),
+            ("continuity_entry", p.entry_id.to_string()),
             ("review", format!("proposal:{id}")),
         ];
-        sources.extend(p.evidence.sessions.iter().map(|s| ("session", s.clone())));
+        sources.extend(
+            p.evidence
+                .sessions
+                .iter()
+                .map(|s| ("session", s.to_string())),
+        );
         for (kind, source) in sources {
             tx.execute(
                 "INSERT INTO provenance (node_id, source_kind, source_ref, recorded_at)

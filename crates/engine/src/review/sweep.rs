@@ -70,7 +70,7 @@ pub(crate) fn sweep(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
     let step = Duration::days(i64::from(config.node_decay_step_days.max(1)));
     let graph = store.graph();
     let nodes = graph.nodes(false)?;
-    let mut logs: HashMap<String, Vec<ContinuityEntry>> = HashMap::new();
+    let mut logs: HashMap<WorkContextId, Vec<ContinuityEntry>> = HashMap::new();
     let mut out = Sweep {
         checked: nodes.len(),
         ..Sweep::default()
@@ -87,11 +87,7 @@ pub(crate) fn sweep(store: &Store, now: DateTime<Utc>) -> Result<Sweep> {
                 continue;
             };
             if !logs.contains_key(wc) {
-                let entries = match WorkContextId::new(wc.clone()) {
-                    Ok(id) => store.log(&id).read()?.entries,
-                    Err(_) => Vec::new(),
-                };
-                logs.insert(wc.clone(), entries);
+                logs.insert(wc.clone(), store.log(wc).read()?.entries);
             }
             let entries = &logs[wc];
             match source_state(entries, entry_id) {

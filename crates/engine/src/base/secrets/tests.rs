@@ -165,7 +165,7 @@ fn locked_or_missing_keyring_is_a_clear_error() {
         println!("child checked the keyring errors");
         return;
     }
-    let name = "secrets::tests::locked_or_missing_keyring_is_a_clear_error";
+    let name = "base::secrets::tests::locked_or_missing_keyring_is_a_clear_error";
     let output = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             name,

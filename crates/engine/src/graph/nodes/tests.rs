@@ -19,6 +19,7 @@ fn approved_directive(w: &World) -> String {
         .unwrap()
         .node_id
         .unwrap()
+        .to_string()
 }
 
 /// The world's question promoted to an obligation, approved at `t0 + 14 days`.
@@ -29,6 +30,7 @@ fn approved_obligation(w: &World) -> String {
         .unwrap()
         .node_id
         .unwrap()
+        .to_string()
 }
 
 /// Every trace item of a preview brief for `henderson` at `now` about `node`.

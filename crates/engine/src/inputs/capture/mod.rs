@@ -51,7 +51,7 @@ const MAX_LINKED_ENTITIES: usize = 10;
 /// What to capture.
 #[derive(Debug, Clone)]
 pub struct CaptureRequest {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub trigger: Trigger,
     pub now: DateTime<Utc>,
 }
@@ -77,7 +77,7 @@ pub enum CaptureStatus {
 /// The result of one capture.
 #[derive(Debug, Clone, Serialize)]
 pub struct CaptureOutcome {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub trigger: Trigger,
     pub status: CaptureStatus,
     pub work_context_id: Option<WorkContextId>,
@@ -690,7 +690,7 @@ pub(crate) fn capture(
     touched.insert(wc.clone());
 
     Ok(CaptureOutcome {
-        session_id: session.session_id.clone(),
+        session_id: session_id.clone(),
         trigger: req.trigger,
         status: CaptureStatus::Captured,
         work_context_id: Some(wc),

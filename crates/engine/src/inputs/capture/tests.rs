@@ -26,7 +26,7 @@ fn run(store: &Store, session: &str) -> CaptureOutcome {
         store,
         &MemorySecrets::default(),
         &CaptureRequest {
-            session_id: session.into(),
+            session_id: SessionId::new(session).unwrap(),
             trigger: Trigger::ManualRequest,
             now: now(),
         },
@@ -286,7 +286,7 @@ fn an_entity_touched_elsewhere_updates_every_other_context_that_references_it() 
         .create_work_context(
             &NewWorkContext {
                 name: "Elixir tooling".into(),
-                entity_ids: vec![dialyzer.entity_id.to_string()],
+                entity_ids: vec![dialyzer.entity_id.clone()],
                 ..NewWorkContext::default()
             },
             now(),

@@ -57,7 +57,7 @@ fn world() -> World {
             &NewWorkContext {
                 name: "Henderson damages section".into(),
                 rules: vec![(LinkRuleKind::Cwd, "/work/henderson".into())],
-                entity_ids: vec![henderson_entity.to_string()],
+                entity_ids: vec![henderson_entity.clone()],
                 ..NewWorkContext::default()
             },
             now() - Duration::days(7),
