@@ -110,7 +110,7 @@ pub(crate) fn evidence_session(
     match elnor_engine::session(store.graph(), id) {
         Ok(s) => Ok(EvidenceSessionRow {
             ingested: true,
-            harness: Some(s.harness),
+            harness: Some(s.harness.as_str().to_owned()),
             title: s.title,
             started_at: s.started_at,
             last_activity_at: s.last_activity_at,

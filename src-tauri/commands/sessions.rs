@@ -1,9 +1,9 @@
 //! The Sessions view: `sessions_list` and `turns_list` (the virtualised transcript viewer pages
 //! through a session by position).
 
-use elnor_engine::SessionListQuery;
+use elnor_engine::{AgentId, Harness, SessionListQuery};
 use elnor_types::commands as cmd;
-use elnor_types::{CompactionMark, SessionRow, TurnPage, TurnRow};
+use elnor_types::{CommandError, CompactionMark, ErrorKind, SessionRow, TurnPage, TurnRow};
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
@@ -19,9 +19,22 @@ pub async fn sessions_list(
 ) -> ReplyOf<cmd::SessionsList> {
     let store = state.store()?;
     blocking(move || {
+        let harness = match request.harness.filter(|h| !h.is_empty()) {
+            Some(name) => Some(Harness::parse(&name).ok_or_else(|| CommandError {
+                kind: ErrorKind::InvalidInput,
+                message: format!("unknown harness {name:?}"),
+            })?),
+            None => None,
+        };
+        let agent_id = request
+            .agent_id
+            .filter(|a| !a.is_empty())
+            .map(AgentId::new)
+            .transpose()
+            .map_err(|e| to_command_error(&e))?;
         let q = SessionListQuery {
-            harness: request.harness.filter(|h| !h.is_empty()),
-            agent_id: request.agent_id.filter(|a| !a.is_empty()),
+            harness,
+            agent_id,
             time_window_hours: request.time_window_hours,
             text: request.text,
             limit: request.limit,
@@ -32,9 +45,9 @@ pub async fn sessions_list(
         Ok(rows
             .into_iter()
             .map(|s| SessionRow {
-                session_id: s.session_id,
-                harness: s.harness,
-                agent_id: s.agent_id,
+                session_id: s.session_id.to_string(),
+                harness: s.harness.as_str().to_owned(),
+                agent_id: s.agent_id.map(|a| a.to_string()),
                 started_at: s.started_at,
                 last_activity_at: s.last_activity_at,
                 turn_count: s.turn_count,
@@ -42,7 +55,7 @@ pub async fn sessions_list(
                 title: s.title,
                 cwd: s.cwd,
                 has_summary: s.has_doc73_summary,
-                parent_session_id: s.parent_session_id,
+                parent_session_id: s.parent_session_id.map(|p| p.to_string()),
                 session_kind: s.session_kind.as_str().to_owned(),
                 kind_reason: s.kind_reason,
             })
@@ -68,7 +81,7 @@ pub async fn turns_list(
         )
         .map_err(|e| to_command_error(&e))?;
         Ok(TurnPage {
-            session_id: page.session_id,
+            session_id: page.session_id.to_string(),
             total: page.total,
             offset: page.offset,
             turns: page

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use elnor_engine::Store;
+use elnor_engine::{AgentId, Harness, Store, WorkContextId};
 use elnor_engine::{SessionListQuery, TranscriptQuery};
 
 use crate::output;
@@ -59,11 +59,20 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
             text,
             limit,
         } => {
+            let harness = match harness.as_deref() {
+                Some(name) => match Harness::parse(name) {
+                    Some(h) => Some(h),
+                    None => crate::usage!(
+                        "unknown harness {name:?}: use openclaw, claude_code or codex"
+                    ),
+                },
+                None => None,
+            };
             let q = SessionListQuery {
-                work_context_id: work_context.clone(),
+                work_context_id: work_context.clone().map(WorkContextId::new).transpose()?,
                 time_window_hours: *hours,
-                agent_id: agent.clone(),
-                harness: harness.clone(),
+                agent_id: agent.clone().map(AgentId::new).transpose()?,
+                harness,
                 text: text.clone(),
                 limit: *limit,
                 ..SessionListQuery::default()

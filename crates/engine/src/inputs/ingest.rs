@@ -26,6 +26,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::base::error::{Error, Result};
+use crate::base::ids::{AgentId, SessionId};
 use crate::graph::contexts::ProjectsReport;
 use crate::graph::store::Store;
 use crate::inputs::transcripts::{Harness, LineParser, ParserState, Record, Turn, TurnKind};
@@ -285,6 +286,17 @@ fn load_state(conn: &Connection, key: &str) -> rusqlite::Result<Option<FileState
     .optional()
 }
 
+/// Whether a record's session and agent ids are ones the rest of the engine can carry (not
+/// empty, at most 120 bytes, no control characters). A record whose ids are not is malformed:
+/// counted, never stored, so every id read back from the store is a valid one.
+fn ids_valid(turn: &Turn) -> bool {
+    SessionId::new(turn.session_id.as_str()).is_ok()
+        && turn
+            .agent_id
+            .as_deref()
+            .is_none_or(|a| AgentId::new(a).is_ok())
+}
+
 /// Counts of one file's problems in one run.
 #[derive(Default)]
 struct Problems {
@@ -379,6 +391,10 @@ impl Writer<'_> {
                                 Problems::note(&mut problems.malformed, at + within as u64)
                             }
                             Record::Turn(turn) => {
+                                if !ids_valid(&turn) {
+                                    Problems::note(&mut problems.malformed, at + within as u64);
+                                    continue;
+                                }
                                 if turn.kind == TurnKind::Unknown {
                                     Problems::note(&mut problems.unknown, at + within as u64);
                                 }
@@ -394,6 +410,10 @@ impl Writer<'_> {
                 }
             },
             Record::Turn(turn) => {
+                if !ids_valid(&turn) {
+                    Problems::note(&mut problems.malformed, at);
+                    return Ok(());
+                }
                 if turn.kind == TurnKind::Unknown {
                     Problems::note(&mut problems.unknown, at);
                 }
@@ -492,7 +512,10 @@ impl Writer<'_> {
                     session,
                     harness.as_str(),
                     state.agent_id,
-                    own.then_some(state.parent_session_id.clone()).flatten(),
+                    // A parent id that is not a valid session id links nowhere: left out.
+                    own.then_some(state.parent_session_id.clone())
+                        .flatten()
+                        .filter(|p| SessionId::new(p.as_str()).is_ok()),
                     self.source_path,
                     own.then_some(state.cwd.clone()).flatten(),
                     own.then_some(state.title.clone()).flatten(),

@@ -15,11 +15,12 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use crate::base::error::{Error, Result};
+use crate::base::ids::{AgentId, EntityId, SessionId, WorkContextId};
 use crate::base::redact::redact;
 use crate::base::tokens;
 use crate::graph::Graph;
 use crate::inputs::ingest::format_ts;
-use crate::inputs::transcripts::excerpt;
+use crate::inputs::transcripts::{Harness, excerpt};
 
 /// Default and cap of `session.list`'s `limit` (CSA §8.3).
 pub const LIST_DEFAULT: u32 = 20;
@@ -55,36 +56,37 @@ pub fn validate_session_id(id: &str) -> Result<&str> {
 /// Filters of `session.list`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListQuery {
-    pub work_context_id: Option<String>,
+    pub work_context_id: Option<WorkContextId>,
     pub time_window_hours: Option<u32>,
-    pub agent_id: Option<String>,
-    pub harness: Option<String>,
+    pub agent_id: Option<AgentId>,
+    pub harness: Option<Harness>,
     /// Matches the title, working directory or id (case-insensitive substring).
     pub text: Option<String>,
     pub limit: Option<u32>,
     pub offset: Option<u32>,
     /// Exactly this session.
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
 }
 
 /// One row of `session.list` (CSA §8.3 fields plus what the Sessions view shows).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SessionInfo {
-    pub session_id: String,
-    pub harness: String,
-    pub agent_id: Option<String>,
+    pub session_id: SessionId,
+    #[serde(serialize_with = "Harness::serialize_name")]
+    pub harness: Harness,
+    pub agent_id: Option<AgentId>,
     pub started_at: Option<String>,
     pub last_activity_at: Option<String>,
-    pub work_context_id: Option<String>,
+    pub work_context_id: Option<WorkContextId>,
     pub turn_count: u64,
     pub record_count: u64,
     pub compaction_count: u64,
     pub has_doc73_summary: bool,
     /// Top entities by mention count; filled once entity resolution runs on sessions.
-    pub primary_entity_ids: Vec<String>,
+    pub primary_entity_ids: Vec<EntityId>,
     pub title: Option<String>,
     pub cwd: Option<String>,
-    pub parent_session_id: Option<String>,
+    pub parent_session_id: Option<SessionId>,
     pub source_path: String,
     /// A person at work, a sub-agent, or the harness's own run (issue 14).
     pub session_kind: crate::inputs::ingest::kinds::SessionKind,
@@ -126,7 +128,7 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                 q.work_context_id,
                 since,
                 q.agent_id,
-                q.harness,
+                q.harness.map(Harness::as_str),
                 text,
                 limit,
                 q.offset.unwrap_or(0),
@@ -135,7 +137,7 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
             |r| {
                 Ok(SessionInfo {
                     session_id: r.get(0)?,
-                    harness: r.get(1)?,
+                    harness: harness_at(r, 1)?,
                     agent_id: r.get(2)?,
                     started_at: r.get(3)?,
                     last_activity_at: r.get(4)?,
@@ -161,11 +163,24 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
     })
 }
 
+/// The harness named in column `at`; a name this build does not know is a conversion error,
+/// as an id that fails its check is.
+fn harness_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Harness> {
+    let name: String = r.get(at)?;
+    Harness::parse(&name).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            at,
+            rusqlite::types::Type::Text,
+            format!("unknown harness {name:?}").into(),
+        )
+    })
+}
+
 /// The session row for a caller's id, or a clear error.
 pub fn get(graph: &Graph, session_id: &str) -> Result<SessionInfo> {
     let id = validate_session_id(session_id)?;
     let query = ListQuery {
-        session_id: Some(id.to_owned()),
+        session_id: Some(SessionId::new(id)?),
         ..ListQuery::default()
     };
     list(graph, &query, crate::base::clock::now())?
@@ -225,10 +240,11 @@ pub struct TranscriptTurn {
 /// The result of `session.read_transcript`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Transcript {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub started_at: Option<String>,
-    pub agent_id: Option<String>,
-    pub harness: String,
+    pub agent_id: Option<AgentId>,
+    #[serde(serialize_with = "Harness::serialize_name")]
+    pub harness: Harness,
     pub turns: Vec<TranscriptTurn>,
     pub total_tokens: usize,
     /// Older turns were left out for the budget, or a turn's content was cut.
@@ -333,7 +349,7 @@ const CONVERSATION_KINDS: &[&str] = &[
 /// A window of a session's turns by position, for a virtualised viewer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TurnPage {
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Turns in the session (of the kinds shown).
     pub total: u64,
     pub offset: u64,
@@ -470,9 +486,9 @@ fn bounded(text: &str, max_chars: usize) -> String {
 /// The result of `session.summarize`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SessionSummary {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub started_at: Option<String>,
-    pub agent_id: Option<String>,
+    pub agent_id: Option<AgentId>,
     pub summary: String,
     pub generated_at: String,
     /// `doc73_existing` or `on_demand_generated` (CSA §8.3).

@@ -257,7 +257,7 @@ pub(crate) fn capture(
     }
     let graph = store.graph();
     let session = sessions::get(graph, &req.session_id)?;
-    let session_id = SessionId::new(session.session_id.clone())?;
+    let session_id = session.session_id.clone();
     let (previous, after): (Option<String>, i64) = graph
         .with_conn_result(|c| {
             c.query_row(

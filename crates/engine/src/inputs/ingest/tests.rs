@@ -562,3 +562,31 @@ fn the_samples_ingest_every_record_with_kinds_and_projects() {
         rows.join("\n")
     ));
 }
+
+/// A session id the engine cannot carry (here 130 bytes, over the ids' limit) makes its records
+/// malformed: counted, never stored, so every session read back from the store has a valid id.
+#[test]
+fn records_of_a_session_with_an_unusable_id_are_counted_not_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("oc");
+    let dest = root.join("agents/main/sessions/s-long.jsonl");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    let id = "x".repeat(130);
+    let text = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-03-08T12:00:00Z\",\"cwd\":\"/w\"}}\n\
+         {{\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"timestamp\":\"2026-03-08T12:15:35.595Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n"
+    );
+    std::fs::write(&dest, text).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let report = run(
+        &store,
+        &[SourceRoot {
+            harness: Harness::OpenClaw,
+            root,
+        }],
+    );
+    assert_eq!(report.records_added, 0, "{}", summary(&report));
+    assert!(report.malformed >= 1, "{}", summary(&report));
+    assert_eq!(count(&store, "SELECT count(*) FROM turns"), 0);
+    assert_eq!(count(&store, "SELECT count(*) FROM transcript_sessions"), 0);
+}

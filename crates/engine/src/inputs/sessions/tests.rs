@@ -6,6 +6,7 @@ use expect_test::expect;
 
 use super::*;
 use crate::Store;
+use crate::base::ids::AgentId;
 use crate::inputs::ingest::SourceRoot;
 use crate::inputs::transcripts::Harness;
 use crate::test_support::fixture_store;
@@ -51,7 +52,7 @@ fn list_filters_and_orders_by_last_activity() {
     .assert_debug_eq(&rows);
 
     let codex = ListQuery {
-        agent_id: Some("codex".into()),
+        agent_id: Some(AgentId::new("codex").unwrap()),
         ..ListQuery::default()
     };
     assert_eq!(list(g, &codex, now).unwrap().len(), 4);

@@ -20,6 +20,12 @@ use sha2::{Digest, Sha256};
 
 pub use text::{excerpt, strip_untrusted_metadata};
 
+impl std::fmt::Display for Harness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Which harness wrote a transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -42,6 +48,16 @@ impl Harness {
 
     pub fn parse(s: &str) -> Option<Harness> {
         Harness::ALL.into_iter().find(|h| h.as_str() == s)
+    }
+
+    /// Serialises the harness by its stored name (`openclaw`, `claude_code`, `codex`), as the
+    /// session read model always showed it; the enum's own serde names stay those of the
+    /// sources file.
+    pub(crate) fn serialize_name<S: serde::Serializer>(
+        h: &Harness,
+        s: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(h.as_str())
     }
 
     /// The prefix of this harness's turn ids.
