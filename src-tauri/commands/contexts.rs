@@ -26,7 +26,7 @@ fn row(wc: WorkContext) -> WorkContextRow {
         work_context_id: wc.work_context_id.to_string(),
         name: wc.name,
         domain_lineage: wc.domain_lineage,
-        origin: wc.origin,
+        origin: wc.origin.as_str().to_owned(),
         local_only: wc.local_only,
         entity_ids: wc.entity_ids.iter().map(|e| e.to_string()).collect(),
         rules: wc
@@ -170,7 +170,7 @@ pub async fn projects_list(state: State<'_, AppState>) -> ReplyOf<cmd::ProjectsL
                     .map(|p| ProjectOverviewRow {
                         work_context_id: p.work_context_id.to_string(),
                         name: p.name,
-                        origin: p.origin,
+                        origin: p.origin.as_str().to_owned(),
                         session_count: p.session_count,
                         last_active_at: p.last_active_at,
                         phase: p.phase.map(phase_name),

@@ -63,7 +63,7 @@ fn row(p: Proposal, names: &Names) -> Result<ProposalRow, CommandError> {
             Rule::UnresolvedQuestion => ProposalRule::UnresolvedQuestion,
             Rule::ReferencedDecision => ProposalRule::ReferencedDecision,
         },
-        node_kind: p.node_kind,
+        node_kind: p.node_kind.as_str().to_owned(),
         work_context_name: names.get(p.work_context_id.as_str()).cloned(),
         work_context_id: p.work_context_id.to_string(),
         entry_id: p.entry_id.to_string(),

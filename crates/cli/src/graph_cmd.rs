@@ -238,7 +238,7 @@ pub fn entities(store: &Store, cmd: &EntitiesCommand, json: bool) -> anyhow::Res
 }
 
 fn print_context(wc: &WorkContext) {
-    let mut badges = vec![wc.origin.clone()];
+    let mut badges = vec![wc.origin.to_string()];
     if wc.local_only {
         badges.push("local-only".into());
     }

@@ -153,7 +153,7 @@ fn print_line(p: &Proposal) {
         "#{:<4} {:<9} {:<16} {}{}",
         p.proposal_id,
         p.status,
-        p.node_kind,
+        p.node_kind.as_str(),
         p.text,
         p.node_id
             .as_ref()

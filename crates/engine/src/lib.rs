@@ -51,7 +51,7 @@ pub use base::secrets::{MemorySecrets, OsKeyring, SYNTHESIS_API_KEY, SecretStore
 
 // The graph: the store, work contexts, entities, projects, nodes, living facts.
 pub use graph::contexts::{
-    LinkRule, LinkRuleKind, NewWorkContext, ProjectsReport, WorkContext, WorkContextEdit,
+    LinkRule, LinkRuleKind, NewWorkContext, Origin, ProjectsReport, WorkContext, WorkContextEdit,
 };
 pub use graph::entities::{Entity, EntityEdit, NewEntity};
 pub use graph::living::LivingFact;

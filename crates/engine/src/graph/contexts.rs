@@ -56,14 +56,51 @@ pub struct LinkRule {
     pub pattern: String,
 }
 
+/// Who made a work context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The person, by name.
+    Named,
+    /// Capture, from a session's most-referenced entities (`wc_auto_…`).
+    Auto,
+    /// Ingest, for a project found in the transcripts' working directories.
+    Project,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Named => "named",
+            Origin::Auto => "auto",
+            Origin::Project => "project",
+        }
+    }
+
+    /// The stored name; the graph's CHECK constraint allows `named` and `auto`, and `project`
+    /// is derived from the `projects` table, so anything else reads as the person's.
+    fn parse(name: &str) -> Origin {
+        match name {
+            "auto" => Origin::Auto,
+            "project" => Origin::Project,
+            _ => Origin::Named,
+        }
+    }
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A work context known to the graph.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WorkContext {
     pub work_context_id: WorkContextId,
     pub name: String,
     pub domain_lineage: Option<String>,
-    /// `named` or `auto`.
-    pub origin: String,
+    pub origin: Origin,
     /// Content of this context is never sent to a non-local model.
     pub local_only: bool,
     pub entity_ids: Vec<EntityId>,
@@ -496,7 +533,7 @@ fn get_in(conn: &Connection, id: &str) -> rusqlite::Result<Option<WorkContext>> 
             work_context_id,
             name,
             domain_lineage: lineage,
-            origin,
+            origin: Origin::parse(&origin),
             local_only,
             entity_ids,
             rules,

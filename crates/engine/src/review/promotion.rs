@@ -25,6 +25,7 @@ use crate::base::ids::{EntityId, EntryId, NodeId, SessionId, WorkContextId};
 use crate::continuity::EntryContent;
 use crate::graph::Graph;
 use crate::graph::entities::ts;
+use crate::graph::nodes::NodeKind;
 use crate::graph::store::Store;
 
 /// The warrant reason of a node as approved: the person's decision is what it rests on.
@@ -46,10 +47,11 @@ impl Rule {
         }
     }
 
-    fn node_kind(self) -> &'static str {
+    /// The kind of node an approval of this rule's proposals writes.
+    pub fn node_kind(self) -> NodeKind {
         match self {
-            Rule::UnresolvedQuestion => "obligation",
-            Rule::ReferencedDecision => "memory_directive",
+            Rule::UnresolvedQuestion => NodeKind::Obligation,
+            Rule::ReferencedDecision => NodeKind::MemoryDirective,
         }
     }
 
@@ -134,7 +136,7 @@ impl PartialEq<&str> for ProposalStatus {
 pub struct Proposal {
     pub proposal_id: i64,
     pub rule: Rule,
-    pub node_kind: String,
+    pub node_kind: NodeKind,
     pub work_context_id: WorkContextId,
     pub entry_id: EntryId,
     pub text: String,
@@ -429,7 +431,7 @@ pub fn evaluate(store: &Store, now: DateTime<Utc>) -> Result<Evaluation> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8, ?9)",
             params![
                 c.rule.as_str(),
-                c.rule.node_kind(),
+                c.rule.node_kind().as_str(),
                 c.work_context_id,
                 c.entry_id,
                 c.text,
@@ -458,7 +460,12 @@ fn row_proposal(r: &rusqlite::Row<'_>) -> rusqlite::Result<Proposal> {
     Ok(Proposal {
         proposal_id: r.get(0)?,
         rule: Rule::parse(&r.get::<_, String>(1)?),
-        node_kind: r.get(2)?,
+        // The graph's CHECK constraint allows only the two kinds.
+        node_kind: if r.get::<_, String>(2)? == NodeKind::Obligation.as_str() {
+            NodeKind::Obligation
+        } else {
+            NodeKind::MemoryDirective
+        },
         work_context_id: r.get(3)?,
         entry_id: r.get(4)?,
         text: r.get(5)?,

@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::base::error::Result;
 use crate::base::ids::WorkContextId;
 use crate::continuity::{EntryContent, WorkPhase};
+use crate::graph::contexts::Origin;
 use crate::graph::store::Store;
 
 /// How many open questions an overview row carries.
@@ -25,7 +26,7 @@ pub struct ProjectOverview {
     pub work_context_id: WorkContextId,
     pub name: String,
     /// `project`, `named` or `auto`.
-    pub origin: String,
+    pub origin: Origin,
     pub session_count: u64,
     /// When the newest session's last turn happened (RFC 3339).
     pub last_active_at: Option<String>,

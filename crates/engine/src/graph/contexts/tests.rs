@@ -259,7 +259,7 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
         g.work_contexts()
             .unwrap()
             .iter()
-            .all(|w| w.origin != "project"),
+            .all(|w| w.origin != Origin::Project),
         "no project contexts while turned off"
     );
     // What an older build did with one project's session: an auto context from its entities,
@@ -322,7 +322,7 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
     for (auto, project) in &report.merged {
         assert!(g.work_context(auto.as_str()).is_err(), "{auto} merged away");
         let wc = g.work_context(project.as_str()).unwrap();
-        assert_eq!(wc.origin, "project");
+        assert_eq!(wc.origin, Origin::Project);
     }
     // Remembered: a second run makes nothing again, even after the person deletes nothing.
     let again = ensure_projects(&store, &BTreeSet::new(), now()).unwrap();

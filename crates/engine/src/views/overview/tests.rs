@@ -38,6 +38,6 @@ fn a_first_ingest_of_real_history_shows_its_projects_newest_first() {
             r.open_questions
         );
     }
-    assert!(rows.iter().all(|r| r.origin == "project"));
+    assert!(rows.iter().all(|r| r.origin == Origin::Project));
     assert!(rows.iter().any(|r| r.latest_summary.is_some()));
 }
