@@ -89,8 +89,8 @@ pub async fn turns_list(
                 .into_iter()
                 .map(|t| TurnRow {
                     seq: t.seq,
-                    role: t.role,
-                    kind: t.kind,
+                    role: t.role.as_str().to_owned(),
+                    kind: t.kind.as_str().to_owned(),
                     content: t.content,
                     tool_calls: t.tool_calls,
                     timestamp: t.timestamp,

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use elnor_engine::{AgentId, Harness, Store, WorkContextId};
+use elnor_engine::{AgentId, Harness, Store, TurnKind, WorkContextId};
 use elnor_engine::{SessionListQuery, TranscriptQuery};
 
 use crate::output;
@@ -138,10 +138,10 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
                     println!("… {hint}");
                 }
                 for turn in &t.turns {
-                    let marker = match turn.kind.as_str() {
-                        "compaction" => "── compaction ──".to_owned(),
-                        "compaction_summary" => "── compaction summary ──".to_owned(),
-                        _ => turn.role.clone(),
+                    let marker = match turn.kind {
+                        TurnKind::Compaction => "── compaction ──",
+                        TurnKind::CompactionSummary => "── compaction summary ──",
+                        _ => turn.role.as_str(),
                     };
                     println!(
                         "\n[{}] {}{}",

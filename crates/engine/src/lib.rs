@@ -87,7 +87,7 @@ pub use inputs::sessions::{
     read_transcript, summarize as summarize_session, turn_page as session_turns,
 };
 pub use inputs::sources::TranscriptSource;
-pub use inputs::transcripts::{Harness, excerpt as transcript_excerpt};
+pub use inputs::transcripts::{Harness, Role, TurnKind, excerpt as transcript_excerpt};
 
 // Views: constellation cards, the rollup, the home overview, the timeline.
 pub use views::constellation::{

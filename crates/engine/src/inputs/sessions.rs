@@ -20,7 +20,7 @@ use crate::base::redact::redact;
 use crate::base::tokens;
 use crate::graph::Graph;
 use crate::inputs::ingest::format_ts;
-use crate::inputs::transcripts::{Harness, excerpt};
+use crate::inputs::transcripts::{Harness, Role, TurnKind, excerpt};
 
 /// Default and cap of `session.list`'s `limit` (CSA §8.3).
 pub const LIST_DEFAULT: u32 = 20;
@@ -226,8 +226,8 @@ impl ReadQuery {
 pub struct TranscriptTurn {
     pub seq: i64,
     pub turn_id: String,
-    pub role: String,
-    pub kind: String,
+    pub role: Role,
+    pub kind: TurnKind,
     /// Redacted, bounded excerpt.
     pub content: String,
     pub tool_calls: Vec<String>,
@@ -461,8 +461,17 @@ fn turn_from_row(
     let turn = TranscriptTurn {
         seq: r.get(0)?,
         turn_id: r.get(1)?,
-        role: r.get(2)?,
-        kind: r.get(3)?,
+        role: {
+            let name: String = r.get(2)?;
+            Role::parse(&name).ok_or_else(|| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    2,
+                    rusqlite::types::Type::Text,
+                    format!("unknown role {name:?}").into(),
+                )
+            })?
+        },
+        kind: TurnKind::parse(&r.get::<_, String>(3)?),
         content: redact(&bounded(&text, turn_chars)).into_owned(),
         tool_calls: calls.iter().map(|c| redact(c).into_owned()).collect(),
         timestamp: r.get(6)?,

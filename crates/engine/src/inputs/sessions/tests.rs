@@ -122,15 +122,19 @@ fn transcript_read_marks_compaction_and_respects_the_budget() {
     q.max_tokens = 100_000;
     let full = read_transcript(g, &q).unwrap();
     assert!(!full.truncated || full.turns.iter().any(|t| t.content.ends_with("[…]")));
-    let marker = full.turns.iter().find(|t| t.kind == "compaction").unwrap();
+    let marker = full
+        .turns
+        .iter()
+        .find(|t| t.kind == TurnKind::Compaction)
+        .unwrap();
     assert_eq!(marker.tokens_before, Some(142_431));
     let summary_pos = full
         .turns
         .iter()
-        .position(|t| t.kind == "compaction_summary")
+        .position(|t| t.kind == TurnKind::CompactionSummary)
         .unwrap();
     assert!(
-        full.turns[summary_pos - 1].kind == "compaction",
+        full.turns[summary_pos - 1].kind == TurnKind::Compaction,
         "summary follows its marker"
     );
     assert!(full.turns.windows(2).all(|w| w[0].seq < w[1].seq));
@@ -253,8 +257,8 @@ fn pages_cover_the_session_in_order_without_gaps() {
     assert_eq!(first.compactions.len(), 1);
     let at = first.compactions[0].position;
     let page = turn_page(g, COMPACTED, at, 2, false, 500).unwrap();
-    assert_eq!(page.turns[0].kind, "compaction");
-    assert_eq!(page.turns[1].kind, "compaction_summary");
+    assert_eq!(page.turns[0].kind, TurnKind::Compaction);
+    assert_eq!(page.turns[1].kind, TurnKind::CompactionSummary);
     assert!(
         page.compactions.is_empty(),
         "marks come with the first page only"

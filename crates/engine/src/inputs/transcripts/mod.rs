@@ -92,6 +92,13 @@ impl Role {
             Role::System => "system",
         }
     }
+
+    /// The role a stored name stands for, if it is one.
+    pub fn parse(name: &str) -> Option<Role> {
+        [Role::User, Role::Assistant, Role::Tool, Role::System]
+            .into_iter()
+            .find(|r| r.as_str() == name)
+    }
 }
 
 /// What a record is.
@@ -134,6 +141,25 @@ impl TurnKind {
             TurnKind::Event => "event",
             TurnKind::Unknown => "unknown",
         }
+    }
+
+    /// The kind a stored name stands for; a name this build does not know reads as `Unknown`,
+    /// as an unknown record does.
+    pub fn parse(name: &str) -> TurnKind {
+        use TurnKind::*;
+        [
+            Message,
+            ToolCall,
+            ToolResult,
+            Compaction,
+            CompactionSummary,
+            BranchSummary,
+            Context,
+            Event,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == name)
+        .unwrap_or(Unknown)
     }
 
     /// Whether the record is part of the conversation (counted in `turn_count`).
