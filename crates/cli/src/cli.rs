@@ -96,6 +96,10 @@ pub enum Command {
     Folders(crate::observe_cmd::FoldersCommand),
     /// Sessions, captures, observations, pushes and promotions over time.
     Timeline(crate::observe_cmd::TimelineArgs),
+    /// Search everything the agents and you said or wrote; every result says why it ranked there.
+    Query(crate::search_cmd::QueryArgs),
+    /// Delete the search index and build it again from the store.
+    Reindex,
 }
 
 #[derive(Debug, Subcommand)]
@@ -162,6 +166,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Observations(cmd) => crate::observe_cmd::observations(&store, cmd, args.json),
         Command::Folders(cmd) => crate::observe_cmd::folders(&store, cmd, args.json),
         Command::Timeline(a) => crate::observe_cmd::timeline(&store, a, args.json),
+        Command::Query(a) => crate::search_cmd::query(&store, a, args.json),
+        Command::Reindex => crate::search_cmd::reindex(&store, args.json),
     }
 }
 

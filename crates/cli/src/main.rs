@@ -15,6 +15,7 @@ mod nodes_cmd;
 mod observe_cmd;
 mod output;
 mod review_cmd;
+mod search_cmd;
 mod sessions_cmd;
 
 use std::process::ExitCode;

@@ -1313,3 +1313,88 @@ fn usage_errors_exit_2_whether_clap_or_the_command_refuses_them() {
     assert_eq!(err["error"]["kind"], "usage");
     assert!(!s.join("logs").exists(), "a refused command wrote nothing");
 }
+
+/// `elnor query` over the samples after one `watch --once`: the person's question is the top
+/// hit, with the harness's own record id, the reasons for its rank, the low-trust banner, and
+/// the fallback to lexical search said out loud; captured decisions are searchable too. Bad
+/// strategy or kind names are usage errors, and `reindex` answers the same afterwards.
+#[test]
+fn query_finds_a_turn_and_an_entry_and_explains_the_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    let f = elnor_fixtures::samples();
+    let ok = |out: Output| {
+        assert!(out.status.success(), "{}", stderr(&out));
+        out
+    };
+    ok(elnor(s, &["config", "set", "mode", "deterministic"]));
+    let roots = [
+        format!("openclaw={}", f.join("openclaw/agents").display()),
+        format!("claude_code={}", f.join("claude-code").display()),
+        format!("codex={}", f.join("codex").display()),
+    ];
+    let at = ["--now", "2026-11-03T09:00:00Z"];
+    let mut watch = vec![at[0], at[1], "watch", "--once"];
+    for r in &roots {
+        watch.extend(["--root", r.as_str()]);
+    }
+    ok(elnor(s, &watch));
+    let query = |extra: &[&str]| {
+        let mut args = vec![at[0], at[1], "--json", "query"];
+        args.extend(extra);
+        stdout_json(&ok(elnor(s, &args)))
+    };
+    let turn = query(&["OAuth token refreshes in the middle of a batch"]);
+    assert_eq!(turn["trust_banner"], "low_trust");
+    assert_eq!(turn["strategy"], "hybrid");
+    assert_eq!(turn["fallback_mode"], "lexical_only");
+    let top = &turn["hits"][0];
+    assert_eq!(top["kind"], "turn", "{turn:#}");
+    assert_eq!(top["session_id"], "5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11");
+    assert_eq!(top["record"], "5b0c2d7e-3");
+    assert_eq!(top["why"]["lexical_rank"], 1);
+    assert!(
+        top["why"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "text"),
+        "{top:#}"
+    );
+    let entry = query(&["--kind", "entry", "retry the whole batch"]);
+    assert_eq!(entry["hits"][0]["entry_type"], "key_decision", "{entry:#}");
+    // Human output names the record and the reasons.
+    let human = String::from_utf8(
+        ok(elnor(
+            s,
+            &[
+                at[0],
+                at[1],
+                "query",
+                "--strategy",
+                "lexical_only",
+                "OAuth token refresh",
+            ],
+        ))
+        .stdout,
+    )
+    .unwrap();
+    assert!(human.contains("record 5b0c2d7e-3"), "{human}");
+    assert!(human.contains("why: lexical rank 1"), "{human}");
+    assert!(
+        !human.contains("note:"),
+        "no fallback note for lexical_only: {human}"
+    );
+    for bad in [
+        vec!["query", "--strategy", "psychic", "x"],
+        vec!["query", "--kind", "email", "x"],
+    ] {
+        assert_eq!(elnor(s, &bad).status.code(), Some(2), "{bad:?}");
+    }
+    let rebuilt = stdout_json(&ok(elnor(s, &["--json", "reindex"])));
+    assert!(rebuilt["documents"].as_u64().unwrap() > 10, "{rebuilt:#}");
+    assert_eq!(
+        query(&["OAuth token refreshes in the middle of a batch"])["hits"][0]["record"],
+        "5b0c2d7e-3"
+    );
+}

@@ -84,6 +84,34 @@ pub(crate) fn sample_store() -> (tempfile::TempDir, crate::Store) {
     (dir, store)
 }
 
+/// Captures every ingested session at `at`, as the continuity agent would on a first run.
+pub(crate) fn capture_all(
+    store: &crate::Store,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Vec<crate::SessionId> {
+    let ids: Vec<crate::SessionId> = store
+        .graph()
+        .with_conn(|c| {
+            let mut s =
+                c.prepare("SELECT session_id FROM transcript_sessions ORDER BY session_id")?;
+            s.query_map([], |r| r.get(0))?.collect()
+        })
+        .unwrap();
+    for id in ids.clone() {
+        crate::inputs::capture::capture(
+            store,
+            &crate::base::secrets::MemorySecrets::default(),
+            &crate::inputs::capture::CaptureRequest {
+                session_id: id,
+                trigger: crate::inputs::agent::Trigger::ManualRequest,
+                now: at,
+            },
+        )
+        .unwrap();
+    }
+    ids
+}
+
 /// Ingests every harness folder under `base` (`openclaw/`, `claude-code/`, `codex/`). An OpenClaw
 /// state folder keeps its sessions under `agents/`; the shared corpus holds bare session files.
 pub(crate) fn ingest_dir(store: &crate::Store, base: &Path) -> crate::inputs::ingest::IngestReport {

@@ -75,6 +75,11 @@ pub enum Error {
     /// The OS keyring refused or failed. `problem` says what to do; it never holds a secret.
     #[error("OS keyring: {problem}")]
     Keyring { problem: String },
+
+    /// The search index (derived data under `index/search/`) could not be read or written;
+    /// `elnor reindex` rebuilds it from the canonical stores.
+    #[error("search index at {path}: {problem}")]
+    Index { path: PathBuf, problem: String },
 }
 
 impl Error {
@@ -92,7 +97,10 @@ impl Error {
             | Error::InvalidEntry(_)
             | Error::InvalidInput(_)
             | Error::NotFound { .. } => ErrorKind::InvalidInput,
-            Error::Io { .. } | Error::Sqlite { .. } | Error::Schema { .. } => ErrorKind::Storage,
+            Error::Io { .. }
+            | Error::Sqlite { .. }
+            | Error::Schema { .. }
+            | Error::Index { .. } => ErrorKind::Storage,
         }
     }
 

@@ -1070,29 +1070,6 @@ fn property_deleted_views_and_rollup_rebuild_to_the_same_bytes() {
 
 /// The real transcripts of all three harnesses, captured deterministically, briefed for a new
 /// session in the Spotter worktree.
-/// Captures every ingested session at `at`, as the continuity agent would on a first run.
-fn capture_every_session(store: &Store, at: DateTime<Utc>) {
-    let ids: Vec<SessionId> = store
-        .graph()
-        .with_conn(|c| {
-            let mut s =
-                c.prepare("SELECT session_id FROM transcript_sessions ORDER BY session_id")?;
-            s.query_map([], |r| r.get(0))?.collect()
-        })
-        .unwrap();
-    for id in ids {
-        crate::inputs::capture::capture(
-            store,
-            &crate::base::secrets::MemorySecrets::default(),
-            &crate::inputs::capture::CaptureRequest {
-                session_id: id,
-                trigger: crate::inputs::agent::Trigger::ManualRequest,
-                now: at,
-            },
-        )
-        .unwrap();
-    }
-}
 
 #[test]
 fn brief_over_the_fixture_corpus() {
@@ -1114,7 +1091,7 @@ fn brief_over_the_fixture_corpus() {
             now(),
         )
         .unwrap();
-    capture_every_session(&store, now() - Duration::hours(2));
+    crate::test_support::capture_all(&store, now() - Duration::hours(2));
     crate::views::rollup::generate(&store, now()).unwrap();
     store
         .graph()
@@ -1150,7 +1127,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
     let (_d, store) = crate::test_support::sample_store();
     store.set_mode(ContinuityMode::Deterministic).unwrap();
     let at = Utc.with_ymd_and_hms(2026, 11, 3, 9, 0, 0).unwrap();
-    capture_every_session(&store, at);
+    crate::test_support::capture_all(&store, at);
     crate::views::rollup::generate(&store, at).unwrap();
     let mut req = BriefRequest::new(at, at.date_naive(), Delivery::Preview);
     req.cwd = Some("/home/dana/code/ledger-sync/src".into());

@@ -24,6 +24,7 @@ use crate::inputs::ingest::{IngestProgress, IngestReport, SourceRoot};
 use crate::inputs::observe::files::Settled;
 use crate::inputs::observe::{Push, PushOutcome};
 use crate::review::sweep::Sweep;
+use crate::views::search::{SearchIndex, SearchRequest, SearchResult, SyncReport};
 
 /// What one [`pass`] did: what ingest read, then what the agent captured.
 #[derive(Debug)]
@@ -63,6 +64,7 @@ pub fn ingest(
     for (absorbed, _) in &projects.merged {
         crate::views::constellation::remove_view(store, absorbed)?;
     }
+    sync_search(store);
     Ok(report)
 }
 
@@ -86,6 +88,9 @@ pub fn merge_work_contexts(
 pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcome> {
     let outcome = crate::inputs::observe::push(store, push, now)?;
     crate::views::constellation::refresh(store, &outcome.touched, now);
+    if !outcome.touched.is_empty() {
+        sync_search(store);
+    }
     Ok(outcome)
 }
 
@@ -224,6 +229,35 @@ pub fn merge_entities(
     })
 }
 
+/// Searches everything said and written (`elnor query`, the app's search): first brings the
+/// index up to what the store holds when it is behind (new turns, entries or summaries since the
+/// last write's sync), then runs the query. Every hit says why it ranked where it did.
+pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchResult> {
+    let index = SearchIndex::open(store)?;
+    // Another process may be writing the index right now (tantivy allows one writer): then
+    // this query answers from what is indexed, and that writer's sync brings the rest.
+    if index.is_behind(store)?
+        && let Err(e) = index.sync(store)
+    {
+        tracing::warn!(error = %e, "search index not updated before the query");
+    }
+    index.search(req)
+}
+
+/// Deletes the search index and builds it again from the canonical stores (`elnor reindex`).
+pub fn reindex(store: &Store) -> Result<SyncReport> {
+    SearchIndex::rebuild(store)
+}
+
+/// Brings the search index up to date after a write, off the caller's answer: a failure is
+/// logged, and the next query catches up.
+fn sync_search(store: &Store) {
+    let synced = SearchIndex::open(store).and_then(|index| index.sync(store));
+    if let Err(e) = synced {
+        tracing::warn!(error = %e, "search index update failed; the next query catches up");
+    }
+}
+
 /// Captures what is due without ingesting (`elnor capture`): the sessions whose trigger fired,
 /// or with `sweep` every dirty session whatever its timers say; then the views, as in [`pass`].
 pub fn capture_due(
@@ -304,7 +338,8 @@ pub fn refresh_views<'a>(
 
 /// Rebuilds the constellation views of every context the captures wrote to (new entries are a
 /// rebuild trigger, CSA §4.3), then the Tier 2 rollup when anything was captured. Both are
-/// derived data, so a failure is logged and the next step tries again.
+/// derived data, so a failure is logged and the next step tries again. The search index takes the
+/// new entries and summaries too.
 fn refresh_after_captures<'a>(
     store: &Store,
     captures: impl IntoIterator<Item = &'a CaptureOutcome>,
@@ -319,6 +354,9 @@ fn refresh_after_captures<'a>(
     crate::views::constellation::refresh(store, &touched, now);
     if captured && let Err(e) = crate::views::rollup::generate(store, now) {
         tracing::warn!(error = %e, "rollup refresh failed");
+    }
+    if captured {
+        sync_search(store);
     }
 }
 

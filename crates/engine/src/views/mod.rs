@@ -4,7 +4,8 @@
 //! - [`constellation`]: each work context's Tier 1 card, a file under `views/` with the
 //!   fingerprint of what it was built from;
 //! - [`rollup`]: the Tier 2 digest across work contexts;
-//! - [`overview`], [`timeline`]: the read models of the app's home and timeline pages.
+//! - [`overview`], [`timeline`]: the read models of the app's home and timeline pages;
+//! - [`search`]: the tantivy index over turns, entries and summaries, and its queries.
 //!
 //! Architecture Invariant: a view rebuilt from the same canonical data has the same bytes. Views
 //! are rebuilt by the use cases, never by the writers below.
@@ -12,4 +13,5 @@
 pub mod constellation;
 pub mod overview;
 pub mod rollup;
+pub mod search;
 pub mod timeline;

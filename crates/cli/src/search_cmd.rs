@@ -1,0 +1,136 @@
+//! `elnor query` and `elnor reindex`: search everything said and written, and rebuild the index.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use elnor_engine::{DocKind, Harness, SearchRequest, Store, Strategy, WorkContextId};
+
+use crate::output;
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// What to look for, in your own words.
+    text: String,
+    /// lexical_only, embedding_augmented or hybrid (the default). Without an embedder the
+    /// result says it fell back to lexical_only.
+    #[arg(long, default_value = "hybrid")]
+    strategy: String,
+    /// Only this work context's entries.
+    #[arg(long = "context", value_name = "WC")]
+    context: Option<String>,
+    /// turn, entry or summary (repeatable).
+    #[arg(long = "kind")]
+    kinds: Vec<String>,
+    /// openclaw, claude_code or codex.
+    #[arg(long)]
+    harness: Option<String>,
+    /// Only work from the last N hours; 0 for all time.
+    #[arg(long, default_value_t = 720)]
+    hours: u32,
+    /// At most N results (capped at 20).
+    #[arg(long = "max-results", default_value_t = 5)]
+    max_results: usize,
+}
+
+pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let Some(strategy) = Strategy::parse(&args.strategy) else {
+        crate::usage!(
+            "unknown strategy {:?}: use lexical_only, embedding_augmented or hybrid",
+            args.strategy
+        );
+    };
+    let mut kinds = Vec::new();
+    for k in &args.kinds {
+        match DocKind::parse(k) {
+            Some(kind) => kinds.push(kind),
+            None => crate::usage!("unknown kind {k:?}: use turn, entry or summary"),
+        }
+    }
+    let harness = match args.harness.as_deref() {
+        Some(name) => match Harness::parse(name) {
+            Some(h) => Some(h),
+            None => crate::usage!("unknown harness {name:?}: use openclaw, claude_code or codex"),
+        },
+        None => None,
+    };
+    let mut req = SearchRequest::new(args.text.clone(), elnor_engine::now());
+    req.strategy = strategy;
+    req.work_context = args.context.clone().map(WorkContextId::new).transpose()?;
+    req.kinds = kinds;
+    req.harness = harness;
+    req.hours = args.hours;
+    req.max_results = args.max_results;
+    let result = elnor_engine::search(store, &req)?;
+    if json {
+        output::json(&result)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("Search result: verify before acting (low trust).");
+    if let Some(reason) = &result.fallback_reason {
+        println!("note: {reason}");
+    }
+    if result.hits.is_empty() {
+        println!(
+            "nothing found in {} document(s){}",
+            result.documents,
+            if args.hours > 0 {
+                format!(
+                    " from the last {} hour(s); --hours 0 searches all time",
+                    args.hours
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    for (i, h) in result.hits.iter().enumerate() {
+        let at =
+            h.at.map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+                .unwrap_or_else(|| "-".into());
+        let place = match h.kind {
+            DocKind::Turn => format!(
+                "{} {} session {} record {}",
+                h.harness.as_deref().unwrap_or("?"),
+                h.role.as_deref().unwrap_or("?"),
+                h.session_id.as_deref().unwrap_or("?"),
+                h.record.as_deref().unwrap_or("-")
+            ),
+            DocKind::Entry => format!(
+                "{} {} in {}",
+                h.entry_type.as_deref().unwrap_or("entry"),
+                h.entry_id.as_deref().unwrap_or("?"),
+                h.work_context_id.as_deref().unwrap_or("?")
+            ),
+            DocKind::Summary => format!(
+                "summary of session {}",
+                h.session_id.as_deref().unwrap_or("?")
+            ),
+        };
+        println!("\n{}. {at}  {place}", i + 1);
+        println!("   {}", h.excerpt.replace('\n', " "));
+        println!(
+            "   why: lexical rank {} (score {:.2}), matched {}, {}",
+            h.why.lexical_rank,
+            h.why.lexical_score,
+            h.why.fields.join(", "),
+            h.why
+                .age_days
+                .map(|d| format!("{d} day(s) ago"))
+                .unwrap_or_else(|| "time unknown".into())
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn reindex(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
+    let report = elnor_engine::reindex(store)?;
+    if json {
+        output::json(&report)?;
+    } else {
+        println!(
+            "indexed {} document(s): {} turn(s), {} entr(y/ies), {} summar(y/ies)",
+            report.documents, report.turns, report.entries, report.summaries
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

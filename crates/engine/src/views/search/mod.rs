@@ -1,0 +1,628 @@
+//! The search index: a tantivy index over what the agents and the person said, so that "what did
+//! we say about X" has an answer across every session (CSA §7; [Search](../../../../docs/GLOSSARY.md)).
+//!
+//! It is derived data under `index/search/`: deleting the folder loses nothing, and
+//! [`SearchIndex::sync`] (or `elnor reindex`, which starts from nothing) builds it again from the
+//! canonical stores. Each sync indexes only what is new since the last one: transcript turns
+//! after the last `turns.seq` it saw, session summaries after the last row, and each continuity
+//! log's entries after the count it already holds. A log that is gone (its context merged away)
+//! takes its entries out of the index.
+//!
+//! Documents, one per:
+//! - transcript turn: what the person typed (`person_text`) or the assistant's prose
+//!   (`assistant_prose`) in the `text` field, tool output in the lower-weighted `tool` field, and
+//!   the session's previous turn in `context`, so a question answered across two turns is found
+//!   at either;
+//! - continuity entry: open questions with their context, key decisions with their rationale,
+//!   cross-conversation updates;
+//! - session summary.
+//!
+//! Two analysers: `prose` (words, lower case, English stop words out, stemmed) for the text
+//! fields, and `ident` (identifiers, file paths, versions and e-mail-like names kept whole, lower
+//! case) over the same text, so `src/main.rs` and `main` both find the turn that names the file.
+
+mod query;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
+    TextOptions, Value,
+};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RegexTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer,
+    StopWordFilter, TextAnalyzer,
+};
+use tantivy::{Index, IndexWriter, TantivyDocument, Term};
+
+use crate::base::error::{Error, Result};
+use crate::base::fsutil::atomic_write;
+use crate::continuity::EntryContent;
+use crate::graph::store::Store;
+use crate::inputs::transcripts::clean::{assistant_prose, person_text};
+
+pub use query::{DocKind, Hit, SearchRequest, SearchResult, Strategy, Why};
+
+/// Bumped when the schema or the analysers change: an index of another version is rebuilt.
+const INDEX_VERSION: u32 = 1;
+
+/// The longest text a document field keeps (characters); tool output is cut harder.
+const MAX_TEXT_CHARS: usize = 8_000;
+const MAX_TOOL_CHARS: usize = 2_000;
+/// How much of the previous turn goes into a turn's `context` field.
+const MAX_CONTEXT_CHARS: usize = 1_000;
+
+/// What one sync added.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SyncReport {
+    pub turns: u64,
+    pub entries: u64,
+    pub summaries: u64,
+    /// Logs whose entries left the index (their context was merged away).
+    pub logs_removed: u64,
+    /// Documents in the index after the sync.
+    pub documents: u64,
+}
+
+/// Where the sync stopped last time, beside the index.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct SyncState {
+    version: u32,
+    /// The last `turns.seq` indexed.
+    turns_seq: i64,
+    /// The last `session_summaries` rowid indexed.
+    summaries_rowid: i64,
+    /// Per continuity log: the entries indexed (in log order) and the file's size then, so an
+    /// unchanged log is not read again.
+    logs: BTreeMap<String, LogMark>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct LogMark {
+    entries: usize,
+    bytes: u64,
+}
+
+/// The fields of a document.
+#[derive(Debug, Clone, Copy)]
+struct Fields {
+    /// `turn:{seq}`, `entry:{entry_id}` or `summary:{id}`: the key a rebuild keeps stable.
+    doc_id: Field,
+    kind: Field,
+    /// For entry documents, the log they came from, so a log merged away can leave.
+    log: Field,
+    session_id: Field,
+    turn_id: Field,
+    record: Field,
+    entry_id: Field,
+    entry_type: Field,
+    work_context_id: Field,
+    harness: Field,
+    role: Field,
+    /// When the work happened, in seconds since the epoch (0 when unknown).
+    at: Field,
+    text: Field,
+    ident: Field,
+    context: Field,
+    tool: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let analysed = |tokenizer: &str, stored: bool| {
+        let options = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(tokenizer)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        if stored {
+            options.set_stored()
+        } else {
+            options
+        }
+    };
+    let fields = Fields {
+        doc_id: b.add_text_field("doc_id", STRING | STORED),
+        kind: b.add_text_field("kind", STRING | STORED),
+        log: b.add_text_field("log", STRING),
+        session_id: b.add_text_field("session_id", STRING | STORED),
+        turn_id: b.add_text_field("turn_id", STRING | STORED),
+        record: b.add_text_field("record", STORED),
+        entry_id: b.add_text_field("entry_id", STRING | STORED),
+        entry_type: b.add_text_field("entry_type", STRING | STORED),
+        work_context_id: b.add_text_field("work_context_id", STRING | STORED),
+        harness: b.add_text_field("harness", STRING | STORED),
+        role: b.add_text_field("role", STRING | STORED),
+        at: b.add_i64_field("at", INDEXED | FAST | STORED),
+        text: b.add_text_field("text", analysed(PROSE, true)),
+        ident: b.add_text_field("ident", analysed(IDENT, false)),
+        context: b.add_text_field("context", analysed(PROSE, false)),
+        tool: b.add_text_field("tool", analysed(PROSE, true)),
+    };
+    (b.build(), fields)
+}
+
+const PROSE: &str = "elnor_prose";
+const IDENT: &str = "elnor_ident";
+
+fn register_analysers(index: &Index) -> Result<()> {
+    let prose = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(
+            StopWordFilter::new(Language::English).expect("English stop words ship with tantivy"),
+        )
+        .filter(Stemmer::new(Language::English))
+        .build();
+    // Identifiers, paths, versions, e-mail-like and dotted names, kept whole: a run of word
+    // characters joined by `. / \ : @ # - _`, starting and ending on a word character.
+    let ident = RegexTokenizer::new(r"[\p{L}\p{N}_](?:[\p{L}\p{N}_./\\:@#-]*[\p{L}\p{N}_])?")
+        .map_err(|e| Error::InvalidInput(format!("identifier analyser: {e}")))?;
+    let ident = TextAnalyzer::builder(ident)
+        .filter(RemoveLongFilter::limit(120))
+        .filter(LowerCaser)
+        .build();
+    index.tokenizers().register(PROSE, prose);
+    index.tokenizers().register(IDENT, ident);
+    Ok(())
+}
+
+/// An open search index.
+pub struct SearchIndex {
+    dir: PathBuf,
+    index: Index,
+    fields: Fields,
+}
+
+impl SearchIndex {
+    /// The folder of a store's search index.
+    pub fn dir(store: &Store) -> PathBuf {
+        store.root().join("index").join("search")
+    }
+
+    /// Opens the store's index, creating it when it is missing, of another version, or
+    /// unreadable (it is derived: a new one is built by the next sync).
+    pub fn open(store: &Store) -> Result<SearchIndex> {
+        let dir = Self::dir(store);
+        let (schema, fields) = schema();
+        let state = read_state(&dir);
+        let index = match (state.version == INDEX_VERSION)
+            .then(|| Index::open_in_dir(&dir).ok())
+            .flatten()
+        {
+            Some(index) => index,
+            None => {
+                remove_dir(&dir)?;
+                fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+                Index::create_in_dir(&dir, schema).map_err(|e| index_err(&dir, e))?
+            }
+        };
+        register_analysers(&index)?;
+        Ok(SearchIndex { dir, index, fields })
+    }
+
+    /// Deletes the index and builds it again from the canonical stores.
+    pub fn rebuild(store: &Store) -> Result<SyncReport> {
+        remove_dir(&Self::dir(store))?;
+        Self::open(store)?.sync(store)
+    }
+
+    /// Indexes what is new in the store since the last sync (see the module docs).
+    pub fn sync(&self, store: &Store) -> Result<SyncReport> {
+        let mut state = read_state(&self.dir);
+        if state.version != INDEX_VERSION {
+            state = SyncState {
+                version: INDEX_VERSION,
+                ..SyncState::default()
+            };
+        }
+        let mut writer: IndexWriter<TantivyDocument> = self
+            .index
+            .writer_with_num_threads(1, 40_000_000)
+            .map_err(|e| index_err(&self.dir, e))?;
+        let mut report = SyncReport::default();
+        self.sync_turns(store, &mut writer, &mut state, &mut report)?;
+        self.sync_summaries(store, &mut writer, &mut state, &mut report)?;
+        self.sync_entries(store, &mut writer, &mut state, &mut report)?;
+        writer.commit().map_err(|e| index_err(&self.dir, e))?;
+        drop(writer);
+        let bytes = serde_json::to_vec_pretty(&state)
+            .map_err(|e| Error::InvalidEntry(format!("search index state: {e}")))?;
+        atomic_write(&self.dir.join("state.json"), &bytes)?;
+        report.documents = self.reader()?.searcher().num_docs();
+        Ok(report)
+    }
+
+    /// Whether the store holds something the index does not: new turns or summaries, or a log
+    /// that changed size or appeared or went. Costs two SQL maxima and a stat per log.
+    pub fn is_behind(&self, store: &Store) -> Result<bool> {
+        let state = read_state(&self.dir);
+        if state.version != INDEX_VERSION {
+            return Ok(true);
+        }
+        let (turns, summaries): (Option<i64>, Option<i64>) =
+            store.graph().with_conn_result(|c| {
+                c.query_row(
+                "SELECT (SELECT max(seq) FROM turns), (SELECT max(rowid) FROM session_summaries)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            })?;
+        if turns.unwrap_or(0) > state.turns_seq || summaries.unwrap_or(0) > state.summaries_rowid {
+            return Ok(true);
+        }
+        let ids = store.log_ids()?;
+        if ids.len() != state.logs.len() {
+            return Ok(true);
+        }
+        for id in &ids {
+            let bytes = fs::metadata(store.log(id).path())
+                .map(|m| m.len())
+                .unwrap_or(0);
+            match state.logs.get(id.as_str()) {
+                Some(mark) if mark.bytes == bytes => {}
+                _ => return Ok(true),
+            }
+        }
+        Ok(false)
+    }
+
+    fn reader(&self) -> Result<tantivy::IndexReader> {
+        self.index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| index_err(&self.dir, e))
+    }
+
+    fn sync_turns(
+        &self,
+        store: &Store,
+        writer: &mut IndexWriter<TantivyDocument>,
+        state: &mut SyncState,
+        report: &mut SyncReport,
+    ) -> Result<()> {
+        let f = self.fields;
+        let graph = store.graph();
+        let rows: Vec<TurnRow> = graph.with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT seq, turn_id, session_id, harness, role, kind, text, timestamp,
+                        source_path, source_offset
+                 FROM turns WHERE seq > ?1 AND kind IN ('message', 'tool_result')
+                 ORDER BY seq",
+            )?;
+            stmt.query_map([state.turns_seq], |r| {
+                Ok(TurnRow {
+                    seq: r.get(0)?,
+                    turn_id: r.get(1)?,
+                    session_id: r.get(2)?,
+                    harness: r.get(3)?,
+                    role: r.get(4)?,
+                    kind: r.get(5)?,
+                    text: r.get(6)?,
+                    timestamp: r.get(7)?,
+                    source_path: r.get(8)?,
+                    source_offset: r.get(9)?,
+                })
+            })?
+            .collect()
+        })?;
+        let max_seq: Option<i64> = graph
+            .with_conn_result(|c| c.query_row("SELECT max(seq) FROM turns", [], |r| r.get(0)))?;
+        let mut lines = LineNumbers::default();
+        // Each session's latest words of the person and of the assistant, carried across the
+        // batch; a session first seen in this batch starts from its turns already indexed.
+        let mut latest: HashMap<(String, &'static str), String> = HashMap::new();
+        for row in &rows {
+            let (text, tool) = match (row.role.as_str(), row.kind.as_str()) {
+                ("user", "message") => (person_text(&row.text).text, String::new()),
+                ("assistant", "message") => (assistant_prose(&row.text).text, String::new()),
+                (_, "tool_result") => (String::new(), bounded(&row.text, MAX_TOOL_CHARS)),
+                _ => continue,
+            };
+            if text.trim().is_empty() && tool.trim().is_empty() {
+                continue;
+            }
+            // A turn's neighbourhood is the other side of its exchange: an answer is found by its
+            // question ("why does the sync drop rows" finds the reply that explains it), and a
+            // short reply ("A", "yes") by the options it chose from.
+            let other = if row.role == "user" {
+                "assistant"
+            } else {
+                "user"
+            };
+            let key = (row.session_id.clone(), other);
+            if !latest.contains_key(&key) {
+                let before = last_text_before(store, &row.session_id, other, row.seq)?;
+                latest.insert(key.clone(), before);
+            }
+            let context = latest.get(&key).cloned().unwrap_or_default();
+            let mut doc = TantivyDocument::default();
+            doc.add_text(f.doc_id, format!("turn:{}", row.seq));
+            doc.add_text(f.kind, DocKind::Turn.as_str());
+            doc.add_text(f.session_id, &row.session_id);
+            doc.add_text(f.turn_id, &row.turn_id);
+            if let Some(record) = record_of(row, &mut lines) {
+                doc.add_text(f.record, record);
+            }
+            doc.add_text(f.harness, &row.harness);
+            doc.add_text(f.role, &row.role);
+            doc.add_i64(f.at, seconds(row.timestamp.as_deref()));
+            let text = bounded(&text, MAX_TEXT_CHARS);
+            doc.add_text(f.text, &text);
+            doc.add_text(f.ident, &text);
+            doc.add_text(f.context, bounded(&context, MAX_CONTEXT_CHARS));
+            if !tool.is_empty() {
+                doc.add_text(f.tool, &tool);
+                doc.add_text(f.ident, &tool);
+            }
+            writer
+                .add_document(doc)
+                .map_err(|e| index_err(&self.dir, e))?;
+            report.turns += 1;
+            if !text.trim().is_empty() {
+                let own = if row.role == "user" {
+                    "user"
+                } else {
+                    "assistant"
+                };
+                latest.insert((row.session_id.clone(), own), text);
+            }
+        }
+        if let Some(seq) = max_seq {
+            state.turns_seq = seq;
+        }
+        Ok(())
+    }
+
+    fn sync_summaries(
+        &self,
+        store: &Store,
+        writer: &mut IndexWriter<TantivyDocument>,
+        state: &mut SyncState,
+        report: &mut SyncReport,
+    ) -> Result<()> {
+        let f = self.fields;
+        let rows: Vec<(i64, String, String, String, String)> =
+            store.graph().with_conn_result(|c| {
+                let mut stmt = c.prepare(
+                    "SELECT rowid, doc73_session_summary_id, session_id, text, generated_at
+                     FROM session_summaries WHERE rowid > ?1 ORDER BY rowid",
+                )?;
+                stmt.query_map([state.summaries_rowid], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
+                .collect()
+            })?;
+        for (rowid, id, session, text, at) in rows {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(f.doc_id, format!("summary:{id}"));
+            doc.add_text(f.kind, DocKind::Summary.as_str());
+            doc.add_text(f.session_id, &session);
+            doc.add_i64(f.at, seconds(Some(&at)));
+            let text = bounded(&text, MAX_TEXT_CHARS);
+            doc.add_text(f.text, &text);
+            doc.add_text(f.ident, &text);
+            writer
+                .add_document(doc)
+                .map_err(|e| index_err(&self.dir, e))?;
+            state.summaries_rowid = rowid;
+            report.summaries += 1;
+        }
+        Ok(())
+    }
+
+    fn sync_entries(
+        &self,
+        store: &Store,
+        writer: &mut IndexWriter<TantivyDocument>,
+        state: &mut SyncState,
+        report: &mut SyncReport,
+    ) -> Result<()> {
+        let f = self.fields;
+        let ids = store.log_ids()?;
+        let live: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
+        let gone: Vec<String> = state
+            .logs
+            .keys()
+            .filter(|wc| !live.contains(wc))
+            .cloned()
+            .collect();
+        for wc in gone {
+            writer.delete_term(Term::from_field_text(f.log, &wc));
+            state.logs.remove(&wc);
+            report.logs_removed += 1;
+        }
+        for id in &ids {
+            let log = store.log(id);
+            let bytes = fs::metadata(log.path()).map(|m| m.len()).unwrap_or(0);
+            let mark = state.logs.get(id.as_str()).copied().unwrap_or_default();
+            if mark.bytes == bytes && bytes > 0 {
+                continue;
+            }
+            let read = log.read()?;
+            let done = mark.entries;
+            if read.entries.len() < done {
+                // A log that shrank was rewritten behind the engine's back: index it anew.
+                writer.delete_term(Term::from_field_text(f.log, id.as_str()));
+            }
+            let start = if read.entries.len() < done { 0 } else { done };
+            for entry in &read.entries[start..] {
+                let (text, extra) = match &entry.content {
+                    EntryContent::OpenQuestion(q) => (q.question.clone(), q.context.clone()),
+                    EntryContent::KeyDecision(d) => {
+                        (d.decision.clone(), d.rationale.clone().unwrap_or_default())
+                    }
+                    EntryContent::CrossConversationUpdate(u) => (u.summary.clone(), String::new()),
+                    EntryContent::SessionSummaryRef(_) | EntryContent::WorkPhaseChange(_) => {
+                        continue;
+                    }
+                };
+                let mut doc = TantivyDocument::default();
+                doc.add_text(f.doc_id, format!("entry:{}", entry.entry_id));
+                doc.add_text(f.kind, DocKind::Entry.as_str());
+                doc.add_text(f.log, id.as_str());
+                doc.add_text(f.entry_id, entry.entry_id.as_str());
+                doc.add_text(f.entry_type, entry.entry_type().as_str());
+                doc.add_text(f.work_context_id, id.as_str());
+                doc.add_text(f.session_id, entry.source_session_id.as_str());
+                doc.add_i64(f.at, entry.happened_at().timestamp());
+                let body = if extra.trim().is_empty() {
+                    text
+                } else {
+                    format!("{text}\n{extra}")
+                };
+                let body = bounded(&body, MAX_TEXT_CHARS);
+                doc.add_text(f.text, &body);
+                doc.add_text(f.ident, &body);
+                writer
+                    .add_document(doc)
+                    .map_err(|e| index_err(&self.dir, e))?;
+                report.entries += 1;
+            }
+            state.logs.insert(
+                id.to_string(),
+                LogMark {
+                    entries: read.entries.len(),
+                    bytes,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// A stored text field of a document, or empty.
+    fn text_of(&self, doc: &TantivyDocument, field: Field) -> String {
+        doc.get_first(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// One transcript turn as the sync reads it.
+struct TurnRow {
+    seq: i64,
+    turn_id: String,
+    session_id: String,
+    harness: String,
+    role: String,
+    kind: String,
+    text: String,
+    timestamp: Option<String>,
+    source_path: String,
+    source_offset: i64,
+}
+
+/// The turn's own id in the harness's file, which a person can look up there: Claude Code's
+/// `uuid` and OpenClaw's entry `id` (the tail of our turn id), Codex's line number (Codex
+/// records carry no id of their own), counted in the file when it is still on disk.
+fn record_of(row: &TurnRow, lines: &mut LineNumbers) -> Option<String> {
+    if row.harness == "codex" {
+        return lines
+            .line_at(Path::new(&row.source_path), row.source_offset)
+            .map(|n| format!("line:{n}"));
+    }
+    let prefix = format!(":{}:", row.session_id);
+    let at = row.turn_id.find(&prefix)?;
+    let native = &row.turn_id[at + prefix.len()..];
+    // A turn without a native id has a content hash (`h…`) instead: no record to point at.
+    let hashed = native.starts_with('h') && native.len() == 21;
+    (!native.is_empty() && !hashed).then(|| native.to_owned())
+}
+
+/// Line numbers of byte offsets in source files, each file read once per sync.
+#[derive(Default)]
+struct LineNumbers {
+    starts: HashMap<PathBuf, Option<Vec<u64>>>,
+}
+
+impl LineNumbers {
+    fn line_at(&mut self, path: &Path, offset: i64) -> Option<u64> {
+        let starts = self.starts.entry(path.to_owned()).or_insert_with(|| {
+            let bytes = fs::read(path).ok()?;
+            let mut starts = vec![0u64];
+            starts.extend(
+                bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i as u64 + 1),
+            );
+            Some(starts)
+        });
+        let starts = starts.as_ref()?;
+        let offset = u64::try_from(offset).ok()?;
+        // The record starts at `offset`: its line is the number of line starts at or before it.
+        Some(starts.partition_point(|s| *s <= offset) as u64)
+    }
+}
+
+/// The latest words of `role` (`user` or `assistant`) in the session before `seq`, cleaned as
+/// the sync cleans them, for the `context` field of a session's first turns in a batch. Messages
+/// that clean to nothing (injected context, tool chatter) are passed over.
+fn last_text_before(store: &Store, session: &str, role: &str, seq: i64) -> Result<String> {
+    let texts: Vec<String> = store.graph().with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT text FROM turns
+             WHERE session_id = ?1 AND seq < ?2 AND kind = 'message' AND role = ?3
+             ORDER BY seq DESC LIMIT 8",
+        )?;
+        stmt.query_map(rusqlite::params![session, seq, role], |r| r.get(0))?
+            .collect()
+    })?;
+    Ok(texts
+        .iter()
+        .map(|t| {
+            if role == "user" {
+                person_text(t).text
+            } else {
+                assistant_prose(t).text
+            }
+        })
+        .find(|t| !t.trim().is_empty())
+        .unwrap_or_default())
+}
+
+fn seconds(timestamp: Option<&str>) -> i64 {
+    timestamp
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc).timestamp())
+        .unwrap_or(0)
+}
+
+fn bounded(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => text[..at].to_owned(),
+        None => text.to_owned(),
+    }
+}
+
+fn read_state(dir: &Path) -> SyncState {
+    fs::read(dir.join("state.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+fn remove_dir(dir: &Path) -> Result<()> {
+    match fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(dir, e)),
+    }
+}
+
+fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Index {
+        path: dir.to_owned(),
+        problem: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

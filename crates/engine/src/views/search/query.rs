@@ -1,0 +1,395 @@
+//! Queries over the search index (CSA §7.3–§7.6): the request's filters, the ranking, and for
+//! every hit the reasons it ranked where it did.
+//!
+//! Lexical retrieval is BM25 over four fields with their own weights: the turn's or entry's own
+//! `text` and its `ident` tokens count fully, the previous turn (`context`) and tool output
+//! (`tool`) count for less. A strategy that needs embeddings, asked for while there is no
+//! embedder, runs lexically and says so in `fallback_mode` with the reason: never silently.
+
+use std::ops::Bound;
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use tantivy::DocSet;
+use tantivy::collector::TopDocs;
+use tantivy::query::{
+    BooleanQuery, BoostQuery, EnableScoring, Occur, Query, RangeQuery, TermQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{DocAddress, TantivyDocument, Term};
+
+use super::{SearchIndex, index_err};
+use crate::base::error::{Error, Result};
+
+/// Results a query returns when the request names no number, and the most it may ask for.
+pub const DEFAULT_RESULTS: usize = 5;
+pub const MAX_RESULTS: usize = 20;
+/// The default time window: 30 days (CSA §7.3); `0` hours means all time.
+pub const DEFAULT_HOURS: u32 = 720;
+
+/// How a query retrieves (CSA §7.4).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    LexicalOnly,
+    EmbeddingAugmented,
+    /// Lexical and embedding ranks fused by reciprocal rank fusion.
+    #[default]
+    Hybrid,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::LexicalOnly => "lexical_only",
+            Strategy::EmbeddingAugmented => "embedding_augmented",
+            Strategy::Hybrid => "hybrid",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Strategy> {
+        [
+            Strategy::LexicalOnly,
+            Strategy::EmbeddingAugmented,
+            Strategy::Hybrid,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == name)
+    }
+}
+
+/// What a document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocKind {
+    /// A transcript turn.
+    Turn,
+    /// A continuity entry: an open question, a key decision, a cross-conversation update.
+    Entry,
+    /// A session summary.
+    Summary,
+}
+
+impl DocKind {
+    pub const ALL: [DocKind; 3] = [DocKind::Turn, DocKind::Entry, DocKind::Summary];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocKind::Turn => "turn",
+            DocKind::Entry => "entry",
+            DocKind::Summary => "summary",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<DocKind> {
+        DocKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// A query and its filters.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub query: String,
+    pub strategy: Strategy,
+    /// Only this work context's entries and the turns of sessions placed in it.
+    pub work_context: Option<crate::base::ids::WorkContextId>,
+    /// Only these kinds of document; empty means all.
+    pub kinds: Vec<DocKind>,
+    pub harness: Option<crate::inputs::transcripts::Harness>,
+    /// Only work from the last this many hours; `0` means all time.
+    pub hours: u32,
+    /// At most this many hits (capped at [`MAX_RESULTS`]).
+    pub max_results: usize,
+    pub now: DateTime<Utc>,
+}
+
+impl SearchRequest {
+    pub fn new(query: impl Into<String>, now: DateTime<Utc>) -> SearchRequest {
+        SearchRequest {
+            query: query.into(),
+            strategy: Strategy::default(),
+            work_context: None,
+            kinds: Vec::new(),
+            harness: None,
+            hours: DEFAULT_HOURS,
+            max_results: DEFAULT_RESULTS,
+            now,
+        }
+    }
+}
+
+/// Why a hit ranked where it did: the "why included" of search.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Why {
+    /// 1-based rank in the lexical list, and its BM25 score.
+    pub lexical_rank: usize,
+    pub lexical_score: f32,
+    /// 1-based rank among the embedding neighbours, and the cosine similarity, when embeddings
+    /// took part.
+    pub vector_rank: Option<usize>,
+    pub similarity: Option<f32>,
+    /// The score the final order is by (the lexical score when no fusion happened).
+    pub fused_score: f32,
+    /// The fields the query matched: `text`, `ident` (a name or path kept whole), `context`
+    /// (the turn before), `tool` (tool output).
+    pub fields: Vec<&'static str>,
+    /// Days between the work and the query.
+    pub age_days: Option<i64>,
+}
+
+/// One hit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    pub kind: DocKind,
+    pub session_id: Option<String>,
+    /// Our id of the turn, and the turn's own id in the harness's file (Claude Code `uuid`,
+    /// OpenClaw entry `id`, Codex `line:N`).
+    pub turn_id: Option<String>,
+    pub record: Option<String>,
+    pub entry_id: Option<String>,
+    pub entry_type: Option<String>,
+    pub work_context_id: Option<String>,
+    pub harness: Option<String>,
+    pub role: Option<String>,
+    /// When the work happened.
+    pub at: Option<DateTime<Utc>>,
+    /// A bounded excerpt of the matched text.
+    pub excerpt: String,
+    /// The score relative to the best hit, 0–1.
+    pub relevance_score: f32,
+    pub why: Why,
+}
+
+/// What a query returns (CSA §7.3's `ContinuityQueryResult`, with every hit explained).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchResult {
+    pub hits: Vec<Hit>,
+    /// The strategy asked for, and the one that ran when it had to fall back.
+    pub strategy: Strategy,
+    pub fallback_mode: Option<Strategy>,
+    pub fallback_reason: Option<String>,
+    /// Always `low_trust`: a search result is evidence to check, not a fact (CSA §7.6).
+    pub trust_banner: &'static str,
+    /// Documents in the index when the query ran.
+    pub documents: u64,
+}
+
+/// How much the other side of the exchange (`context`) and tool output (`tool`) count against a
+/// turn's own words.
+const CONTEXT_BOOST: f32 = 0.35;
+const TOOL_BOOST: f32 = 0.3;
+
+/// The longest excerpt a hit carries, in characters.
+const EXCERPT_CHARS: usize = 400;
+
+impl SearchIndex {
+    /// Runs a query. Embedding strategies fall back to lexical retrieval while there is no
+    /// embedder, and say so.
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResult> {
+        let query_text = req.query.trim();
+        if query_text.is_empty() {
+            return Err(Error::InvalidInput("a search needs some words".into()));
+        }
+        let f = self.fields;
+        let reader = self.reader()?;
+        let searcher = reader.searcher();
+        // The query is a bag of words per field, built here rather than by tantivy's query
+        // parser: a person's words are not syntax ("-", quotes and colons mean nothing), and
+        // phrase and exclusion scorers are left out of the picture entirely.
+        let per_field: Vec<(&'static str, Box<dyn Query>)> = [
+            ("text", f.text, super::PROSE, 1.0),
+            ("ident", f.ident, super::IDENT, 1.0),
+            ("context", f.context, super::PROSE, CONTEXT_BOOST),
+            ("tool", f.tool, super::PROSE, TOOL_BOOST),
+        ]
+        .into_iter()
+        .filter_map(|(name, field, analyser, boost)| {
+            self.terms(field, analyser, query_text, boost)
+                .map(|q| (name, q))
+        })
+        .collect();
+        if per_field.is_empty() {
+            return Err(Error::InvalidInput(format!(
+                "nothing to search for in {query_text:?}: only common words or punctuation"
+            )));
+        }
+        let matched: Box<dyn Query> = Box::new(BooleanQuery::new(
+            per_field
+                .iter()
+                .map(|(_, q)| (Occur::Should, q.box_clone()))
+                .collect(),
+        ));
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, matched)];
+        if !req.kinds.is_empty() {
+            clauses.push((
+                Occur::Must,
+                any_of(f.kind, req.kinds.iter().map(|k| k.as_str())),
+            ));
+        }
+        if let Some(h) = req.harness {
+            clauses.push((Occur::Must, any_of(f.harness, [h.as_str()])));
+        }
+        if let Some(wc) = &req.work_context {
+            clauses.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
+        }
+        if req.hours > 0 {
+            let since = req.now - Duration::hours(i64::from(req.hours));
+            clauses.push((
+                Occur::Must,
+                Box::new(RangeQuery::new(
+                    Bound::Included(Term::from_field_i64(f.at, since.timestamp())),
+                    Bound::Unbounded,
+                )),
+            ));
+        }
+        let query = BooleanQuery::new(clauses);
+        let limit = req.max_results.clamp(1, MAX_RESULTS);
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(limit).order_by_score())
+            .map_err(|e| index_err(&self.dir, e))?;
+        let best = top
+            .first()
+            .map(|(s, _)| *s)
+            .unwrap_or(1.0)
+            .max(f32::EPSILON);
+        let mut hits = Vec::with_capacity(top.len());
+        for (rank, (score, addr)) in top.into_iter().enumerate() {
+            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
+            let fields = per_field
+                .iter()
+                .filter(|(_, q)| matches(&searcher, q.as_ref(), addr))
+                .map(|(name, _)| *name)
+                .collect();
+            hits.push(self.hit(&doc, rank + 1, score, best, fields, req.now));
+        }
+        let (fallback_mode, fallback_reason) = match req.strategy {
+            Strategy::LexicalOnly => (None, None),
+            other => (
+                Some(Strategy::LexicalOnly),
+                Some(format!(
+                    "{} needs embeddings, and no embedder is configured yet: ran lexical_only \
+                     over all {} documents",
+                    other.as_str(),
+                    searcher.num_docs()
+                )),
+            ),
+        };
+        Ok(SearchResult {
+            hits,
+            strategy: req.strategy,
+            fallback_mode,
+            fallback_reason,
+            trust_banner: "low_trust",
+            documents: searcher.num_docs(),
+        })
+    }
+
+    /// The query's words as `field`'s analyser makes them, each a term that may match, the
+    /// whole weighted by `boost`; `None` when nothing is left (only stop words, say).
+    fn terms(
+        &self,
+        field: Field,
+        analyser: &str,
+        text: &str,
+        boost: f32,
+    ) -> Option<Box<dyn Query>> {
+        let mut analyser = self.index.tokenizers().get(analyser)?;
+        let mut stream = analyser.token_stream(text);
+        let mut words = std::collections::BTreeSet::new();
+        while stream.advance() {
+            words.insert(stream.token().text.clone());
+        }
+        if words.is_empty() {
+            return None;
+        }
+        let clauses = words
+            .into_iter()
+            .map(|w| {
+                let q: Box<dyn Query> = Box::new(TermQuery::new(
+                    Term::from_field_text(field, &w),
+                    IndexRecordOption::WithFreqs,
+                ));
+                (Occur::Should, q)
+            })
+            .collect();
+        let query: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
+        Some(if boost == 1.0 {
+            query
+        } else {
+            Box::new(BoostQuery::new(query, boost))
+        })
+    }
+
+    fn hit(
+        &self,
+        doc: &TantivyDocument,
+        rank: usize,
+        score: f32,
+        best: f32,
+        fields: Vec<&'static str>,
+        now: DateTime<Utc>,
+    ) -> Hit {
+        let f = self.fields;
+        let opt = |field: Field| Some(self.text_of(doc, field)).filter(|s| !s.is_empty());
+        let at = doc
+            .get_first(f.at)
+            .and_then(|v| v.as_i64())
+            .filter(|s| *s > 0)
+            .and_then(|s| DateTime::from_timestamp(s, 0));
+        let text = opt(f.text).or_else(|| opt(f.tool)).unwrap_or_default();
+        Hit {
+            kind: DocKind::parse(&self.text_of(doc, f.kind)).unwrap_or(DocKind::Turn),
+            session_id: opt(f.session_id),
+            turn_id: opt(f.turn_id),
+            record: opt(f.record),
+            entry_id: opt(f.entry_id),
+            entry_type: opt(f.entry_type),
+            work_context_id: opt(f.work_context_id),
+            harness: opt(f.harness),
+            role: opt(f.role),
+            at,
+            excerpt: super::bounded(text.trim(), EXCERPT_CHARS),
+            relevance_score: (score / best).clamp(0.0, 1.0),
+            why: Why {
+                lexical_rank: rank,
+                lexical_score: score,
+                vector_rank: None,
+                similarity: None,
+                fused_score: score,
+                fields,
+                age_days: at.map(|t| (now - t).num_days()),
+            },
+        }
+    }
+}
+
+/// A query matching any of `values` in a keyword field.
+fn any_of<'a>(field: Field, values: impl IntoIterator<Item = &'a str>) -> Box<dyn Query> {
+    let clauses = values
+        .into_iter()
+        .map(|v| {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(field, v),
+                IndexRecordOption::Basic,
+            ));
+            (Occur::Should, q)
+        })
+        .collect();
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// Whether the document at `addr` matches `query`. A fresh scorer is walked to the document
+/// rather than asked through `explain`, which can seek a phrase scorer backwards and panic.
+fn matches(searcher: &tantivy::Searcher, query: &dyn Query, addr: DocAddress) -> bool {
+    let Ok(weight) = query.weight(EnableScoring::disabled_from_searcher(searcher)) else {
+        return false;
+    };
+    let reader = searcher.segment_reader(addr.segment_ord);
+    let Ok(mut scorer) = weight.scorer(reader, 1.0) else {
+        return false;
+    };
+    if scorer.doc() > addr.doc_id {
+        return false;
+    }
+    scorer.seek(addr.doc_id) == addr.doc_id
+}

@@ -1,0 +1,208 @@
+//! Search over the project's own samples (`tests/fixtures/`): a real tantivy index in a real
+//! store folder, queried the way `elnor query` does.
+
+use chrono::{DateTime, TimeZone, Utc};
+
+use super::*;
+use crate::test_support::ingest_dir;
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap()
+}
+
+/// A store with the samples ingested; the ingest use case has synced the index already.
+fn indexed() -> (tempfile::TempDir, Store, SearchIndex) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    ingest_dir(&store, &elnor_fixtures::samples());
+    let index = SearchIndex::open(&store).unwrap();
+    let report = index.sync(&store).unwrap();
+    assert_eq!(report.turns, 0, "ingest indexed its turns: {report:?}");
+    assert!(report.documents > 10, "{report:?}");
+    (dir, store, index)
+}
+
+fn request(query: &str) -> SearchRequest {
+    let mut req = SearchRequest::new(query, now());
+    req.strategy = Strategy::LexicalOnly;
+    req.hours = 0;
+    req
+}
+
+#[test]
+fn a_person_s_words_find_their_turn_with_its_record_and_reasons() {
+    let (_dir, _store, index) = indexed();
+    let result = index
+        .search(&request("OAuth token refreshes in the middle of a batch"))
+        .unwrap();
+    let top = &result.hits[0];
+    assert_eq!(top.kind, DocKind::Turn);
+    assert_eq!(top.role.as_deref(), Some("user"));
+    assert_eq!(
+        top.session_id.as_deref(),
+        Some("5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11")
+    );
+    // Claude Code's own `uuid` of the record, so the hit can be found in the file.
+    assert_eq!(top.record.as_deref(), Some("5b0c2d7e-3"));
+    assert!(
+        top.excerpt.starts_with("The nightly sync drops rows"),
+        "{top:?}"
+    );
+    // The injected system reminder is not part of what the person said.
+    assert!(!top.excerpt.contains("system-reminder"), "{top:?}");
+    assert_eq!(top.why.lexical_rank, 1);
+    assert!(top.why.fields.contains(&"text"), "{:?}", top.why);
+    assert_eq!(top.relevance_score, 1.0);
+    assert_eq!(result.trust_banner, "low_trust");
+    assert_eq!(result.fallback_mode, None);
+}
+
+#[test]
+fn a_file_path_is_found_whole_and_codex_turns_point_at_their_line() {
+    let (_dir, _store, index) = indexed();
+    let result = index
+        .search(&request("tests/refresh_mid_batch.rs"))
+        .unwrap();
+    let codex = result
+        .hits
+        .iter()
+        .find(|h| h.harness.as_deref() == Some("codex") && h.role.as_deref() == Some("tool"))
+        .expect("the Codex tool output that added the file");
+    assert!(codex.why.fields.contains(&"ident"), "{:?}", codex.why);
+    assert!(codex.why.fields.contains(&"tool"), "{:?}", codex.why);
+    // Codex records have no id of their own: the line of the record in the file, here the
+    // `custom_tool_call_output` of the patch.
+    assert_eq!(codex.record.as_deref(), Some("line:13"), "{codex:?}");
+}
+
+#[test]
+fn the_turn_before_counts_so_an_answer_is_found_by_its_question() {
+    let (_dir, _store, index) = indexed();
+    // The assistant's answer names a cursor and a refresh; "tell me why" and "drops rows" are
+    // only in the person's question just before it.
+    let result = index
+        .search(&request("why does the sync drop rows"))
+        .unwrap();
+    let answer = result
+        .hits
+        .iter()
+        .find(|h| h.record.as_deref() == Some("5b0c2d7e-6"))
+        .expect("the answer is among the hits");
+    assert!(answer.why.fields.contains(&"context"), "{:?}", answer.why);
+}
+
+#[test]
+fn filters_and_the_time_window_narrow_the_hits() {
+    let (_dir, _store, index) = indexed();
+    let mut req = request("batch");
+    req.max_results = 20;
+    let all = index.search(&req).unwrap();
+    assert!(all.hits.len() > 2);
+    req.harness = Some(crate::inputs::transcripts::Harness::Codex);
+    let codex = index.search(&req).unwrap();
+    assert!(!codex.hits.is_empty());
+    assert!(
+        codex
+            .hits
+            .iter()
+            .all(|h| h.harness.as_deref() == Some("codex"))
+    );
+    req.harness = None;
+    req.kinds = vec![DocKind::Summary];
+    assert!(
+        index
+            .search(&req)
+            .unwrap()
+            .hits
+            .iter()
+            .all(|h| h.kind == DocKind::Summary)
+    );
+    // The samples happened in October 2026: a one-hour window before the query finds nothing.
+    let mut recent = request("batch");
+    recent.hours = 1;
+    assert!(index.search(&recent).unwrap().hits.is_empty());
+}
+
+#[test]
+fn an_embedding_strategy_without_an_embedder_says_it_fell_back() {
+    let (_dir, _store, index) = indexed();
+    let mut req = request("batch");
+    req.strategy = Strategy::Hybrid;
+    let result = index.search(&req).unwrap();
+    assert_eq!(result.strategy, Strategy::Hybrid);
+    assert_eq!(result.fallback_mode, Some(Strategy::LexicalOnly));
+    assert!(
+        result
+            .fallback_reason
+            .as_deref()
+            .is_some_and(|r| r.contains("no embedder")),
+        "{result:?}"
+    );
+    assert!(
+        index.search(&request("   ")).is_err(),
+        "an empty query is refused"
+    );
+}
+
+#[test]
+fn a_sync_adds_only_what_is_new_and_a_rebuild_answers_the_same() {
+    let (_dir, store, index) = indexed();
+    assert!(!index.is_behind(&store).unwrap());
+    let again = index.sync(&store).unwrap();
+    assert_eq!((again.turns, again.entries, again.summaries), (0, 0, 0));
+    let before = index.search(&request("whole batch")).unwrap();
+    let rebuilt = SearchIndex::rebuild(&store).unwrap();
+    assert_eq!(rebuilt.documents, before.documents);
+    let index = SearchIndex::open(&store).unwrap();
+    let after = index.search(&request("whole batch")).unwrap();
+    let ids = |r: &SearchResult| {
+        r.hits
+            .iter()
+            .map(|h| (h.turn_id.clone(), h.entry_id.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&after), ids(&before));
+}
+
+#[test]
+fn captured_entries_are_searchable_and_leave_with_a_merged_log() {
+    let (_dir, store, index) = indexed();
+    store
+        .set_mode(crate::base::config::ContinuityMode::Deterministic)
+        .unwrap();
+    let ids = crate::test_support::capture_all(&store, now());
+    assert!(!ids.is_empty());
+    assert!(index.is_behind(&store).unwrap());
+    let report = index.sync(&store).unwrap();
+    assert!(report.entries > 0, "{report:?}");
+    let mut req = request("retry the whole batch");
+    req.kinds = vec![DocKind::Entry];
+    let hits = index.search(&req).unwrap().hits;
+    let decision = hits
+        .iter()
+        .find(|h| h.entry_type.as_deref() == Some("key_decision"))
+        .expect("the captured decision");
+    let wc =
+        crate::base::ids::WorkContextId::new(decision.work_context_id.clone().unwrap()).unwrap();
+    // Merging the context away moves its log: its entries now answer under the kept context.
+    let other = store
+        .graph()
+        .create_work_context(
+            &crate::graph::contexts::NewWorkContext {
+                name: "Elsewhere".into(),
+                ..Default::default()
+            },
+            now(),
+        )
+        .unwrap();
+    crate::usecase::merge_work_contexts(&store, &other.work_context_id, &wc, now()).unwrap();
+    let report = index.sync(&store).unwrap();
+    assert_eq!(report.logs_removed, 1, "{report:?}");
+    let hits = index.search(&req).unwrap().hits;
+    assert!(
+        hits.iter()
+            .filter(|h| h.entry_type.as_deref() == Some("key_decision"))
+            .all(|h| h.work_context_id.as_deref() == Some(other.work_context_id.as_str())),
+        "{hits:?}"
+    );
+}
