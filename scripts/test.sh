@@ -66,6 +66,9 @@ cargo test -p elnor-engine -p elnor-types -p elnor-cli
 step "slow tier: the live file watcher over real inotify"
 cargo test -q -p elnor-engine --test watcher -- --ignored
 
+step "slow tier: search relevance on real history (recall@5 and MRR per strategy)"
+cargo test -q -p elnor-engine --test search_relevance -- --ignored --nocapture
+
 step "OS keyring for real: gnome-keyring in a private D-Bus session with a temporary HOME"
 # The real Secret Service, not a mock: the key round trip, the clear error when no keyring is
 # reachable, and the check that an API key never reaches the store, the output or the logs.

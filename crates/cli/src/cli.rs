@@ -100,6 +100,8 @@ pub enum Command {
     Query(crate::search_cmd::QueryArgs),
     /// Delete the search index and build it again from the store.
     Reindex,
+    /// Embed what the search index holds with the local model, so searches find meaning too.
+    Embed(crate::search_cmd::EmbedArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -168,6 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Timeline(a) => crate::observe_cmd::timeline(&store, a, args.json),
         Command::Query(a) => crate::search_cmd::query(&store, a, args.json),
         Command::Reindex => crate::search_cmd::reindex(&store, args.json),
+        Command::Embed(a) => crate::search_cmd::embed(&store, a, args.json),
     }
 }
 

@@ -69,6 +69,12 @@ pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<Exit
     if let Some(reason) = &result.fallback_reason {
         println!("note: {reason}");
     }
+    if let Some(embedded) = result.embedded.filter(|e| *e < result.documents) {
+        println!(
+            "note: embeddings cover {embedded} of {} documents so far (`elnor embed`)",
+            result.documents
+        );
+    }
     if result.hits.is_empty() {
         println!(
             "nothing found in {} document(s){}",
@@ -108,18 +114,29 @@ pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<Exit
         };
         println!("\n{}. {at}  {place}", i + 1);
         println!("   {}", h.excerpt.replace('\n', " "));
-        println!(
-            "   why: lexical rank {} (score {:.2}), matched {}, {}",
-            h.why.lexical_rank,
-            h.why.lexical_score,
-            h.why.fields.join(", "),
-            h.why
-                .age_days
-                .map(|d| format!("{d} day(s) ago"))
-                .unwrap_or_else(|| "time unknown".into())
-        );
+        println!("   why: {}", why_line(&h.why));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The reasons a hit ranked where it did, in one line.
+fn why_line(why: &elnor_engine::Why) -> String {
+    let mut parts = Vec::new();
+    if let (Some(rank), Some(score)) = (why.lexical_rank, why.lexical_score) {
+        parts.push(format!("lexical rank {rank} (score {score:.2})"));
+    }
+    if let (Some(rank), Some(similarity)) = (why.vector_rank, why.similarity) {
+        parts.push(format!("meaning rank {rank} (similarity {similarity:.2})"));
+    }
+    if !why.fields.is_empty() {
+        parts.push(format!("matched {}", why.fields.join(", ")));
+    }
+    parts.push(
+        why.age_days
+            .map(|d| format!("{d} day(s) ago"))
+            .unwrap_or_else(|| "time unknown".into()),
+    );
+    parts.join(", ")
 }
 
 pub fn reindex(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
@@ -130,6 +147,46 @@ pub fn reindex(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
         println!(
             "indexed {} document(s): {} turn(s), {} entr(y/ies), {} summar(y/ies)",
             report.documents, report.turns, report.entries, report.summaries
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Debug, Args)]
+pub struct EmbedArgs {
+    /// Only say how far the embeddings reach.
+    #[arg(long)]
+    status: bool,
+    /// Embed at most N documents this run (the rest on the next).
+    #[arg(long)]
+    limit: Option<usize>,
+}
+
+pub fn embed(store: &Store, args: &EmbedArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let report = if args.status {
+        elnor_engine::embed_status(store)?
+    } else {
+        elnor_engine::embed(store, args.limit, &mut |r| {
+            if !json {
+                eprint!("\rembedded {} of {} documents", r.covered, r.documents);
+            }
+        })?
+    };
+    if json {
+        output::json(&report)?;
+    } else {
+        if report.embedded > 0 {
+            eprintln!();
+        }
+        println!(
+            "embeddings cover {} of {} documents{}",
+            report.covered,
+            report.documents,
+            if args.status {
+                String::new()
+            } else {
+                format!(" ({} embedded now)", report.embedded)
+            }
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -32,9 +32,9 @@ pub use usecase::nightly::{
 pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStatus};
 pub use usecase::{
     Edited, Pass, add_link_rule, capture_due, capture_session, change_node, create_entity,
-    create_work_context, deliver_updates, edit_entity, edit_work_context, ingest, link_entity,
-    merge_entities, merge_work_contexts, pass, push, reconcile_folders, refresh_views, reindex,
-    remove_link_rule, search, sweep_nodes, unlink_entity,
+    create_work_context, deliver_updates, edit_entity, edit_work_context, embed, embed_status,
+    ingest, link_entity, merge_entities, merge_work_contexts, pass, push, reconcile_folders,
+    refresh_views, reindex, remove_link_rule, search, sweep_nodes, unlink_entity,
 };
 
 // Base: errors, ids, the clock, config and secrets.
@@ -103,7 +103,9 @@ pub use views::timeline::{
 };
 
 // Search: the index over turns, entries and summaries, and its queries.
-pub use views::search::{DocKind, Hit, SearchRequest, SearchResult, Strategy, SyncReport, Why};
+pub use views::search::{
+    DocKind, EmbedReport, Hit, SearchRequest, SearchResult, Strategy, SyncReport, Why,
+};
 
 // The brief and its traces.
 pub use brief::traces::{AssemblySummary, TraceRow};

@@ -24,7 +24,10 @@ use crate::inputs::ingest::{IngestProgress, IngestReport, SourceRoot};
 use crate::inputs::observe::files::Settled;
 use crate::inputs::observe::{Push, PushOutcome};
 use crate::review::sweep::Sweep;
-use crate::views::search::{SearchIndex, SearchRequest, SearchResult, SyncReport};
+use crate::views::search::embed::MiniLm;
+use crate::views::search::{
+    EmbedReport, SearchIndex, SearchRequest, SearchResult, Strategy, SyncReport,
+};
 
 /// What one [`pass`] did: what ingest read, then what the agent captured.
 #[derive(Debug)]
@@ -241,7 +244,51 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchResult> {
     {
         tracing::warn!(error = %e, "search index not updated before the query");
     }
-    index.search(req)
+    let model = match req.strategy {
+        Strategy::LexicalOnly => None,
+        _ => installed_model(),
+    };
+    index.search(req, model)
+}
+
+/// Embeds the documents of the search index that have no vector yet (`elnor embed`), at most
+/// `limit` of them, entries and summaries first, then turns newest first. Resumable: a run cut
+/// short keeps every batch it finished. Fails with a clear error when no model is installed.
+pub fn embed(
+    store: &Store,
+    limit: Option<usize>,
+    progress: &mut dyn FnMut(&EmbedReport),
+) -> Result<EmbedReport> {
+    let model = installed_model().ok_or_else(|| {
+        crate::base::error::Error::InvalidInput(format!(
+            "no embedding model installed: put all-MiniLM-L6-v2's model.safetensors and vocab.txt \
+             in {} (or set ELNOR_MINILM_DIR)",
+            crate::views::search::embed::home_dir().display()
+        ))
+    })?;
+    let index = SearchIndex::open(store)?;
+    if index.is_behind(store)? {
+        index.sync(store)?;
+    }
+    index.embed_pending(model, limit, progress)
+}
+
+/// How far the embeddings reach, without embedding anything (`elnor embed --status`).
+pub fn embed_status(store: &Store) -> Result<EmbedReport> {
+    SearchIndex::open(store)?.embed_status()
+}
+
+/// The local embedding model, loaded once per process when its files are on disk.
+fn installed_model() -> Option<&'static MiniLm> {
+    static MODEL: std::sync::OnceLock<Option<MiniLm>> = std::sync::OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let dir = crate::views::search::embed::default_dir()?;
+            MiniLm::load(&dir)
+                .map_err(|e| tracing::warn!(error = %e, "embedding model not loaded"))
+                .ok()
+        })
+        .as_ref()
 }
 
 /// Deletes the search index and builds it again from the canonical stores (`elnor reindex`).

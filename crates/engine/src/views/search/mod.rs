@@ -21,7 +21,9 @@
 //! fields, and `ident` (identifiers, file paths, versions and e-mail-like names kept whole, lower
 //! case) over the same text, so `src/main.rs` and `main` both find the turn that names the file.
 
+pub(crate) mod embed;
 mod query;
+mod vectors;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -46,6 +48,7 @@ use crate::graph::store::Store;
 use crate::inputs::transcripts::clean::{assistant_prose, person_text};
 
 pub use query::{DocKind, Hit, SearchRequest, SearchResult, Strategy, Why};
+pub use vectors::EmbedReport;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
 const INDEX_VERSION: u32 = 1;

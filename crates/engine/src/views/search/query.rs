@@ -18,6 +18,7 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, TantivyDocument, Term};
 
+use super::embed::MiniLm;
 use super::{SearchIndex, index_err};
 use crate::base::error::{Error, Result};
 
@@ -121,14 +122,15 @@ impl SearchRequest {
 /// Why a hit ranked where it did: the "why included" of search.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Why {
-    /// 1-based rank in the lexical list, and its BM25 score.
-    pub lexical_rank: usize,
-    pub lexical_score: f32,
+    /// 1-based rank in the lexical list, and its BM25 score, when the words matched.
+    pub lexical_rank: Option<usize>,
+    pub lexical_score: Option<f32>,
     /// 1-based rank among the embedding neighbours, and the cosine similarity, when embeddings
     /// took part.
     pub vector_rank: Option<usize>,
     pub similarity: Option<f32>,
-    /// The score the final order is by (the lexical score when no fusion happened).
+    /// The score the final order is by: the BM25 score for `lexical_only`, the similarity for
+    /// `embedding_augmented`, the reciprocal-rank fusion of both ranks for `hybrid`.
     pub fused_score: f32,
     /// The fields the query matched: `text`, `ident` (a name or path kept whole), `context`
     /// (the turn before), `tool` (tool output).
@@ -168,6 +170,9 @@ pub struct SearchResult {
     pub strategy: Strategy,
     pub fallback_mode: Option<Strategy>,
     pub fallback_reason: Option<String>,
+    /// Documents with an embedding when embeddings took part (of `documents`): a partial
+    /// backfill is said, not hidden.
+    pub embedded: Option<u64>,
     /// Always `low_trust`: a search result is evidence to check, not a fact (CSA §7.6).
     pub trust_banner: &'static str,
     /// Documents in the index when the query ran.
@@ -179,13 +184,26 @@ pub struct SearchResult {
 const CONTEXT_BOOST: f32 = 0.35;
 const TOOL_BOOST: f32 = 0.3;
 
+/// How many candidates each list gives the fusion, and the constant of reciprocal rank fusion
+/// (the usual 60: a rank's weight falls off slowly, so agreement between lists counts most).
+const CANDIDATES: usize = 50;
+const RRF_K: f32 = 60.0;
+
+/// A document on its way into the results.
+struct Candidate {
+    doc: Option<(TantivyDocument, DocAddress)>,
+    id: String,
+    lexical: Option<(usize, f32)>,
+    vector: Option<(usize, f32)>,
+}
+
 /// The longest excerpt a hit carries, in characters.
 const EXCERPT_CHARS: usize = 400;
 
 impl SearchIndex {
     /// Runs a query. Embedding strategies fall back to lexical retrieval while there is no
     /// embedder, and say so.
-    pub fn search(&self, req: &SearchRequest) -> Result<SearchResult> {
+    pub fn search(&self, req: &SearchRequest, model: Option<&MiniLm>) -> Result<SearchResult> {
         let query_text = req.query.trim();
         if query_text.is_empty() {
             return Err(Error::InvalidInput("a search needs some words".into()));
@@ -219,22 +237,22 @@ impl SearchIndex {
                 .map(|(_, q)| (Occur::Should, q.box_clone()))
                 .collect(),
         ));
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, matched)];
+        let mut filters: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         if !req.kinds.is_empty() {
-            clauses.push((
+            filters.push((
                 Occur::Must,
                 any_of(f.kind, req.kinds.iter().map(|k| k.as_str())),
             ));
         }
         if let Some(h) = req.harness {
-            clauses.push((Occur::Must, any_of(f.harness, [h.as_str()])));
+            filters.push((Occur::Must, any_of(f.harness, [h.as_str()])));
         }
         if let Some(wc) = &req.work_context {
-            clauses.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
+            filters.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
         }
         if req.hours > 0 {
             let since = req.now - Duration::hours(i64::from(req.hours));
-            clauses.push((
+            filters.push((
                 Occur::Must,
                 Box::new(RangeQuery::new(
                     Bound::Included(Term::from_field_i64(f.at, since.timestamp())),
@@ -242,45 +260,142 @@ impl SearchIndex {
                 )),
             ));
         }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, matched)];
+        clauses.extend(filters.iter().map(|(o, q)| (*o, q.box_clone())));
         let query = BooleanQuery::new(clauses);
         let limit = req.max_results.clamp(1, MAX_RESULTS);
+        let documents = searcher.num_docs();
+
+        // Embeddings take part when the strategy asks and there are vectors and a model.
+        let vectors = if req.strategy == Strategy::LexicalOnly {
+            None
+        } else {
+            Some(super::vectors::Vectors::load(&self.dir)?)
+        };
+        let (vector_hits, fallback_reason): (Option<Vec<(String, f32)>>, Option<String>) = match (
+            req.strategy,
+            model,
+            &vectors,
+        ) {
+            (Strategy::LexicalOnly, ..) => (None, None),
+            (other, None, _) => (
+                None,
+                Some(format!(
+                    "{} needs embeddings, and no embedding model is installed: ran                          lexical_only over all {documents} documents",
+                    other.as_str()
+                )),
+            ),
+            (other, Some(_), Some(v)) if v.len() == 0 => (
+                None,
+                Some(format!(
+                    "{} needs embeddings, and none are built yet (`elnor embed`): ran                          lexical_only over all {documents} documents",
+                    other.as_str()
+                )),
+            ),
+            (_, Some(m), Some(v)) => {
+                let q = m.embed(&[query_text]).pop().unwrap_or_default();
+                let allowed = if filters.is_empty() {
+                    None
+                } else {
+                    Some(self.allowed(&BooleanQuery::new(filters))?)
+                };
+                (Some(v.nearest(&q, allowed.as_ref(), CANDIDATES)), None)
+            }
+            (_, Some(_), None) => (None, None),
+        };
+        let coverage = vectors
+            .as_ref()
+            .filter(|_| vector_hits.is_some())
+            .map(|v| (v.len() as u64).min(documents));
+
+        let lexical_limit = if vector_hits.is_some() {
+            CANDIDATES
+        } else {
+            limit
+        };
         let top = searcher
-            .search(&query, &TopDocs::with_limit(limit).order_by_score())
+            .search(&query, &TopDocs::with_limit(lexical_limit).order_by_score())
             .map_err(|e| index_err(&self.dir, e))?;
-        let best = top
+        // Candidates by doc_id: their lexical rank and score, their vector rank and similarity.
+        let mut candidates: Vec<Candidate> = Vec::new();
+        let mut position: std::collections::HashMap<String, usize> = Default::default();
+        for (rank, (score, addr)) in top.iter().enumerate() {
+            let doc: TantivyDocument = searcher.doc(*addr).map_err(|e| index_err(&self.dir, e))?;
+            let id = self.text_of(&doc, f.doc_id);
+            position.insert(id.clone(), candidates.len());
+            candidates.push(Candidate {
+                doc: Some((doc, *addr)),
+                id,
+                lexical: Some((rank + 1, *score)),
+                vector: None,
+            });
+        }
+        for (rank, (id, similarity)) in vector_hits.iter().flatten().enumerate() {
+            match position.get(id) {
+                Some(&at) => candidates[at].vector = Some((rank + 1, *similarity)),
+                None => {
+                    position.insert(id.clone(), candidates.len());
+                    candidates.push(Candidate {
+                        doc: None,
+                        id: id.clone(),
+                        lexical: None,
+                        vector: Some((rank + 1, *similarity)),
+                    });
+                }
+            }
+        }
+        let fused = |c: &Candidate| -> f32 {
+            match (req.strategy, vector_hits.is_some()) {
+                (_, false) | (Strategy::LexicalOnly, _) => c.lexical.map_or(0.0, |(_, s)| s),
+                (Strategy::EmbeddingAugmented, true) => c.vector.map_or(0.0, |(_, s)| s),
+                (Strategy::Hybrid, true) => {
+                    let rrf = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (RRF_K + r as f32));
+                    rrf(c.lexical.map(|(r, _)| r)) + rrf(c.vector.map(|(r, _)| r))
+                }
+            }
+        };
+        let mut ranked: Vec<(f32, Candidate)> =
+            candidates.into_iter().map(|c| (fused(&c), c)).collect();
+        ranked.retain(|(score, _)| *score > 0.0);
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        ranked.truncate(limit);
+        let best = ranked
             .first()
             .map(|(s, _)| *s)
             .unwrap_or(1.0)
             .max(f32::EPSILON);
-        let mut hits = Vec::with_capacity(top.len());
-        for (rank, (score, addr)) in top.into_iter().enumerate() {
-            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
-            let fields = per_field
-                .iter()
-                .filter(|(_, q)| matches(&searcher, q.as_ref(), addr))
-                .map(|(name, _)| *name)
-                .collect();
-            hits.push(self.hit(&doc, rank + 1, score, best, fields, req.now));
+        let mut hits = Vec::with_capacity(ranked.len());
+        for (score, c) in ranked {
+            let (doc, fields) = match c.doc {
+                Some((doc, addr)) => {
+                    let fields = per_field
+                        .iter()
+                        .filter(|(_, q)| matches(&searcher, q.as_ref(), addr))
+                        .map(|(name, _)| *name)
+                        .collect();
+                    (doc, fields)
+                }
+                None => match self.by_doc_id(&c.id)? {
+                    Some(doc) => (doc, Vec::new()),
+                    // A vector whose document left the index (a log merged away): passed over.
+                    None => continue,
+                },
+            };
+            let mut hit = self.hit(&doc, score, best, fields, req.now);
+            hit.why.lexical_rank = c.lexical.map(|(r, _)| r);
+            hit.why.lexical_score = c.lexical.map(|(_, s)| s);
+            hit.why.vector_rank = c.vector.map(|(r, _)| r);
+            hit.why.similarity = c.vector.map(|(_, s)| s);
+            hits.push(hit);
         }
-        let (fallback_mode, fallback_reason) = match req.strategy {
-            Strategy::LexicalOnly => (None, None),
-            other => (
-                Some(Strategy::LexicalOnly),
-                Some(format!(
-                    "{} needs embeddings, and no embedder is configured yet: ran lexical_only \
-                     over all {} documents",
-                    other.as_str(),
-                    searcher.num_docs()
-                )),
-            ),
-        };
         Ok(SearchResult {
             hits,
             strategy: req.strategy,
-            fallback_mode,
+            fallback_mode: fallback_reason.as_ref().map(|_| Strategy::LexicalOnly),
             fallback_reason,
+            embedded: coverage,
             trust_banner: "low_trust",
-            documents: searcher.num_docs(),
+            documents,
         })
     }
 
@@ -323,7 +438,6 @@ impl SearchIndex {
     fn hit(
         &self,
         doc: &TantivyDocument,
-        rank: usize,
         score: f32,
         best: f32,
         fields: Vec<&'static str>,
@@ -351,8 +465,8 @@ impl SearchIndex {
             excerpt: super::bounded(text.trim(), EXCERPT_CHARS),
             relevance_score: (score / best).clamp(0.0, 1.0),
             why: Why {
-                lexical_rank: rank,
-                lexical_score: score,
+                lexical_rank: None,
+                lexical_score: None,
                 vector_rank: None,
                 similarity: None,
                 fused_score: score,

@@ -33,7 +33,10 @@ fn request(query: &str) -> SearchRequest {
 fn a_person_s_words_find_their_turn_with_its_record_and_reasons() {
     let (_dir, _store, index) = indexed();
     let result = index
-        .search(&request("OAuth token refreshes in the middle of a batch"))
+        .search(
+            &request("OAuth token refreshes in the middle of a batch"),
+            None,
+        )
         .unwrap();
     let top = &result.hits[0];
     assert_eq!(top.kind, DocKind::Turn);
@@ -50,7 +53,7 @@ fn a_person_s_words_find_their_turn_with_its_record_and_reasons() {
     );
     // The injected system reminder is not part of what the person said.
     assert!(!top.excerpt.contains("system-reminder"), "{top:?}");
-    assert_eq!(top.why.lexical_rank, 1);
+    assert_eq!(top.why.lexical_rank, Some(1));
     assert!(top.why.fields.contains(&"text"), "{:?}", top.why);
     assert_eq!(top.relevance_score, 1.0);
     assert_eq!(result.trust_banner, "low_trust");
@@ -61,7 +64,7 @@ fn a_person_s_words_find_their_turn_with_its_record_and_reasons() {
 fn a_file_path_is_found_whole_and_codex_turns_point_at_their_line() {
     let (_dir, _store, index) = indexed();
     let result = index
-        .search(&request("tests/refresh_mid_batch.rs"))
+        .search(&request("tests/refresh_mid_batch.rs"), None)
         .unwrap();
     let codex = result
         .hits
@@ -81,7 +84,7 @@ fn the_turn_before_counts_so_an_answer_is_found_by_its_question() {
     // The assistant's answer names a cursor and a refresh; "tell me why" and "drops rows" are
     // only in the person's question just before it.
     let result = index
-        .search(&request("why does the sync drop rows"))
+        .search(&request("why does the sync drop rows"), None)
         .unwrap();
     let answer = result
         .hits
@@ -96,10 +99,10 @@ fn filters_and_the_time_window_narrow_the_hits() {
     let (_dir, _store, index) = indexed();
     let mut req = request("batch");
     req.max_results = 20;
-    let all = index.search(&req).unwrap();
+    let all = index.search(&req, None).unwrap();
     assert!(all.hits.len() > 2);
     req.harness = Some(crate::inputs::transcripts::Harness::Codex);
-    let codex = index.search(&req).unwrap();
+    let codex = index.search(&req, None).unwrap();
     assert!(!codex.hits.is_empty());
     assert!(
         codex
@@ -111,7 +114,7 @@ fn filters_and_the_time_window_narrow_the_hits() {
     req.kinds = vec![DocKind::Summary];
     assert!(
         index
-            .search(&req)
+            .search(&req, None)
             .unwrap()
             .hits
             .iter()
@@ -120,7 +123,7 @@ fn filters_and_the_time_window_narrow_the_hits() {
     // The samples happened in October 2026: a one-hour window before the query finds nothing.
     let mut recent = request("batch");
     recent.hours = 1;
-    assert!(index.search(&recent).unwrap().hits.is_empty());
+    assert!(index.search(&recent, None).unwrap().hits.is_empty());
 }
 
 #[test]
@@ -128,18 +131,18 @@ fn an_embedding_strategy_without_an_embedder_says_it_fell_back() {
     let (_dir, _store, index) = indexed();
     let mut req = request("batch");
     req.strategy = Strategy::Hybrid;
-    let result = index.search(&req).unwrap();
+    let result = index.search(&req, None).unwrap();
     assert_eq!(result.strategy, Strategy::Hybrid);
     assert_eq!(result.fallback_mode, Some(Strategy::LexicalOnly));
     assert!(
         result
             .fallback_reason
             .as_deref()
-            .is_some_and(|r| r.contains("no embedder")),
+            .is_some_and(|r| r.contains("no embedding model")),
         "{result:?}"
     );
     assert!(
-        index.search(&request("   ")).is_err(),
+        index.search(&request("   "), None).is_err(),
         "an empty query is refused"
     );
 }
@@ -150,11 +153,11 @@ fn a_sync_adds_only_what_is_new_and_a_rebuild_answers_the_same() {
     assert!(!index.is_behind(&store).unwrap());
     let again = index.sync(&store).unwrap();
     assert_eq!((again.turns, again.entries, again.summaries), (0, 0, 0));
-    let before = index.search(&request("whole batch")).unwrap();
+    let before = index.search(&request("whole batch"), None).unwrap();
     let rebuilt = SearchIndex::rebuild(&store).unwrap();
     assert_eq!(rebuilt.documents, before.documents);
     let index = SearchIndex::open(&store).unwrap();
-    let after = index.search(&request("whole batch")).unwrap();
+    let after = index.search(&request("whole batch"), None).unwrap();
     let ids = |r: &SearchResult| {
         r.hits
             .iter()
@@ -177,7 +180,7 @@ fn captured_entries_are_searchable_and_leave_with_a_merged_log() {
     assert!(report.entries > 0, "{report:?}");
     let mut req = request("retry the whole batch");
     req.kinds = vec![DocKind::Entry];
-    let hits = index.search(&req).unwrap().hits;
+    let hits = index.search(&req, None).unwrap().hits;
     let decision = hits
         .iter()
         .find(|h| h.entry_type.as_deref() == Some("key_decision"))
@@ -198,7 +201,7 @@ fn captured_entries_are_searchable_and_leave_with_a_merged_log() {
     crate::usecase::merge_work_contexts(&store, &other.work_context_id, &wc, now()).unwrap();
     let report = index.sync(&store).unwrap();
     assert_eq!(report.logs_removed, 1, "{report:?}");
-    let hits = index.search(&req).unwrap().hits;
+    let hits = index.search(&req, None).unwrap().hits;
     assert!(
         hits.iter()
             .filter(|h| h.entry_type.as_deref() == Some("key_decision"))
