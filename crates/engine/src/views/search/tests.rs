@@ -209,3 +209,55 @@ fn captured_entries_are_searchable_and_leave_with_a_merged_log() {
         "{hits:?}"
     );
 }
+
+/// With the local model: a backfill covers every document (resuming where a limited run
+/// stopped), and a hybrid query ranks by fusing both lists, each hit saying its vector rank and
+/// similarity beside its lexical rank. Skipped, and counted, without the model's files.
+#[test]
+fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
+    let Some(model) = super::embed::tests::model() else {
+        return;
+    };
+    let (_dir, _store, index) = indexed();
+    let first = index.embed_pending(model, Some(5), &mut |_| {}).unwrap();
+    assert_eq!(first.embedded, 5);
+    let mut seen = Vec::new();
+    let rest = index
+        .embed_pending(model, None, &mut |r| seen.push(r.covered))
+        .unwrap();
+    assert_eq!(rest.covered, rest.documents, "{rest:?}");
+    assert_eq!(rest.embedded + 5, rest.documents);
+    assert!(
+        seen.windows(2).all(|w| w[0] < w[1]),
+        "progress grows: {seen:?}"
+    );
+    assert_eq!(index.embed_status().unwrap().covered, rest.documents);
+
+    // Words the session never uses for its point: the turn about dropped rows after a token
+    // refresh, asked about as lost records when credentials renew.
+    let mut req = request("records go missing when the credentials renew halfway");
+    req.strategy = Strategy::Hybrid;
+    req.max_results = 10;
+    let result = index.search(&req, Some(model)).unwrap();
+    assert_eq!(result.fallback_mode, None, "{result:?}");
+    assert_eq!(result.embedded, Some(rest.documents));
+    assert!(
+        result
+            .hits
+            .iter()
+            .all(|h| h.why.vector_rank.is_some() || h.why.lexical_rank.is_some())
+    );
+    assert!(result.hits.iter().any(|h| h.why.similarity.is_some()));
+    let fused: Vec<f32> = result.hits.iter().map(|h| h.why.fused_score).collect();
+    assert!(
+        fused.windows(2).all(|w| w[0] >= w[1]),
+        "ordered by the fused score: {fused:?}"
+    );
+    assert!(
+        result.hits[..5]
+            .iter()
+            .any(|h| h.session_id.as_deref() == Some("5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11")),
+        "{:#?}",
+        result.hits
+    );
+}

@@ -175,4 +175,4 @@ pub(crate) fn home_dir() -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -44,7 +44,7 @@ fn model_dir() -> Option<PathBuf> {
 }
 
 /// The model, loaded once for all the tests that need it (loading takes a while in debug builds).
-fn model() -> Option<&'static MiniLm> {
+pub(crate) fn model() -> Option<&'static MiniLm> {
     static MODEL: OnceLock<MiniLm> = OnceLock::new();
     let dir = model_dir()?;
     Some(MODEL.get_or_init(|| MiniLm::load(&dir).expect("the fetched model loads")))
