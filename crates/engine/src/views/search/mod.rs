@@ -56,6 +56,9 @@ const INDEX_VERSION: u32 = 1;
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
 const MAX_TOOL_CHARS: usize = 2_000;
+/// Turns read from the store per page of a sync; small in the unit tests, so that the samples
+/// take several pages and the paging is what the tests check.
+const TURNS_PAGE: i64 = if cfg!(test) { 7 } else { 2_000 };
 /// How much of the previous turn goes into a turn's `context` field.
 const MAX_CONTEXT_CHARS: usize = 1_000;
 
@@ -201,7 +204,18 @@ impl SearchIndex {
             None => {
                 remove_dir(&dir)?;
                 fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-                Index::create_in_dir(&dir, schema).map_err(|e| index_err(&dir, e))?
+                let index = Index::create_in_dir(&dir, schema).map_err(|e| index_err(&dir, e))?;
+                // The new index's state at once: another process opening it during this
+                // process's first sync then finds its version and opens it, rather than taking
+                // it for a stale index and deleting it.
+                write_state(
+                    &dir,
+                    &SyncState {
+                        version: INDEX_VERSION,
+                        ..SyncState::default()
+                    },
+                )?;
+                index
             }
         };
         register_analysers(&index)?;
@@ -233,9 +247,7 @@ impl SearchIndex {
         self.sync_entries(store, &mut writer, &mut state, &mut report)?;
         writer.commit().map_err(|e| index_err(&self.dir, e))?;
         drop(writer);
-        let bytes = serde_json::to_vec_pretty(&state)
-            .map_err(|e| Error::InvalidEntry(format!("search index state: {e}")))?;
-        atomic_write(&self.dir.join("state.json"), &bytes)?;
+        write_state(&self.dir, &state)?;
         report.documents = self.reader()?.searcher().num_docs();
         Ok(report)
     }
@@ -291,94 +303,103 @@ impl SearchIndex {
     ) -> Result<()> {
         let f = self.fields;
         let graph = store.graph();
-        let rows: Vec<TurnRow> = graph.with_conn_result(|c| {
-            let mut stmt = c.prepare(
-                "SELECT seq, turn_id, session_id, harness, role, kind, text, timestamp,
+        // A page at a time, so a first sync of years of history holds one page in memory.
+        let page = |after: i64| -> Result<Vec<TurnRow>> {
+            graph.with_conn_result(|c| {
+                let mut stmt = c.prepare_cached(
+                    "SELECT seq, turn_id, session_id, harness, role, kind, text, timestamp,
                         source_path, source_offset
                  FROM turns WHERE seq > ?1 AND kind IN ('message', 'tool_result')
-                 ORDER BY seq",
-            )?;
-            stmt.query_map([state.turns_seq], |r| {
-                Ok(TurnRow {
-                    seq: r.get(0)?,
-                    turn_id: r.get(1)?,
-                    session_id: r.get(2)?,
-                    harness: r.get(3)?,
-                    role: r.get(4)?,
-                    kind: r.get(5)?,
-                    text: r.get(6)?,
-                    timestamp: r.get(7)?,
-                    source_path: r.get(8)?,
-                    source_offset: r.get(9)?,
-                })
-            })?
-            .collect()
-        })?;
+                 ORDER BY seq LIMIT ?2",
+                )?;
+                stmt.query_map(rusqlite::params![after, TURNS_PAGE], |r| {
+                    Ok(TurnRow {
+                        seq: r.get(0)?,
+                        turn_id: r.get(1)?,
+                        session_id: r.get(2)?,
+                        harness: r.get(3)?,
+                        role: r.get(4)?,
+                        kind: r.get(5)?,
+                        text: r.get(6)?,
+                        timestamp: r.get(7)?,
+                        source_path: r.get(8)?,
+                        source_offset: r.get(9)?,
+                    })
+                })?
+                .collect()
+            })
+        };
         let max_seq: Option<i64> = graph
             .with_conn_result(|c| c.query_row("SELECT max(seq) FROM turns", [], |r| r.get(0)))?;
         let mut lines = LineNumbers::default();
         // Each session's latest words of the person and of the assistant, carried across the
         // batch; a session first seen in this batch starts from its turns already indexed.
         let mut latest: HashMap<(String, &'static str), String> = HashMap::new();
-        for row in &rows {
-            let (text, tool) = match (row.role.as_str(), row.kind.as_str()) {
-                ("user", "message") => (person_text(&row.text).text, String::new()),
-                ("assistant", "message") => (assistant_prose(&row.text).text, String::new()),
-                (_, "tool_result") => (String::new(), bounded(&row.text, MAX_TOOL_CHARS)),
-                _ => continue,
+        let mut after = state.turns_seq;
+        loop {
+            let rows = page(after)?;
+            let Some(last) = rows.last() else {
+                break;
             };
-            if text.trim().is_empty() && tool.trim().is_empty() {
-                continue;
-            }
-            // A turn's neighbourhood is the other side of its exchange: an answer is found by its
-            // question ("why does the sync drop rows" finds the reply that explains it), and a
-            // short reply ("A", "yes") by the options it chose from.
-            let other = if row.role == "user" {
-                "assistant"
-            } else {
-                "user"
-            };
-            let key = (row.session_id.clone(), other);
-            if !latest.contains_key(&key) {
-                let before = last_text_before(store, &row.session_id, other, row.seq)?;
-                latest.insert(key.clone(), before);
-            }
-            let context = latest.get(&key).cloned().unwrap_or_default();
-            let mut doc = TantivyDocument::default();
-            doc.add_text(f.doc_id, format!("turn:{}", row.seq));
-            doc.add_text(f.kind, DocKind::Turn.as_str());
-            doc.add_text(f.session_id, &row.session_id);
-            doc.add_text(f.turn_id, &row.turn_id);
-            if let Some(record) = record_of(row, &mut lines) {
-                doc.add_text(f.record, record);
-            }
-            doc.add_text(f.harness, &row.harness);
-            doc.add_text(f.role, &row.role);
-            doc.add_i64(f.at, seconds(row.timestamp.as_deref()));
-            let text = bounded(&text, MAX_TEXT_CHARS);
-            doc.add_text(f.text, &text);
-            doc.add_text(f.ident, &text);
-            doc.add_text(f.context, bounded(&context, MAX_CONTEXT_CHARS));
-            if !tool.is_empty() {
-                doc.add_text(f.tool, &tool);
-                doc.add_text(f.ident, &tool);
-            }
-            writer
-                .add_document(doc)
-                .map_err(|e| index_err(&self.dir, e))?;
-            report.turns += 1;
-            if !text.trim().is_empty() {
-                let own = if row.role == "user" {
-                    "user"
-                } else {
-                    "assistant"
+            after = last.seq;
+            for row in &rows {
+                let (text, tool) = match (row.role.as_str(), row.kind.as_str()) {
+                    ("user", "message") => (person_text(&row.text).text, String::new()),
+                    ("assistant", "message") => (assistant_prose(&row.text).text, String::new()),
+                    (_, "tool_result") => (String::new(), bounded(&row.text, MAX_TOOL_CHARS)),
+                    _ => continue,
                 };
-                latest.insert((row.session_id.clone(), own), text);
+                if text.trim().is_empty() && tool.trim().is_empty() {
+                    continue;
+                }
+                // A turn's neighbourhood is the other side of its exchange: an answer is found by its
+                // question ("why does the sync drop rows" finds the reply that explains it), and a
+                // short reply ("A", "yes") by the options it chose from.
+                let other = if row.role == "user" {
+                    "assistant"
+                } else {
+                    "user"
+                };
+                let key = (row.session_id.clone(), other);
+                if !latest.contains_key(&key) {
+                    let before = last_text_before(store, &row.session_id, other, row.seq)?;
+                    latest.insert(key.clone(), before);
+                }
+                let context = latest.get(&key).cloned().unwrap_or_default();
+                let mut doc = TantivyDocument::default();
+                doc.add_text(f.doc_id, format!("turn:{}", row.seq));
+                doc.add_text(f.kind, DocKind::Turn.as_str());
+                doc.add_text(f.session_id, &row.session_id);
+                doc.add_text(f.turn_id, &row.turn_id);
+                if let Some(record) = record_of(row, &mut lines) {
+                    doc.add_text(f.record, record);
+                }
+                doc.add_text(f.harness, &row.harness);
+                doc.add_text(f.role, &row.role);
+                doc.add_i64(f.at, seconds(row.timestamp.as_deref()));
+                let text = bounded(&text, MAX_TEXT_CHARS);
+                doc.add_text(f.text, &text);
+                doc.add_text(f.ident, &text);
+                doc.add_text(f.context, bounded(&context, MAX_CONTEXT_CHARS));
+                if !tool.is_empty() {
+                    doc.add_text(f.tool, &tool);
+                    doc.add_text(f.ident, &tool);
+                }
+                writer
+                    .add_document(doc)
+                    .map_err(|e| index_err(&self.dir, e))?;
+                report.turns += 1;
+                if !text.trim().is_empty() {
+                    let own = if row.role == "user" {
+                        "user"
+                    } else {
+                        "assistant"
+                    };
+                    latest.insert((row.session_id.clone(), own), text);
+                }
             }
         }
-        if let Some(seq) = max_seq {
-            state.turns_seq = seq;
-        }
+        state.turns_seq = max_seq.unwrap_or(0).max(after);
         Ok(())
     }
 
@@ -603,6 +624,12 @@ fn bounded(text: &str, max: usize) -> String {
         Some((at, _)) => text[..at].to_owned(),
         None => text.to_owned(),
     }
+}
+
+fn write_state(dir: &Path, state: &SyncState) -> Result<()> {
+    let bytes = serde_json::to_vec_pretty(state)
+        .map_err(|e| Error::InvalidEntry(format!("search index state: {e}")))?;
+    atomic_write(&dir.join("state.json"), &bytes)
 }
 
 fn read_state(dir: &Path) -> SyncState {
