@@ -297,7 +297,7 @@ impl SearchIndex {
                 let allowed = if filters.is_empty() {
                     None
                 } else {
-                    Some(self.allowed(&BooleanQuery::new(filters))?)
+                    Some(self.allowed(&searcher, &BooleanQuery::new(filters))?)
                 };
                 (Some(v.nearest(&q, allowed.as_ref(), CANDIDATES)), None)
             }
@@ -375,7 +375,7 @@ impl SearchIndex {
                         .collect();
                     (doc, fields)
                 }
-                None => match self.by_doc_id(&c.id)? {
+                None => match self.by_doc_id(&searcher, &c.id)? {
                     Some(doc) => (doc, Vec::new()),
                     // A vector whose document left the index (a log merged away): passed over.
                     None => continue,

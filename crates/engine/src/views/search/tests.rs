@@ -260,4 +260,22 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
         "{:#?}",
         result.hits
     );
+
+    // A filter holds for the neighbours that only the vectors found, too.
+    req.harness = Some(crate::inputs::transcripts::Harness::Codex);
+    let codex = index.search(&req, Some(model)).unwrap();
+    assert!(!codex.hits.is_empty());
+    assert!(
+        codex
+            .hits
+            .iter()
+            .all(|h| h.harness.as_deref() == Some("codex")),
+        "{:#?}",
+        codex.hits
+    );
+    assert!(
+        codex.hits.iter().any(|h| h.why.lexical_rank.is_none()),
+        "{:#?}",
+        codex.hits
+    );
 }

@@ -187,10 +187,13 @@ impl SearchIndex {
         })
     }
 
-    /// The `doc_id`s of the documents a filter query lets through.
-    pub(crate) fn allowed(&self, filter: &dyn Query) -> Result<HashSet<String>> {
-        let reader = self.reader()?;
-        let searcher = reader.searcher();
+    /// The `doc_id`s of the documents a filter query lets through, read with the query's own
+    /// searcher (one reader per query, not one per lookup).
+    pub(crate) fn allowed(
+        &self,
+        searcher: &tantivy::Searcher,
+        filter: &dyn Query,
+    ) -> Result<HashSet<String>> {
         let docs = searcher
             .search(filter, &DocSetCollector)
             .map_err(|e| index_err(&self.dir, e))?;
@@ -203,9 +206,11 @@ impl SearchIndex {
     }
 
     /// The stored document with this `doc_id`, if any.
-    pub(crate) fn by_doc_id(&self, id: &str) -> Result<Option<TantivyDocument>> {
-        let reader = self.reader()?;
-        let searcher = reader.searcher();
+    pub(crate) fn by_doc_id(
+        &self,
+        searcher: &tantivy::Searcher,
+        id: &str,
+    ) -> Result<Option<TantivyDocument>> {
         let query = tantivy::query::TermQuery::new(
             Term::from_field_text(self.fields.doc_id, id),
             tantivy::schema::IndexRecordOption::Basic,
