@@ -98,6 +98,9 @@ pub enum Command {
     Timeline(crate::observe_cmd::TimelineArgs),
     /// Search everything the agents and you said or wrote; every result says why it ranked there.
     Query(crate::search_cmd::QueryArgs),
+    /// Your documents by collection and folder, and who refers to each (the Library).
+    #[command(subcommand)]
+    Library(crate::library_cmd::LibraryCommand),
     /// Delete the search index and build it again from the store.
     Reindex,
     /// Embed what the search index holds with the local model, so searches find meaning too.
@@ -169,6 +172,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Folders(cmd) => crate::observe_cmd::folders(&store, cmd, args.json),
         Command::Timeline(a) => crate::observe_cmd::timeline(&store, a, args.json),
         Command::Query(a) => crate::search_cmd::query(&store, a, args.json),
+        Command::Library(c) => crate::library_cmd::library(&store, c, args.json),
         Command::Reindex => crate::search_cmd::reindex(&store, args.json),
         Command::Embed(a) => crate::search_cmd::embed(&store, a, args.json),
     }

@@ -9,6 +9,7 @@ mod capture_cmd;
 mod cli;
 mod graph_cmd;
 mod ingest_cmd;
+mod library_cmd;
 mod log_cmd;
 mod model_cmd;
 mod nodes_cmd;

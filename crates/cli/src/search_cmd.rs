@@ -18,12 +18,15 @@ pub struct QueryArgs {
     /// Only this work context's entries.
     #[arg(long = "context", value_name = "WC")]
     context: Option<String>,
-    /// turn, entry or summary (repeatable).
+    /// turn, entry, summary, document, observation or node (repeatable).
     #[arg(long = "kind")]
     kinds: Vec<String>,
     /// openclaw, claude_code or codex.
     #[arg(long)]
     harness: Option<String>,
+    /// Only documents, observations and nodes mentioning this entity (its id; repeatable).
+    #[arg(long = "entity", value_name = "ENTITY_ID")]
+    entities: Vec<String>,
     /// Only work from the last N hours; 0 for all time.
     #[arg(long, default_value_t = 720)]
     hours: u32,
@@ -43,7 +46,9 @@ pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<Exit
     for k in &args.kinds {
         match DocKind::parse(k) {
             Some(kind) => kinds.push(kind),
-            None => crate::usage!("unknown kind {k:?}: use turn, entry or summary"),
+            None => crate::usage!(
+                "unknown kind {k:?}: use turn, entry, summary, document, observation or node"
+            ),
         }
     }
     let harness = match args.harness.as_deref() {
@@ -58,6 +63,11 @@ pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<Exit
     req.work_context = args.context.clone().map(WorkContextId::new).transpose()?;
     req.kinds = kinds;
     req.harness = harness;
+    req.entities = args
+        .entities
+        .iter()
+        .map(|e| elnor_engine::EntityId::new(e.as_str()))
+        .collect::<Result<_, _>>()?;
     req.hours = args.hours;
     req.max_results = args.max_results;
     let result = elnor_engine::search(store, &req)?;
@@ -110,6 +120,21 @@ pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<Exit
             DocKind::Summary => format!(
                 "summary of session {}",
                 h.session_id.as_deref().unwrap_or("?")
+            ),
+            DocKind::Document => format!(
+                "document {:?} {}",
+                h.title.as_deref().unwrap_or(""),
+                h.path.as_deref().unwrap_or("?")
+            ),
+            DocKind::Observation => format!(
+                "observation {} {}",
+                h.observation_id.map(|i| i.to_string()).unwrap_or_default(),
+                h.path.as_deref().unwrap_or("(push)")
+            ),
+            DocKind::Node => format!(
+                "{} {}",
+                h.node_kind.as_deref().unwrap_or("node"),
+                h.node_id.as_deref().unwrap_or("?")
             ),
         };
         println!("\n{}. {at}  {place}", i + 1);

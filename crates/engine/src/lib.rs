@@ -31,7 +31,7 @@ pub use usecase::nightly::{
 };
 pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStatus};
 pub use usecase::{
-    Edited, Pass, add_link_rule, capture_due, capture_session, change_node, create_entity,
+    Edited, Pass, add_library_collection, add_link_rule, capture_due, capture_session, change_node, create_entity,
     create_work_context, deliver_updates, edit_entity, edit_work_context, embed, embed_status,
     ingest, link_entity, merge_entities, merge_work_contexts, pass, push, reconcile_folders,
     refresh_views, reindex, remove_link_rule, search, sweep_nodes, unlink_entity,
@@ -105,6 +105,15 @@ pub use views::timeline::{
 // Search: the index over turns, entries and summaries, and its queries.
 pub use views::search::{
     DocKind, EmbedReport, Hit, SearchRequest, SearchResult, Strategy, SyncReport, Why,
+};
+
+// The Library: collections of the person's documents, and who refers to each.
+pub use views::library::{
+    Collection as LibraryCollection, Document as LibraryDocument,
+    DocumentQuery as LibraryQuery, DocumentRow as LibraryDocumentRow, EntityReference,
+    EntryReference, ObservationReference, References as LibraryReferences, SessionReference,
+    collections as library_collections, document as library_document,
+    documents as library_documents, is_document as is_library_document,
 };
 
 // The brief and its traces.

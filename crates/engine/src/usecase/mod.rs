@@ -91,9 +91,8 @@ pub fn merge_work_contexts(
 pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcome> {
     let outcome = crate::inputs::observe::push(store, push, now)?;
     crate::views::constellation::refresh(store, &outcome.touched, now);
-    if !outcome.touched.is_empty() {
-        sync_search(store);
-    }
+    // The push is a search document of its own, whichever contexts it reached.
+    sync_search(store);
     Ok(outcome)
 }
 
@@ -102,7 +101,31 @@ pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcom
 pub fn reconcile_folders(store: &Store, now: DateTime<Utc>) -> Result<Settled> {
     let settled = crate::inputs::observe::files::reconcile_all(store, now)?;
     crate::views::constellation::refresh(store, &settled.touched, now);
+    sync_search(store);
     Ok(settled)
+}
+
+/// Adds a folder to the Library as a collection (`elnor library add`): it becomes a tracked
+/// folder, its files are recorded at once (silently, as a first scan is), and its documents are
+/// indexed, so they are browsable and searchable when this returns.
+pub fn add_library_collection(
+    store: &Store,
+    folder: &std::path::Path,
+    now: DateTime<Utc>,
+) -> Result<crate::views::library::Collection> {
+    let before = store.tracked_folders().load()?.folders;
+    let after = store.tracked_folders().add(folder)?.folders;
+    let added = after.into_iter().find(|f| !before.contains(f));
+    reconcile_folders(store, now)?;
+    crate::views::library::collections(store)?
+        .into_iter()
+        .find(|c| Some(&c.folder) == added.as_ref())
+        .ok_or_else(|| {
+            crate::base::error::Error::InvalidInput(format!(
+                "{} was added but is not a collection",
+                folder.display()
+            ))
+        })
 }
 
 /// What a change to the graph's work contexts or entities returned, and how many
@@ -298,7 +321,7 @@ pub fn reindex(store: &Store) -> Result<SyncReport> {
 
 /// Brings the search index up to date after a write, off the caller's answer: a failure is
 /// logged, and the next query catches up.
-fn sync_search(store: &Store) {
+pub(crate) fn sync_search(store: &Store) {
     let synced = SearchIndex::open(store).and_then(|index| index.sync(store));
     if let Err(e) = synced {
         tracing::warn!(error = %e, "search index update failed; the next query catches up");
@@ -358,6 +381,7 @@ pub fn change_node(store: &Store, id: &str, change: Change, now: DateTime<Utc>) 
         Change::Supersede(text) => graph.supersede_node(id, &text, now)?,
     };
     crate::views::constellation::refresh_for_node(store, &node, now)?;
+    sync_search(store);
     Ok(node)
 }
 

@@ -360,6 +360,11 @@ impl Worker {
         match files::settle(&self.store, &config, &self.rules, root, scope, now) {
             Ok(settled) => {
                 crate::views::constellation::refresh(&self.store, &settled.touched, now);
+                // A file read is a Library document that may have changed, and an observation is
+                // a search document of its own: both are searchable as soon as they settle.
+                if settled.files_read > 0 || !settled.observations.is_empty() {
+                    super::sync_search(&self.store);
+                }
                 for o in &settled.observations {
                     (self.on_observation)(o);
                 }

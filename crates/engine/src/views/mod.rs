@@ -11,6 +11,7 @@
 //! are rebuilt by the use cases, never by the writers below.
 
 pub mod constellation;
+pub mod library;
 pub mod overview;
 pub mod rollup;
 pub mod search;

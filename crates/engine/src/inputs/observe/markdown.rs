@@ -21,6 +21,10 @@ pub struct Outline {
     pub title: Option<String>,
     pub headings: Vec<String>,
     pub links: Vec<Link>,
+    /// The YAML frontmatter's top-level `key: value` lines, in order (values unquoted; nested
+    /// and list values are kept as their raw text). Not kept with an observation.
+    #[serde(skip)]
+    pub frontmatter: Vec<(String, String)>,
     /// Text content (headings, paragraphs, link texts), for entity matching.
     #[serde(skip)]
     pub text: String,
@@ -52,6 +56,7 @@ pub fn parse(source: &str) -> Outline {
             Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
             Event::Start(Tag::Heading { level, .. }) => heading = Some((level, String::new())),
             Event::End(TagEnd::Heading(_)) => {
+                out.text.push('\n');
                 if let Some((level, text)) = heading.take() {
                     let text = text.trim().to_owned();
                     if !text.is_empty() {
@@ -83,6 +88,7 @@ pub fn parse(source: &str) -> Outline {
                     if out.title.is_none() {
                         out.title = frontmatter_title(&t);
                     }
+                    out.frontmatter.extend(frontmatter_fields(&t));
                     continue;
                 }
                 if let Some((_, h)) = heading.as_mut() {
@@ -92,6 +98,11 @@ pub fn parse(source: &str) -> Outline {
                     l.text.push_str(&t);
                 }
                 out.text.push_str(&t);
+            }
+            // A block's end is a line break in the text, so a heading's last word and the next
+            // paragraph's first word stay two words.
+            Event::End(TagEnd::Item | TagEnd::TableCell | TagEnd::CodeBlock) => {
+                out.text.push('\n')
             }
             Event::SoftBreak | Event::HardBreak | Event::End(TagEnd::Paragraph) => {
                 out.text.push('\n');
@@ -106,6 +117,34 @@ pub fn parse(source: &str) -> Outline {
         out.title = first_h1.or(first_heading);
     }
     out
+}
+
+/// The top-level `key: value` lines of a YAML frontmatter block. Not a YAML parser: a Library
+/// page shows the fields as the person wrote them, and a line it cannot read is left out.
+fn frontmatter_fields(block: &str) -> Vec<(String, String)> {
+    block
+        .lines()
+        .filter(|line| !line.starts_with([' ', '\t', '-', '#']))
+        .filter_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            let key = key.trim();
+            let ok = !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '));
+            ok.then(|| (key.to_owned(), unquote(value.trim()).to_owned()))
+        })
+        .take(KEPT)
+        .collect()
+}
+
+fn unquote(value: &str) -> &str {
+    value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+        .unwrap_or(value)
+        .trim()
 }
 
 /// The `title:` of a YAML frontmatter block, unquoted.

@@ -481,6 +481,13 @@ fn markdown_outline() {
     );
     expect![[r#"{"title":"Q3 plan","headings":["Heading one","Two"],"links":[{"dest":"https://e.x","text":"a link"}]}"#]]
         .assert_eq(&serde_json::to_string(&o).unwrap());
+    assert_eq!(
+        o.frontmatter,
+        vec![
+            ("title".to_owned(), "Q3 plan".to_owned()),
+            ("tags".to_owned(), "[x]".to_owned())
+        ]
+    );
     assert_eq!(markdown::parse("## Only\n").title.as_deref(), Some("Only"));
     assert_eq!(markdown::parse("plain").title, None);
 }

@@ -21,6 +21,7 @@
 //! fields, and `ident` (identifiers, file paths, versions and e-mail-like names kept whole, lower
 //! case) over the same text, so `src/main.rs` and `main` both find the turn that names the file.
 
+mod documents;
 pub(crate) mod embed;
 mod query;
 mod vectors;
@@ -47,11 +48,13 @@ use crate::continuity::EntryContent;
 use crate::graph::store::Store;
 use crate::inputs::transcripts::clean::{assistant_prose, person_text};
 
+use documents::marks;
+
 pub use query::{DocKind, Hit, SearchRequest, SearchResult, Strategy, Why};
 pub use vectors::EmbedReport;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 1;
+const INDEX_VERSION: u32 = 2;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -70,6 +73,12 @@ pub struct SyncReport {
     pub summaries: u64,
     /// Logs whose entries left the index (their context was merged away).
     pub logs_removed: u64,
+    /// Library documents indexed (new or changed), and those that left (deleted or untracked).
+    pub library: u64,
+    pub library_removed: u64,
+    pub observations: u64,
+    /// Durable nodes indexed (new or changed since the last sync).
+    pub nodes: u64,
     /// Documents in the index after the sync.
     pub documents: u64,
 }
@@ -85,6 +94,16 @@ struct SyncState {
     /// Per continuity log: the entries indexed (in log order) and the file's size then, so an
     /// unchanged log is not read again.
     logs: BTreeMap<String, LogMark>,
+    /// Per Library document (by path): the content hash indexed.
+    library: BTreeMap<String, String>,
+    /// What `tracked_files` looked like at the last sync (a count and mtimes), so an unchanged
+    /// Library costs one SQL aggregate to confirm.
+    library_mark: String,
+    /// The last `observations.observation_id` indexed.
+    observations_id: i64,
+    /// Per durable node: the `updated_at` indexed, and the whole table's mark as for the Library.
+    nodes: BTreeMap<String, String>,
+    nodes_mark: String,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,7 +115,8 @@ struct LogMark {
 /// The fields of a document.
 #[derive(Debug, Clone, Copy)]
 struct Fields {
-    /// `turn:{seq}`, `entry:{entry_id}` or `summary:{id}`: the key a rebuild keeps stable.
+    /// `turn:{seq}`, `entry:{entry_id}`, `summary:{id}`, `doc:{path}`, `obs:{id}` or
+    /// `node:{id}`: the key a rebuild keeps stable.
     doc_id: Field,
     kind: Field,
     /// For entry documents, the log they came from, so a log merged away can leave.
@@ -109,6 +129,15 @@ struct Fields {
     work_context_id: Field,
     harness: Field,
     role: Field,
+    /// A Library document's or an observed file's path.
+    path: Field,
+    /// A document's or an observed file's title.
+    title: Field,
+    node_id: Field,
+    node_kind: Field,
+    observation_id: Field,
+    /// The entities a document, an observation or a node mentions (entity ids).
+    entities: Field,
     /// When the work happened, in seconds since the epoch (0 when unknown).
     at: Field,
     text: Field,
@@ -143,6 +172,12 @@ fn schema() -> (Schema, Fields) {
         work_context_id: b.add_text_field("work_context_id", STRING | STORED),
         harness: b.add_text_field("harness", STRING | STORED),
         role: b.add_text_field("role", STRING | STORED),
+        path: b.add_text_field("path", STRING | STORED),
+        title: b.add_text_field("title", STORED),
+        node_id: b.add_text_field("node_id", STRING | STORED),
+        node_kind: b.add_text_field("node_kind", STORED),
+        observation_id: b.add_text_field("observation_id", STRING | STORED),
+        entities: b.add_text_field("entities", STRING),
         at: b.add_i64_field("at", INDEXED | FAST | STORED),
         text: b.add_text_field("text", analysed(PROSE, true)),
         ident: b.add_text_field("ident", analysed(IDENT, false)),
@@ -245,6 +280,9 @@ impl SearchIndex {
         self.sync_turns(store, &mut writer, &mut state, &mut report)?;
         self.sync_summaries(store, &mut writer, &mut state, &mut report)?;
         self.sync_entries(store, &mut writer, &mut state, &mut report)?;
+        self.sync_library(store, &mut writer, &mut state, &mut report)?;
+        self.sync_observations(store, &mut writer, &mut state, &mut report)?;
+        self.sync_nodes(store, &mut writer, &mut state, &mut report)?;
         writer.commit().map_err(|e| index_err(&self.dir, e))?;
         drop(writer);
         write_state(&self.dir, &state)?;
@@ -268,6 +306,13 @@ impl SearchIndex {
             )
             })?;
         if turns.unwrap_or(0) > state.turns_seq || summaries.unwrap_or(0) > state.summaries_rowid {
+            return Ok(true);
+        }
+        let (library, observations, nodes) = marks(store)?;
+        if library != state.library_mark
+            || observations > state.observations_id
+            || nodes != state.nodes_mark
+        {
             return Ok(true);
         }
         let ids = store.log_ids()?;

@@ -13,10 +13,10 @@ use serde::Serialize;
 use tantivy::DocSet;
 use tantivy::collector::TopDocs;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, EnableScoring, Occur, Query, RangeQuery, TermQuery,
+    BooleanQuery, BoostQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{DocAddress, TantivyDocument, Term};
+use tantivy::{DocAddress, Order, TantivyDocument, Term};
 
 use super::embed::MiniLm;
 use super::{SearchIndex, index_err};
@@ -69,16 +69,32 @@ pub enum DocKind {
     Entry,
     /// A session summary.
     Summary,
+    /// A Library document: a markdown or text file of a tracked folder.
+    Document,
+    /// An observation: a file change the watcher saw, or a push.
+    Observation,
+    /// A durable node: an approved obligation or memory directive.
+    Node,
 }
 
 impl DocKind {
-    pub const ALL: [DocKind; 3] = [DocKind::Turn, DocKind::Entry, DocKind::Summary];
+    pub const ALL: [DocKind; 6] = [
+        DocKind::Turn,
+        DocKind::Entry,
+        DocKind::Summary,
+        DocKind::Document,
+        DocKind::Observation,
+        DocKind::Node,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             DocKind::Turn => "turn",
             DocKind::Entry => "entry",
             DocKind::Summary => "summary",
+            DocKind::Document => "document",
+            DocKind::Observation => "observation",
+            DocKind::Node => "node",
         }
     }
 
@@ -97,6 +113,10 @@ pub struct SearchRequest {
     /// Only these kinds of document; empty means all.
     pub kinds: Vec<DocKind>,
     pub harness: Option<crate::inputs::transcripts::Harness>,
+    /// Only documents, observations and nodes that mention one of these entities; empty means
+    /// no entity filter. (Turns, entries and summaries carry no entities of their own, so a
+    /// request naming entities finds none of them.)
+    pub entities: Vec<crate::base::ids::EntityId>,
     /// Only work from the last this many hours; `0` means all time.
     pub hours: u32,
     /// At most this many hits (capped at [`MAX_RESULTS`]).
@@ -112,6 +132,7 @@ impl SearchRequest {
             work_context: None,
             kinds: Vec::new(),
             harness: None,
+            entities: Vec::new(),
             hours: DEFAULT_HOURS,
             max_results: DEFAULT_RESULTS,
             now,
@@ -153,6 +174,13 @@ pub struct Hit {
     pub work_context_id: Option<String>,
     pub harness: Option<String>,
     pub role: Option<String>,
+    /// A Library document's or an observed file's path, and its title.
+    pub path: Option<String>,
+    pub title: Option<String>,
+    /// A durable node's id and kind (`obligation`, `memory_directive`).
+    pub node_id: Option<String>,
+    pub node_kind: Option<String>,
+    pub observation_id: Option<i64>,
     /// When the work happened.
     pub at: Option<DateTime<Utc>>,
     /// A bounded excerpt of the matched text.
@@ -246,6 +274,12 @@ impl SearchIndex {
         }
         if let Some(h) = req.harness {
             filters.push((Occur::Must, any_of(f.harness, [h.as_str()])));
+        }
+        if !req.entities.is_empty() {
+            filters.push((
+                Occur::Must,
+                any_of(f.entities, req.entities.iter().map(|e| e.as_str())),
+            ));
         }
         if let Some(wc) = &req.work_context {
             filters.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
@@ -399,6 +433,41 @@ impl SearchIndex {
         })
     }
 
+    /// Documents of `kinds` whose words name `path` (a path relative to its folder, like
+    /// `notes/plan.md`): an identifier term equal to it or ending in `/` and it, so a turn that
+    /// names the file by its absolute path, from its folder or from a parent folder all count.
+    /// Newest first, at most `limit`. Not ranked: a mention is a mention.
+    pub fn mentions(&self, path: &str, kinds: &[DocKind], limit: usize) -> Result<Vec<Hit>> {
+        let f = self.fields;
+        let needle = path.trim_matches('/').to_lowercase();
+        if needle.is_empty() {
+            return Ok(Vec::new());
+        }
+        let pattern = format!("(.*/)?{}", regex::escape(&needle));
+        let named = RegexQuery::from_pattern(&pattern, f.ident)
+            .map_err(|e| Error::InvalidInput(format!("path {path:?}: {e}")))?;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(named))];
+        if !kinds.is_empty() {
+            clauses.push((Occur::Must, any_of(f.kind, kinds.iter().map(|k| k.as_str()))));
+        }
+        let reader = self.reader()?;
+        let searcher = reader.searcher();
+        let top = searcher
+            .search(
+                &BooleanQuery::new(clauses),
+                &TopDocs::with_limit(limit.max(1)).order_by_fast_field::<i64>("at", Order::Desc),
+            )
+            .map_err(|e| index_err(&self.dir, e))?;
+        let now = crate::base::clock::now();
+        top.into_iter()
+            .map(|(_, addr)| {
+                let doc: TantivyDocument =
+                    searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
+                Ok(self.hit(&doc, 1.0, 1.0, vec!["ident"], now))
+            })
+            .collect()
+    }
+
     /// The query's words as `field`'s analyser makes them, each a term that may match, the
     /// whole weighted by `boost`; `None` when nothing is left (only stop words, say).
     fn terms(
@@ -461,6 +530,11 @@ impl SearchIndex {
             work_context_id: opt(f.work_context_id),
             harness: opt(f.harness),
             role: opt(f.role),
+            path: opt(f.path),
+            title: opt(f.title),
+            node_id: opt(f.node_id),
+            node_kind: opt(f.node_kind),
+            observation_id: opt(f.observation_id).and_then(|id| id.parse().ok()),
             at,
             excerpt: super::bounded(text.trim(), EXCERPT_CHARS),
             relevance_score: (score / best).clamp(0.0, 1.0),
