@@ -137,7 +137,11 @@ pub fn library(store: &Store, cmd: &LibraryCommand, json: bool) -> anyhow::Resul
                     .as_deref()
                     .or(e.node_id.as_deref())
                     .unwrap_or("?");
-                println!("  {} {id}: {}", e.kind.as_str(), e.excerpt.replace('\n', " "));
+                println!(
+                    "  {} {id}: {}",
+                    e.kind.as_str(),
+                    e.excerpt.replace('\n', " ")
+                );
             }
             for o in &r.observations {
                 println!(

@@ -31,10 +31,12 @@ pub use usecase::nightly::{
 };
 pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStatus};
 pub use usecase::{
-    Edited, Pass, add_library_collection, add_link_rule, capture_due, capture_session, change_node, create_entity,
-    create_work_context, deliver_updates, edit_entity, edit_work_context, embed, embed_status,
-    ingest, link_entity, merge_entities, merge_work_contexts, pass, push, reconcile_folders,
-    refresh_views, reindex, remove_link_rule, search, sweep_nodes, unlink_entity,
+    Edited, NewTopic, Pass, TopicChange, TopicEdit, add_library_collection, add_link_rule,
+    capture_due, capture_session, change_node, collect_topics, create_entity, create_topic,
+    create_work_context, delete_topic, deliver_updates, edit_entity, edit_topic, edit_work_context,
+    embed, embed_status, ingest, link_entity, merge_entities, merge_work_contexts, pass,
+    pin_topic_member, push, reconcile_folders, refresh_views, reindex, remove_link_rule, search,
+    sweep_nodes, unlink_entity, unpin_topic_member,
 };
 
 // Base: errors, ids, the clock, config and secrets.
@@ -46,7 +48,7 @@ pub use base::config::{
     FIELDS as CONFIG_FIELDS, FieldRule, SynthesisProvider, field as config_field,
 };
 pub use base::error::{Error, ErrorKind, Result};
-pub use base::ids::{AgentId, EntityId, EntryId, NodeId, SessionId, WorkContextId};
+pub use base::ids::{AgentId, EntityId, EntryId, NodeId, SessionId, TopicId, WorkContextId};
 pub use base::secrets::{MemorySecrets, OsKeyring, SYNTHESIS_API_KEY, SecretStore};
 
 // The graph: the store, work contexts, entities, projects, nodes, living facts.
@@ -109,11 +111,21 @@ pub use views::search::{
 
 // The Library: collections of the person's documents, and who refers to each.
 pub use views::library::{
-    Collection as LibraryCollection, Document as LibraryDocument,
-    DocumentQuery as LibraryQuery, DocumentRow as LibraryDocumentRow, EntityReference,
-    EntryReference, ObservationReference, References as LibraryReferences, SessionReference,
-    collections as library_collections, document as library_document,
-    documents as library_documents, is_document as is_library_document,
+    Collection as LibraryCollection, Document as LibraryDocument, DocumentQuery as LibraryQuery,
+    DocumentRow as LibraryDocumentRow, EntityReference, EntryReference, ObservationReference,
+    References as LibraryReferences, SessionReference, collections as library_collections,
+    document as library_document, documents as library_documents,
+    is_document as is_library_document,
+};
+
+// Topics: lenses over what ELNOR holds, and the memberships their directives propose.
+pub use graph::topics::{MemberStatus, Membership, Topic, TopicRules};
+pub use review::topics::{
+    CollectReport, MAX_PROPOSALS_PER_RUN, MembershipOutcome, MembershipProposal,
+    decide as decide_memberships, pending as membership_proposals,
+};
+pub use views::topics::{
+    Member as TopicMember, MemberSource, TopicRow, TopicView, list as topics, view as topic_view,
 };
 
 // The brief and its traces.

@@ -112,6 +112,12 @@ string_id!(
     "entity id"
 );
 string_id!(
+    /// A Topic's id (`tp_…`).
+    TopicId,
+    "topic id"
+);
+
+string_id!(
     /// A durable node's id: an obligation (`ob_…`) or a memory directive (`md_…`).
     NodeId,
     "node id"

@@ -17,5 +17,6 @@ pub mod living;
 pub mod nodes;
 pub mod projects;
 pub mod store;
+pub mod topics;
 
 pub use db::*;

@@ -11,4 +11,5 @@
 
 pub mod promotion;
 pub mod sweep;
+pub mod topics;
 pub mod utility;

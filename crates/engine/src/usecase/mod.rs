@@ -10,6 +10,7 @@ pub mod watcher;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 
 use crate::base::error::Result;
 use crate::base::ids::{EntityId, WorkContextId};
@@ -68,6 +69,7 @@ pub fn ingest(
         crate::views::constellation::remove_view(store, absorbed)?;
     }
     sync_search(store);
+    collect_quietly(store, now);
     Ok(report)
 }
 
@@ -93,6 +95,7 @@ pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcom
     crate::views::constellation::refresh(store, &outcome.touched, now);
     // The push is a search document of its own, whichever contexts it reached.
     sync_search(store);
+    collect_quietly(store, now);
     Ok(outcome)
 }
 
@@ -102,6 +105,7 @@ pub fn reconcile_folders(store: &Store, now: DateTime<Utc>) -> Result<Settled> {
     let settled = crate::inputs::observe::files::reconcile_all(store, now)?;
     crate::views::constellation::refresh(store, &settled.touched, now);
     sync_search(store);
+    collect_quietly(store, now);
     Ok(settled)
 }
 
@@ -326,6 +330,133 @@ pub(crate) fn sync_search(store: &Store) {
     if let Err(e) = synced {
         tracing::warn!(error = %e, "search index update failed; the next query catches up");
     }
+}
+
+/// Runs the Topics' collection directives over what the last sync indexed, off the caller's
+/// answer: a failure is logged, and the next run looks at the same documents again (its
+/// watermark did not move).
+pub(crate) fn collect_quietly(store: &Store, now: DateTime<Utc>) {
+    if let Err(e) = crate::review::topics::collect(store, now) {
+        tracing::warn!(error = %e, "topic collection directives did not run; the next run catches up");
+    }
+}
+
+/// A new Topic: the lens's name, description and rules, and whether its collection directive
+/// is on.
+#[derive(Debug, Clone, Default)]
+pub struct NewTopic {
+    pub name: String,
+    pub description: String,
+    pub rules: crate::graph::topics::TopicRules,
+    pub collecting: bool,
+}
+
+/// Changes to a Topic; `None` keeps what it was.
+#[derive(Debug, Clone, Default)]
+pub struct TopicEdit {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub rules: Option<crate::graph::topics::TopicRules>,
+    pub collecting: Option<bool>,
+}
+
+/// A Topic after a change, and what its directive proposed at once.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopicChange {
+    pub topic: crate::graph::topics::Topic,
+    pub collected: crate::review::topics::CollectReport,
+}
+
+/// Creates a Topic (`elnor topics create`, the Topics page). With its directive on, the
+/// directive runs at once over everything indexed: the backfill's proposals are in the review
+/// queue when this returns.
+pub fn create_topic(store: &Store, new: &NewTopic, now: DateTime<Utc>) -> Result<TopicChange> {
+    let topic =
+        store
+            .graph()
+            .create_topic(&new.name, &new.description, &new.rules, new.collecting, now)?;
+    let collected = if topic.collecting {
+        crate::review::topics::collect(store, now)?
+    } else {
+        Default::default()
+    };
+    let topic = store.graph().topic(&topic.topic_id)?;
+    Ok(TopicChange { topic, collected })
+}
+
+/// Edits a Topic; turning its directive on runs it at once, as [`create_topic`] does.
+pub fn edit_topic(
+    store: &Store,
+    id: &crate::base::ids::TopicId,
+    edit: &TopicEdit,
+    now: DateTime<Utc>,
+) -> Result<TopicChange> {
+    let topic = store.graph().edit_topic(
+        id,
+        edit.name.as_deref(),
+        edit.description.as_deref(),
+        edit.rules.as_ref(),
+        edit.collecting,
+        now,
+    )?;
+    let collected = if topic.collecting {
+        crate::review::topics::collect(store, now)?
+    } else {
+        Default::default()
+    };
+    let topic = store.graph().topic(id)?;
+    Ok(TopicChange { topic, collected })
+}
+
+/// Deletes a Topic and its memberships; no document goes with it.
+pub fn delete_topic(store: &Store, id: &crate::base::ids::TopicId) -> Result<()> {
+    store.graph().delete_topic(id)
+}
+
+/// Pins a search document (by its id, as a search hit gives it) into a Topic.
+pub fn pin_topic_member(
+    store: &Store,
+    id: &crate::base::ids::TopicId,
+    doc_id: &str,
+    now: DateTime<Utc>,
+) -> Result<crate::graph::topics::Membership> {
+    let index = SearchIndex::open(store)?;
+    if index.is_behind(store)? {
+        index.sync(store)?;
+    }
+    let hit = index
+        .document(doc_id, now)?
+        .ok_or_else(|| crate::base::error::Error::NotFound {
+            what: "search document",
+            id: doc_id.to_owned(),
+        })?;
+    let member = crate::graph::topics::NewMember {
+        doc_ref: hit.doc_id.clone(),
+        kind: hit.kind.as_str().to_owned(),
+        label: crate::views::topics::label_of(&hit),
+        reason: None,
+        at: hit.at,
+    };
+    store.graph().pin_member(id, &member, now)
+}
+
+/// Takes a member out of a Topic; the directive will not propose it again.
+pub fn unpin_topic_member(
+    store: &Store,
+    id: &crate::base::ids::TopicId,
+    doc_id: &str,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    store.graph().unpin_member(id, doc_id, now)
+}
+
+/// Runs every Topic's collection directive now (`elnor topics collect`); ingest, pushes and the
+/// folder watcher run them after each write.
+pub fn collect_topics(
+    store: &Store,
+    now: DateTime<Utc>,
+) -> Result<crate::review::topics::CollectReport> {
+    crate::review::topics::collect(store, now)
 }
 
 /// Captures what is due without ingesting (`elnor capture`): the sessions whose trigger fired,

@@ -364,6 +364,7 @@ impl Worker {
                 // a search document of its own: both are searchable as soon as they settle.
                 if settled.files_read > 0 || !settled.observations.is_empty() {
                     super::sync_search(&self.store);
+                    super::collect_quietly(&self.store, now);
                 }
                 for o in &settled.observations {
                     (self.on_observation)(o);

@@ -16,3 +16,4 @@ pub mod overview;
 pub mod rollup;
 pub mod search;
 pub mod timeline;
+pub mod topics;

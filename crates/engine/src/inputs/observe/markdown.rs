@@ -101,9 +101,7 @@ pub fn parse(source: &str) -> Outline {
             }
             // A block's end is a line break in the text, so a heading's last word and the next
             // paragraph's first word stay two words.
-            Event::End(TagEnd::Item | TagEnd::TableCell | TagEnd::CodeBlock) => {
-                out.text.push('\n')
-            }
+            Event::End(TagEnd::Item | TagEnd::TableCell | TagEnd::CodeBlock) => out.text.push('\n'),
             Event::SoftBreak | Event::HardBreak | Event::End(TagEnd::Paragraph) => {
                 out.text.push('\n');
                 if let Some((_, h)) = heading.as_mut() {

@@ -210,7 +210,11 @@ pub fn document(store: &Store, path: &Path) -> Result<Document> {
         } else {
             Vec::new()
         },
-        links: if is_markdown { outline.links } else { Vec::new() },
+        links: if is_markdown {
+            outline.links
+        } else {
+            Vec::new()
+        },
         frontmatter: if is_markdown {
             outline.frontmatter
         } else {
@@ -227,11 +231,12 @@ pub fn document(store: &Store, path: &Path) -> Result<Document> {
 fn list_rows(store: &Store) -> Result<Vec<DocumentRow>> {
     let folders = store.tracked_folders().load()?.folders;
     let rows: Vec<(String, i64, i64, Option<String>)> = store.graph().with_conn_result(|c| {
-        let mut stmt = c.prepare(
-            "SELECT path, size, mtime_ns, title FROM tracked_files ORDER BY root, path",
-        )?;
-        stmt.query_map(params![], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect()
+        let mut stmt =
+            c.prepare("SELECT path, size, mtime_ns, title FROM tracked_files ORDER BY root, path")?;
+        stmt.query_map(params![], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect()
     })?;
     let mut out: Vec<DocumentRow> = rows
         .into_iter()
@@ -266,7 +271,11 @@ fn list_rows(store: &Store) -> Result<Vec<DocumentRow>> {
             })
         })
         .collect();
-    out.sort_by(|a, b| a.collection.cmp(&b.collection).then(a.relative.cmp(&b.relative)));
+    out.sort_by(|a, b| {
+        a.collection
+            .cmp(&b.collection)
+            .then(a.relative.cmp(&b.relative))
+    });
     Ok(out)
 }
 
@@ -324,13 +333,21 @@ fn references(store: &Store, row: &DocumentRow) -> Result<References> {
     }
     let mentions = index.mentions(
         &row.relative,
-        &[DocKind::Turn, DocKind::Entry, DocKind::Summary, DocKind::Node],
+        &[
+            DocKind::Turn,
+            DocKind::Entry,
+            DocKind::Summary,
+            DocKind::Node,
+        ],
         MAX_REFERENCES * 4,
     )?;
     for hit in mentions {
         match hit.kind {
             DocKind::Turn | DocKind::Summary => {
-                let Some(session) = hit.session_id.as_deref().and_then(|s| SessionId::new(s).ok())
+                let Some(session) = hit
+                    .session_id
+                    .as_deref()
+                    .and_then(|s| SessionId::new(s).ok())
                 else {
                     continue;
                 };
@@ -340,15 +357,13 @@ fn references(store: &Store, row: &DocumentRow) -> Result<References> {
                         s.turns += usize::from(hit.kind == DocKind::Turn);
                         s.last_at = s.last_at.max(hit.at);
                     }
-                    None if !full => {
-                        refs.sessions.push(SessionReference {
-                            session_id: session,
-                            harness: hit.harness.clone(),
-                            turns: usize::from(hit.kind == DocKind::Turn),
-                            first_turn_id: hit.turn_id.clone(),
-                            last_at: hit.at,
-                        })
-                    }
+                    None if !full => refs.sessions.push(SessionReference {
+                        session_id: session,
+                        harness: hit.harness.clone(),
+                        turns: usize::from(hit.kind == DocKind::Turn),
+                        first_turn_id: hit.turn_id.clone(),
+                        last_at: hit.at,
+                    }),
                     None => {}
                 }
             }
@@ -369,8 +384,11 @@ fn references(store: &Store, row: &DocumentRow) -> Result<References> {
             _ => {}
         }
     }
-    refs.sessions
-        .sort_by(|a, b| b.last_at.cmp(&a.last_at).then(a.session_id.cmp(&b.session_id)));
+    refs.sessions.sort_by(|a, b| {
+        b.last_at
+            .cmp(&a.last_at)
+            .then(a.session_id.cmp(&b.session_id))
+    });
     refs.entries.sort_by(|a, b| b.at.cmp(&a.at));
     store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare(
@@ -399,10 +417,7 @@ fn references(store: &Store, row: &DocumentRow) -> Result<References> {
                 continue;
             };
             if let Ok(n) = name.query_row([id], |r| r.get::<_, String>(0)) {
-                refs.entities.push(EntityReference {
-                    entity_id,
-                    name: n,
-                });
+                refs.entities.push(EntityReference { entity_id, name: n });
             }
         }
         Ok(())

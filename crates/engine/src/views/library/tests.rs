@@ -44,7 +44,11 @@ fn write_session(dir: &Path) {
             r#"{"role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Done: notes/plan.md now lists three milestones with owners."}]}"#,
         ),
     ];
-    fs::write(project.join(format!("{session}.jsonl")), lines.join("\n") + "\n").unwrap();
+    fs::write(
+        project.join(format!("{session}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
 }
 
 #[test]
@@ -59,7 +63,11 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
         "---\ntitle: Q4 plan\nowner: dana\n---\n# Milestones\n\nShip the [importer](https://e.x/imp) first.\n\n<script>alert(1)</script>\n",
     )
     .unwrap();
-    fs::write(work.join("readme.txt"), "Plain notes about the quarterly budget.\n").unwrap();
+    fs::write(
+        work.join("readme.txt"),
+        "Plain notes about the quarterly budget.\n",
+    )
+    .unwrap();
     fs::write(work.join("logo.png"), [0x89, b'P', b'N', b'G', 0, 1, 2]).unwrap();
 
     let collection = crate::usecase::add_library_collection(&store, &work, now()).unwrap();
@@ -124,7 +132,10 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
     assert!(!page.truncated);
     let sessions = &page.references.sessions;
     assert_eq!(sessions.len(), 1, "{:?}", page.references);
-    assert_eq!(sessions[0].session_id, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0");
+    assert_eq!(
+        sessions[0].session_id,
+        "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0"
+    );
     assert_eq!(sessions[0].turns, 2, "both turns name the file");
     assert_eq!(page.references.matched_by, "notes/plan.md");
     // The other document is named by no one.
@@ -146,7 +157,10 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
     // A deleted file leaves the Library and the index.
     fs::remove_file(&plan).unwrap();
     crate::usecase::reconcile_folders(&store, now()).unwrap();
-    assert_eq!(documents(&store, &DocumentQuery::default()).unwrap().len(), 1);
+    assert_eq!(
+        documents(&store, &DocumentQuery::default()).unwrap().len(),
+        1
+    );
     req.query = "exporter".into();
     assert!(index.search(&req, None).unwrap().hits.is_empty());
     let err = document(&store, &plan).unwrap_err().to_string();

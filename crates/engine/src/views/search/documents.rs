@@ -12,7 +12,7 @@ use std::path::Path;
 
 use tantivy::{IndexWriter, TantivyDocument, Term};
 
-use super::{DocKind, MAX_TEXT_CHARS, SearchIndex, SyncReport, SyncState, bounded, index_err};
+use super::{DocKind, MAX_TEXT_CHARS, SearchIndex, SyncReport, SyncState, bounded};
 use crate::base::error::Result;
 use crate::graph::store::Store;
 use crate::inputs::observe::markdown;
@@ -107,13 +107,15 @@ impl SearchIndex {
             doc.add_text(f.text, &body);
             doc.add_text(f.ident, &body);
             doc.add_text(f.ident, &path);
-            writer
-                .add_document(doc)
-                .map_err(|e| index_err(&self.dir, e))?;
+            self.add(writer, doc)?;
             report.library += 1;
             now_indexed.insert(path, hash);
         }
-        for gone in state.library.keys().filter(|p| !now_indexed.contains_key(*p)) {
+        for gone in state
+            .library
+            .keys()
+            .filter(|p| !now_indexed.contains_key(*p))
+        {
             writer.delete_term(Term::from_field_text(f.doc_id, &format!("doc:{gone}")));
             report.library_removed += 1;
         }
@@ -130,7 +132,14 @@ impl SearchIndex {
         report: &mut SyncReport,
     ) -> Result<()> {
         let f = self.fields;
-        type Row = (i64, Option<String>, Option<String>, String, Option<String>, String);
+        type Row = (
+            i64,
+            Option<String>,
+            Option<String>,
+            String,
+            Option<String>,
+            String,
+        );
         let rows: Vec<(Row, Vec<String>)> = store.graph().with_conn_result(|c| {
             let mut stmt = c.prepare(
                 "SELECT observation_id, path, title, text, work_context_id, observed_at
@@ -187,9 +196,7 @@ impl SearchIndex {
             let body = bounded(&body, MAX_TEXT_CHARS);
             doc.add_text(f.text, &body);
             doc.add_text(f.ident, &body);
-            writer
-                .add_document(doc)
-                .map_err(|e| index_err(&self.dir, e))?;
+            self.add(writer, doc)?;
             state.observations_id = id;
             report.observations += 1;
         }
@@ -208,7 +215,14 @@ impl SearchIndex {
         if mark == state.nodes_mark {
             return Ok(());
         }
-        type Row = (String, String, String, Option<String>, Option<String>, String);
+        type Row = (
+            String,
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            String,
+        );
         let rows: Vec<Row> = store.graph().with_conn_result(|c| {
             let mut stmt = c.prepare(
                 "SELECT node_id, kind, text, work_context_id, entity_id, updated_at
@@ -251,9 +265,7 @@ impl SearchIndex {
             let body = bounded(&text, MAX_TEXT_CHARS);
             doc.add_text(f.text, &body);
             doc.add_text(f.ident, &body);
-            writer
-                .add_document(doc)
-                .map_err(|e| index_err(&self.dir, e))?;
+            self.add(writer, doc)?;
             report.nodes += 1;
             seen.insert(id, updated_at);
         }

@@ -140,6 +140,9 @@ struct Fields {
     entities: Field,
     /// When the work happened, in seconds since the epoch (0 when unknown).
     at: Field,
+    /// When the document entered the index, in seconds since the epoch: what a Topic's
+    /// collection directive counts as new.
+    indexed: Field,
     text: Field,
     ident: Field,
     context: Field,
@@ -179,6 +182,7 @@ fn schema() -> (Schema, Fields) {
         observation_id: b.add_text_field("observation_id", STRING | STORED),
         entities: b.add_text_field("entities", STRING),
         at: b.add_i64_field("at", INDEXED | FAST | STORED),
+        indexed: b.add_i64_field("indexed", INDEXED | FAST),
         text: b.add_text_field("text", analysed(PROSE, true)),
         ident: b.add_text_field("ident", analysed(IDENT, false)),
         context: b.add_text_field("context", analysed(PROSE, false)),
@@ -430,9 +434,7 @@ impl SearchIndex {
                     doc.add_text(f.tool, &tool);
                     doc.add_text(f.ident, &tool);
                 }
-                writer
-                    .add_document(doc)
-                    .map_err(|e| index_err(&self.dir, e))?;
+                self.add(writer, doc)?;
                 report.turns += 1;
                 if !text.trim().is_empty() {
                     let own = if row.role == "user" {
@@ -476,9 +478,7 @@ impl SearchIndex {
             let text = bounded(&text, MAX_TEXT_CHARS);
             doc.add_text(f.text, &text);
             doc.add_text(f.ident, &text);
-            writer
-                .add_document(doc)
-                .map_err(|e| index_err(&self.dir, e))?;
+            self.add(writer, doc)?;
             state.summaries_rowid = rowid;
             report.summaries += 1;
         }
@@ -548,9 +548,7 @@ impl SearchIndex {
                 let body = bounded(&body, MAX_TEXT_CHARS);
                 doc.add_text(f.text, &body);
                 doc.add_text(f.ident, &body);
-                writer
-                    .add_document(doc)
-                    .map_err(|e| index_err(&self.dir, e))?;
+                self.add(writer, doc)?;
                 report.entries += 1;
             }
             state.logs.insert(
@@ -561,6 +559,19 @@ impl SearchIndex {
                 },
             );
         }
+        Ok(())
+    }
+
+    /// Adds a document, stamped with the time it entered the index.
+    fn add(
+        &self,
+        writer: &mut IndexWriter<TantivyDocument>,
+        mut doc: TantivyDocument,
+    ) -> Result<()> {
+        doc.add_i64(self.fields.indexed, crate::base::clock::now().timestamp());
+        writer
+            .add_document(doc)
+            .map_err(|e| index_err(&self.dir, e))?;
         Ok(())
     }
 

@@ -121,6 +121,9 @@ pub struct SearchRequest {
     pub hours: u32,
     /// At most this many hits (capped at [`MAX_RESULTS`]).
     pub max_results: usize,
+    /// Only documents holding every word of the query (a Topic's rules match this way); by
+    /// default any word may match and more matches rank higher.
+    pub all_words: bool,
     pub now: DateTime<Utc>,
 }
 
@@ -135,6 +138,7 @@ impl SearchRequest {
             entities: Vec::new(),
             hours: DEFAULT_HOURS,
             max_results: DEFAULT_RESULTS,
+            all_words: false,
             now,
         }
     }
@@ -163,6 +167,9 @@ pub struct Why {
 /// One hit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
+    /// The document's stable id in the index (`turn:…`, `entry:…`, `doc:…`, …), which a Topic's
+    /// members are kept by.
+    pub doc_id: String,
     pub kind: DocKind,
     pub session_id: Option<String>,
     /// Our id of the turn, and the turn's own id in the harness's file (Claude Code `uuid`,
@@ -217,6 +224,13 @@ const TOOL_BOOST: f32 = 0.3;
 const CANDIDATES: usize = 50;
 const RRF_K: f32 = 60.0;
 
+/// A request's lexical query, built by [`SearchIndex::lexical`].
+struct Lexical {
+    per_field: Vec<(&'static str, Box<dyn Query>)>,
+    filters: Vec<(Occur, Box<dyn Query>)>,
+    query: BooleanQuery,
+}
+
 /// A document on its way into the results.
 struct Candidate {
     doc: Option<(TantivyDocument, DocAddress)>,
@@ -239,64 +253,11 @@ impl SearchIndex {
         let f = self.fields;
         let reader = self.reader()?;
         let searcher = reader.searcher();
-        // The query is a bag of words per field, built here rather than by tantivy's query
-        // parser: a person's words are not syntax ("-", quotes and colons mean nothing), and
-        // phrase and exclusion scorers are left out of the picture entirely.
-        let per_field: Vec<(&'static str, Box<dyn Query>)> = [
-            ("text", f.text, super::PROSE, 1.0),
-            ("ident", f.ident, super::IDENT, 1.0),
-            ("context", f.context, super::PROSE, CONTEXT_BOOST),
-            ("tool", f.tool, super::PROSE, TOOL_BOOST),
-        ]
-        .into_iter()
-        .filter_map(|(name, field, analyser, boost)| {
-            self.terms(field, analyser, query_text, boost)
-                .map(|q| (name, q))
-        })
-        .collect();
-        if per_field.is_empty() {
-            return Err(Error::InvalidInput(format!(
-                "nothing to search for in {query_text:?}: only common words or punctuation"
-            )));
-        }
-        let matched: Box<dyn Query> = Box::new(BooleanQuery::new(
-            per_field
-                .iter()
-                .map(|(_, q)| (Occur::Should, q.box_clone()))
-                .collect(),
-        ));
-        let mut filters: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        if !req.kinds.is_empty() {
-            filters.push((
-                Occur::Must,
-                any_of(f.kind, req.kinds.iter().map(|k| k.as_str())),
-            ));
-        }
-        if let Some(h) = req.harness {
-            filters.push((Occur::Must, any_of(f.harness, [h.as_str()])));
-        }
-        if !req.entities.is_empty() {
-            filters.push((
-                Occur::Must,
-                any_of(f.entities, req.entities.iter().map(|e| e.as_str())),
-            ));
-        }
-        if let Some(wc) = &req.work_context {
-            filters.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
-        }
-        if req.hours > 0 {
-            let since = req.now - Duration::hours(i64::from(req.hours));
-            filters.push((
-                Occur::Must,
-                Box::new(RangeQuery::new(
-                    Bound::Included(Term::from_field_i64(f.at, since.timestamp())),
-                    Bound::Unbounded,
-                )),
-            ));
-        }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, matched)];
-        clauses.extend(filters.iter().map(|(o, q)| (*o, q.box_clone())));
-        let query = BooleanQuery::new(clauses);
+        let Lexical {
+            per_field,
+            filters,
+            query,
+        } = self.lexical(req, None)?;
         let limit = req.max_results.clamp(1, MAX_RESULTS);
         let documents = searcher.num_docs();
 
@@ -315,14 +276,14 @@ impl SearchIndex {
             (other, None, _) => (
                 None,
                 Some(format!(
-                    "{} needs embeddings, and no embedding model is installed: ran                          lexical_only over all {documents} documents",
+                    "{} needs embeddings, and no embedding model is installed: ran lexical_only over all {documents} documents",
                     other.as_str()
                 )),
             ),
             (other, Some(_), Some(v)) if v.len() == 0 => (
                 None,
                 Some(format!(
-                    "{} needs embeddings, and none are built yet (`elnor embed`): ran                          lexical_only over all {documents} documents",
+                    "{} needs embeddings, and none are built yet (`elnor embed`): ran lexical_only over all {documents} documents",
                     other.as_str()
                 )),
             ),
@@ -433,6 +394,178 @@ impl SearchIndex {
         })
     }
 
+    /// The lexical query of a request: one bag of words per field (kept apart, to say which
+    /// fields a hit matched), the filters, and the whole. With `all_words`, a document must hold
+    /// every word of the query in its own text (its `text`, `ident` or `tool` field); with
+    /// `indexed_after`, it must have entered the index in or after that second.
+    fn lexical(&self, req: &SearchRequest, indexed_after: Option<i64>) -> Result<Lexical> {
+        let query_text = req.query.trim();
+        let f = self.fields;
+        // The query is a bag of words per field, built here rather than by tantivy's query
+        // parser: a person's words are not syntax ("-", quotes and colons mean nothing), and
+        // phrase and exclusion scorers are left out of the picture entirely.
+        let per_field: Vec<(&'static str, Box<dyn Query>)> = [
+            ("text", f.text, super::PROSE, 1.0),
+            ("ident", f.ident, super::IDENT, 1.0),
+            ("context", f.context, super::PROSE, CONTEXT_BOOST),
+            ("tool", f.tool, super::PROSE, TOOL_BOOST),
+        ]
+        .into_iter()
+        .filter_map(|(name, field, analyser, boost)| {
+            self.terms(field, analyser, query_text, boost)
+                .map(|q| (name, q))
+        })
+        .collect();
+        if per_field.is_empty() {
+            return Err(Error::InvalidInput(format!(
+                "nothing to search for in {query_text:?}: only common words or punctuation"
+            )));
+        }
+        let matched: Box<dyn Query> = Box::new(BooleanQuery::new(
+            per_field
+                .iter()
+                .map(|(_, q)| (Occur::Should, q.box_clone()))
+                .collect(),
+        ));
+        let mut filters: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        if !req.kinds.is_empty() {
+            filters.push((
+                Occur::Must,
+                any_of(f.kind, req.kinds.iter().map(|k| k.as_str())),
+            ));
+        }
+        if let Some(h) = req.harness {
+            filters.push((Occur::Must, any_of(f.harness, [h.as_str()])));
+        }
+        if !req.entities.is_empty() {
+            filters.push((
+                Occur::Must,
+                any_of(f.entities, req.entities.iter().map(|e| e.as_str())),
+            ));
+        }
+        if let Some(wc) = &req.work_context {
+            filters.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
+        }
+        if req.hours > 0 {
+            let since = req.now - Duration::hours(i64::from(req.hours));
+            filters.push((
+                Occur::Must,
+                Box::new(RangeQuery::new(
+                    Bound::Included(Term::from_field_i64(f.at, since.timestamp())),
+                    Bound::Unbounded,
+                )),
+            ));
+        }
+        if req.all_words {
+            let mut analyser = self.index.tokenizers().get(super::PROSE).ok_or_else(|| {
+                Error::InvalidInput("the prose analyser is not registered".into())
+            })?;
+            let mut stream = analyser.token_stream(query_text);
+            let mut words = std::collections::BTreeSet::new();
+            while stream.advance() {
+                words.insert(stream.token().text.clone());
+            }
+            for w in words {
+                let either: Box<dyn Query> = Box::new(BooleanQuery::new(
+                    [f.text, f.tool]
+                        .into_iter()
+                        .map(|field| {
+                            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                                Term::from_field_text(field, &w),
+                                IndexRecordOption::Basic,
+                            ));
+                            (Occur::Should, q)
+                        })
+                        .collect(),
+                ));
+                filters.push((Occur::Must, either));
+            }
+        }
+        if let Some(after) = indexed_after {
+            filters.push((
+                Occur::Must,
+                Box::new(RangeQuery::new(
+                    // Included: a document indexed in the same second as the directive's
+                    // last look is looked at again, and the proposals' dedupe keeps it single.
+                    Bound::Included(Term::from_field_i64(f.indexed, after)),
+                    Bound::Unbounded,
+                )),
+            ));
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, matched)];
+        clauses.extend(filters.iter().map(|(o, q)| (*o, q.box_clone())));
+        Ok(Lexical {
+            per_field,
+            filters,
+            query: BooleanQuery::new(clauses),
+        })
+    }
+
+    /// Documents that hold every word of `req.query` and pass its filters, best first, at most
+    /// `limit` (not capped at [`MAX_RESULTS`]): what a Topic's lens shows by its rules, and what
+    /// its collection directive proposes (then only documents indexed since `indexed_after`).
+    /// Lexical only, so that every member can say which words put it there.
+    pub fn matching(
+        &self,
+        req: &SearchRequest,
+        indexed_after: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        let mut req = req.clone();
+        req.all_words = true;
+        let reader = self.reader()?;
+        let searcher = reader.searcher();
+        let Lexical {
+            per_field, query, ..
+        } = self.lexical(&req, indexed_after)?;
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(limit.max(1)).order_by_score())
+            .map_err(|e| index_err(&self.dir, e))?;
+        let best = top
+            .first()
+            .map(|(s, _)| *s)
+            .unwrap_or(1.0)
+            .max(f32::EPSILON);
+        top.into_iter()
+            .enumerate()
+            .map(|(rank, (score, addr))| {
+                let doc: TantivyDocument =
+                    searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
+                let fields = per_field
+                    .iter()
+                    .filter(|(_, q)| matches(&searcher, q.as_ref(), addr))
+                    .map(|(name, _)| *name)
+                    .collect();
+                let mut hit = self.hit(&doc, score, best, fields, req.now);
+                hit.why.lexical_rank = Some(rank + 1);
+                hit.why.lexical_score = Some(score);
+                Ok(hit)
+            })
+            .collect()
+    }
+
+    /// How many documents [`matching`](Self::matching) would find with no limit.
+    pub fn count_matching(&self, req: &SearchRequest, indexed_after: Option<i64>) -> Result<usize> {
+        let mut req = req.clone();
+        req.all_words = true;
+        let reader = self.reader()?;
+        let Lexical { query, .. } = self.lexical(&req, indexed_after)?;
+        reader
+            .searcher()
+            .search(&query, &tantivy::collector::Count)
+            .map_err(|e| index_err(&self.dir, e))
+    }
+
+    /// The document with this stable id, as a hit with no ranking, or `None` when the index does
+    /// not hold it (a document deleted since, or a log merged away).
+    pub fn document(&self, doc_id: &str, now: DateTime<Utc>) -> Result<Option<Hit>> {
+        let reader = self.reader()?;
+        let searcher = reader.searcher();
+        Ok(self
+            .by_doc_id(&searcher, doc_id)?
+            .map(|doc| self.hit(&doc, 0.0, 1.0, Vec::new(), now)))
+    }
+
     /// Documents of `kinds` whose words name `path` (a path relative to its folder, like
     /// `notes/plan.md`): an identifier term equal to it or ending in `/` and it, so a turn that
     /// names the file by its absolute path, from its folder or from a parent folder all count.
@@ -448,7 +581,10 @@ impl SearchIndex {
             .map_err(|e| Error::InvalidInput(format!("path {path:?}: {e}")))?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(named))];
         if !kinds.is_empty() {
-            clauses.push((Occur::Must, any_of(f.kind, kinds.iter().map(|k| k.as_str()))));
+            clauses.push((
+                Occur::Must,
+                any_of(f.kind, kinds.iter().map(|k| k.as_str())),
+            ));
         }
         let reader = self.reader()?;
         let searcher = reader.searcher();
@@ -521,6 +657,7 @@ impl SearchIndex {
             .and_then(|s| DateTime::from_timestamp(s, 0));
         let text = opt(f.text).or_else(|| opt(f.tool)).unwrap_or_default();
         Hit {
+            doc_id: self.text_of(doc, f.doc_id),
             kind: DocKind::parse(&self.text_of(doc, f.kind)).unwrap_or(DocKind::Turn),
             session_id: opt(f.session_id),
             turn_id: opt(f.turn_id),
