@@ -1,13 +1,15 @@
 //! Search (issue 16): `search_query`, everything said and written (transcript turns, continuity
 //! entries, session summaries), every hit with why it ranked where it did, and a fallback to
-//! lexical retrieval that is said rather than hidden. One engine call, `elnor_engine::search`;
-//! this converts its types.
+//! lexical retrieval that is said rather than hidden; and `embeddings_get`, how far the
+//! embeddings reach. One engine call each (`elnor_engine::search`, `elnor_engine::embed_status`);
+//! this converts their types.
 
 use chrono::Local;
 use elnor_engine::{DocKind, Strategy};
 use elnor_types::commands as cmd;
 use elnor_types::{
-    CommandError, ErrorKind, SearchHitRow, SearchKind, SearchResults, SearchStrategy, SearchWhy,
+    CommandError, EmbedCoverage, ErrorKind, SearchHitRow, SearchKind, SearchResults,
+    SearchStrategy, SearchWhy,
 };
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
@@ -142,6 +144,19 @@ pub async fn search_query(
             embedded: r.embedded,
             documents: r.documents,
             trust_banner: r.trust_banner.to_owned(),
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn embeddings_get(state: State<'_, AppState>) -> ReplyOf<cmd::EmbeddingsGet> {
+    let store = state.store()?;
+    blocking(move || {
+        let r = elnor_engine::embed_status(&store).map_err(err)?;
+        Ok(EmbedCoverage {
+            covered: r.covered,
+            documents: r.documents,
         })
     })
     .await

@@ -181,6 +181,8 @@ pub mod commands {
         /// `search_query`: `SearchQueryRequest -> SearchResults`
         /// (everything said and written, every hit with why it ranked where it did)
         SearchQuery = "search_query"(SearchQueryRequest) -> SearchResults;
+        /// `embeddings_get`: `() -> EmbedCoverage` (how far the search embeddings reach)
+        EmbeddingsGet = "embeddings_get"() -> EmbedCoverage;
         /// `tracked_folders_get`: `() -> TrackedFolders`
         TrackedFoldersGet = "tracked_folders_get"() -> TrackedFolders;
         /// `tracked_folders_add`: `TrackedFolderRequest -> TrackedFolders`
@@ -1644,6 +1646,15 @@ pub struct SearchResults {
     pub documents: u64,
     /// Always `low_trust`: a search result is evidence to check, not a fact.
     pub trust_banner: String,
+}
+
+/// How far the search embeddings reach: documents with a vector, of the documents indexed.
+/// A query that falls back to words alone says so; this says how much of the history meaning
+/// would reach once it can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbedCoverage {
+    pub covered: u64,
+    pub documents: u64,
 }
 
 /// One tracked folder.
