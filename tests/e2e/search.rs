@@ -87,9 +87,10 @@ async fn search_box_opens_a_turn_hit_scrolled_to_its_turn() {
             ))
             .await?;
         ensure_eq!(placement[0], serde_json::Value::Bool(true), "{placement}");
-        let scrolled = placement[1].as_f64().unwrap_or_default();
+        // Whole pixels: the row height (52) times the rows above the turn, less a screenful.
+        let scrolled = placement[1].as_f64().unwrap_or_default() as u64;
         ensure!(
-            scrolled > 52.0 * (target.position as f64 - 10.0),
+            scrolled > 52 * target.position.saturating_sub(10),
             "scrolled to {scrolled}px for turn {}",
             target.position
         );
