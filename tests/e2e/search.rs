@@ -125,8 +125,20 @@ async fn search_page_says_it_fell_back_explains_ranks_and_opens_entries_in_their
             "{fallback}"
         );
         let coverage = ui.wait_text("#search-coverage", |t| !t.is_empty()).await?;
-        ensure!(coverage.starts_with("0 of "), "{coverage}");
-        ensure!(coverage.ends_with("documents embedded."), "{coverage}");
+        // Out of the documents the query itself searched, which it counted after bringing the
+        // index up to date.
+        let summary = ui.text("#search-summary").await?;
+        let documents = summary
+            .split(" from ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap_or_default()
+            .to_owned();
+        ensure!(
+            fallback.contains(&format!("over all {documents} documents")),
+            "{fallback} / {summary}"
+        );
+        ensure_eq!(coverage, format!("0 of {documents} documents embedded."));
 
         // The best hit's "why this rank": first in the words' list, no rank by meaning.
         let why = "#search-hits li.search-hit:first-child .search-why";

@@ -70,8 +70,6 @@ pub fn SearchPage() -> impl IntoView {
         context: RwSignal::new(String::new()),
     };
     let contexts = LocalResource::new(api::work_contexts_list);
-    // Read once per page: how far the embeddings reach only changes when `elnor embed` runs.
-    let coverage = LocalResource::new(api::embeddings_get);
     let search = Action::new_local(|request: &SearchQueryRequest| {
         let request = request.clone();
         async move {
@@ -81,6 +79,12 @@ pub fn SearchPage() -> impl IntoView {
                 .map(|r| (r, hours))
                 .map_err(|e| e.message)
         }
+    });
+    // Read again after each search: the search brings the index up to date first, so the count of
+    // documents read before it may be behind.
+    let coverage = LocalResource::new(move || {
+        search.version().track();
+        api::embeddings_get()
     });
     let run = move || {
         if let Some(request) = choices.request() {

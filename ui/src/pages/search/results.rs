@@ -23,17 +23,19 @@ fn context_names(contexts: Contexts) -> HashMap<String, String> {
         .collect()
 }
 
-/// "n of m documents embedded", from the query when embeddings took part, else from the
-/// coverage read with the page.
+/// "n of m documents embedded", from the query when embeddings took part, else the vectors the
+/// coverage read counts, out of the documents the query saw (its index was brought up to date
+/// first, so its count is the one the person just searched).
 fn coverage_line(r: &SearchResults, coverage: Coverage) -> Option<String> {
-    let (covered, documents) = match r.embedded {
-        Some(embedded) => (embedded, r.documents),
-        None => {
-            let c = coverage.get()?.ok()?;
-            (c.covered, c.documents)
-        }
+    let covered = match r.embedded {
+        Some(embedded) => embedded,
+        None => coverage.get()?.ok()?.covered,
     };
-    Some(format!("{covered} of {documents} documents embedded."))
+    Some(format!(
+        "{} of {} documents embedded.",
+        covered.min(r.documents),
+        r.documents
+    ))
 }
 
 pub(super) fn results_view(
