@@ -94,6 +94,8 @@ pub fn run() {
             commands::observe::tracked_folders_remove,
             commands::observe::ignore_patterns_set,
             commands::timeline::timeline_get,
+            commands::search::search_query,
+            commands::search::embeddings_get,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {

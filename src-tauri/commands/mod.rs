@@ -8,6 +8,7 @@ pub mod ingest;
 pub mod knowledge;
 pub mod observe;
 pub mod review;
+pub mod search;
 pub mod sessions;
 pub mod settings;
 pub mod status;

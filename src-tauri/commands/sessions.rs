@@ -89,6 +89,7 @@ pub async fn turns_list(
                 .into_iter()
                 .map(|t| TurnRow {
                     seq: t.seq,
+                    turn_id: t.turn_id,
                     role: t.role.as_str().to_owned(),
                     kind: t.kind.as_str().to_owned(),
                     content: t.content,

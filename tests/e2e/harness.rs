@@ -161,8 +161,8 @@ fn free_port() -> u16 {
 }
 
 impl Driver {
-    /// Starts tauri-driver with `home` as the app's home directory, so transcript sources found
-    /// by default on the machine running the test never leak into it.
+    /// Starts tauri-driver with `home` as the app's home directory, so transcript sources (and an
+    /// embedding model) found by default on the machine running the test never leak into it.
     fn start(home: &Path) -> Driver {
         let port = free_port();
         let native_port = free_port();
@@ -175,6 +175,10 @@ impl Driver {
             ])
             .env("HOME", home)
             .env_remove("CODEX_HOME")
+            // The embedding model is found through these, or under HOME: without them the app
+            // has none, as on a new machine, and a search says it fell back to words alone.
+            .env_remove("ELNOR_MINILM_DIR")
+            .env_remove("XDG_CACHE_HOME")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()

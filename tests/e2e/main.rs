@@ -23,6 +23,7 @@ mod home;
 mod inspector;
 mod knowledge;
 mod review;
+mod search;
 mod sessions;
 mod settings;
 mod timeline;

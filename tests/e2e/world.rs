@@ -364,6 +364,88 @@ fn write_session(root: &Path, session: &str, cwd: &str, at: DateTime<Utc>, said:
     .unwrap();
 }
 
+/// The word only one turn of the search world says, and a few that many turns say.
+pub const RARE_WORD: &str = "quetzalcoatl";
+
+/// Where the search world's rare word is: its session, our id of the turn that says it, and the
+/// turn's position in the transcript viewer.
+pub struct SearchTarget {
+    pub session: String,
+    pub turn_id: String,
+    pub position: u64,
+}
+
+/// One long Claude Code session two days ago: 150 turns of the person and the agent taking turns,
+/// with [`RARE_WORD`] in the person's turn at position 130 only. The viewer shows about ten rows
+/// and reads a hundred turns at a time, so opening that turn needs both the second chunk and a
+/// scroll. Returns the world and where the word is, as the engine reads the transcript.
+pub fn search_world() -> (World, SearchTarget) {
+    let world = World::new();
+    let transcripts = world.path("transcripts");
+    let session = "5ea4c400-0000-4000-8000-000000000001";
+    let cwd = "/home/ann/work/atlas";
+    let at = Utc::now() - chrono::Duration::days(2);
+    let lines: Vec<String> = (0..150u32)
+        .map(|n| {
+            let when = at + chrono::Duration::seconds(i64::from(n) * 20);
+            if n % 2 == 0 {
+                let said = if n == 130 {
+                    format!("Rename the {RARE_WORD} module before the atlas release.")
+                } else {
+                    format!("Step {n}: check the atlas build output.")
+                };
+                claude_line(
+                    session,
+                    cwd,
+                    n,
+                    when,
+                    "user",
+                    serde_json::json!({"role": "user", "content": said}),
+                )
+            } else {
+                claude_line(
+                    session,
+                    cwd,
+                    n,
+                    when,
+                    "assistant",
+                    serde_json::json!({
+                        "model": "claude-opus-4-6",
+                        "id": format!("msg_{n}"),
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": format!("Done with step {n}.")}],
+                        "stop_reason": "end_turn",
+                    }),
+                )
+            }
+        })
+        .collect();
+    let dir = transcripts.join(cwd.replace('/', "-"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{session}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let store = world.store();
+    ingest_claude_code(&store, transcripts);
+    let page = elnor_engine::session_turns(store.graph(), session, 0, 500, false, 4_000).unwrap();
+    let (position, turn) = page
+        .turns
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.content.contains(RARE_WORD))
+        .expect("the rare word's turn was ingested");
+    assert!(position >= 100, "the turn must be past the first chunk");
+    let target = SearchTarget {
+        session: session.to_owned(),
+        turn_id: turn.turn_id.clone(),
+        position: position as u64,
+    };
+    (world, target)
+}
+
 /// The decision and the open question the review world's sessions state.
 pub const DECISION: &str = "We decided to lead with price impact, not corrective disclosure.";
 pub const QUESTION: &str =

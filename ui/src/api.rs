@@ -8,17 +8,17 @@ use elnor_types::{
     AssemblyDetail, AssemblyListRequest, AssemblyRef, AssemblyRow, BriefPreview,
     BriefPreviewRequest, CommandError, ConfigFields, ConnectionTest, ConstellationView,
     ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
-    EditEntityRequest, EditFactRequest, EditWorkContextRequest, EntityListRequest, EntityRow,
-    ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList,
-    KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail,
-    NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest,
-    ObservationListRequest, ObservationRef, ObservationRow, PendingCount, ProjectOverviewRow,
-    ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushRequest, RejectRequest,
-    RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome, ReviewQueue, RollupView,
-    SessionListRequest, SessionRow, SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest,
-    SetSourceEnabledRequest, Settings, SourceRow, StoreStatus, Timeline, TimelineRequest,
-    TrackedFolderRequest, TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail,
-    WorkContextRef, WorkContextRow,
+    EditEntityRequest, EditFactRequest, EditWorkContextRequest, EmbedCoverage, EntityListRequest,
+    EntityRow, ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus,
+    KnowledgeList, KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow,
+    NightlyStatus, NodeDetail, NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant,
+    NodeWarrantRequest, ObservationListRequest, ObservationRef, ObservationRow, PendingCount,
+    ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushRequest,
+    RejectRequest, RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome, ReviewQueue,
+    RollupView, SearchQueryRequest, SearchResults, SessionListRequest, SessionRow,
+    SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
+    SourceRow, StoreStatus, Timeline, TimelineRequest, TrackedFolderRequest, TrackedFolders,
+    TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
 };
 use elnor_types::{Command, commands as cmd};
 use serde::Serialize;
@@ -406,6 +406,16 @@ pub async fn observations_get(observation_id: i64) -> Result<ObservationRow, Com
 /// What happened in a window of days, newest first, with the per-day chart.
 pub async fn timeline_get(request: TimelineRequest) -> Result<Timeline, CommandError> {
     invoke::<cmd::TimelineGet>(request).await
+}
+
+/// Searches everything said and written; every hit says why it ranked where it did.
+pub async fn search_query(request: SearchQueryRequest) -> Result<SearchResults, CommandError> {
+    invoke::<cmd::SearchQuery>(request).await
+}
+
+/// How many of the indexed documents have an embedding.
+pub async fn embeddings_get() -> Result<EmbedCoverage, CommandError> {
+    invoke::<cmd::EmbeddingsGet>(()).await
 }
 
 /// The tracked folders, the ignore rules and the file watcher's state.

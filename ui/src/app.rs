@@ -5,6 +5,8 @@
 //! The push box ("I just did X") is reachable from every page: the sidebar's "I just did…" button
 //! and the keyboard shortcut Ctrl+Shift+P (⌘⇧P) open it as a dialog over the current view. Each
 //! push bumps [`Activity`], so the lists that show observations read them again.
+//!
+//! The search box is reachable the same way: Ctrl+K (⌘K) opens it over the current view.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -13,9 +15,11 @@ use crate::api;
 use crate::nav::{Nav, Page, Route};
 use crate::pages::{
     contexts::ContextsPage, home::Home, inspector::InspectorPage, knowledge::KnowledgePage,
-    review::ReviewPage, sessions::SessionsPage, settings::SettingsPage, timeline::TimelinePage,
+    review::ReviewPage, search::SearchPage, sessions::SessionsPage, settings::SettingsPage,
+    timeline::TimelinePage,
 };
 use crate::push::{PushDialog, is_push_shortcut};
+use crate::search_box::{SearchDialog, is_search_shortcut};
 
 /// How often the badge asks for the pending count: the scheduler may add proposals while the
 /// app stays open overnight, and the count is one cheap query.
@@ -67,10 +71,19 @@ pub fn App() -> impl IntoView {
     // too: Ctrl+Shift+P types nothing, and none of the pages' own keys (the Review page's plain
     // letters and arrows) carries a modifier, so it clashes with none of them.
     let pushing = RwSignal::new(false);
+    // Whether the search box is open. Ctrl+K is free the same way (no page uses it), and works
+    // inside text fields for the same reason. One dialog at a time: each shortcut closes the
+    // other's box.
+    let searching = RwSignal::new(false);
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
         if is_push_shortcut(&ev) {
             ev.prevent_default();
+            searching.set(false);
             pushing.set(true);
+        } else if is_search_shortcut(&ev) {
+            ev.prevent_default();
+            pushing.set(false);
+            searching.set(true);
         }
     });
     on_cleanup(move || keys.remove());
@@ -127,6 +140,7 @@ pub fn App() -> impl IntoView {
                 </button>
                 {button("nav-knowledge", "Knowledge", Page::Knowledge)}
                 {button("nav-timeline", "Timeline", Page::Timeline)}
+                {button("nav-search", "Search", Page::Search)}
                 {button("nav-inspector", "Inspector", Page::Inspector)}
                 {button("nav-settings", "Settings", Page::Settings)}
                 <button
@@ -147,12 +161,16 @@ pub fn App() -> impl IntoView {
                     Page::Review => view! { <ReviewPage /> }.into_any(),
                     Page::Knowledge => view! { <KnowledgePage /> }.into_any(),
                     Page::Timeline => view! { <TimelinePage /> }.into_any(),
+                    Page::Search => view! { <SearchPage /> }.into_any(),
                     Page::Inspector => view! { <InspectorPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
                 }}
             </main>
             <Show when=move || pushing.get()>
                 <PushDialog open=pushing />
+            </Show>
+            <Show when=move || searching.get()>
+                <SearchDialog open=searching />
             </Show>
         </div>
     }

@@ -7,6 +7,7 @@ mod components;
 mod nav;
 mod pages;
 mod push;
+mod search_box;
 
 fn main() {
     console_error_panic_hook::set_once();

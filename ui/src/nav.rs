@@ -17,6 +17,7 @@ pub enum Page {
     Review,
     Knowledge,
     Timeline,
+    Search,
     Inspector,
     Settings,
 }
@@ -26,9 +27,11 @@ pub enum Page {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
     Home,
-    /// The Sessions page, with the session whose transcript to open.
+    /// The Sessions page, with the session whose transcript to open and the turn (our turn id,
+    /// as a search hit names it) to scroll to and select in it.
     Sessions {
         session: Option<String>,
+        turn: Option<String>,
     },
     /// The Work contexts page, with the work context to open.
     Contexts {
@@ -46,6 +49,10 @@ pub enum Route {
     Timeline {
         observation: Option<i64>,
     },
+    /// The Search page, with the query to run as it opens (the search box's "See all results").
+    Search {
+        query: Option<String>,
+    },
     /// The Inspector, with the brief assembly to open.
     Inspector {
         assembly: Option<i64>,
@@ -58,11 +65,15 @@ impl Route {
     pub fn of(page: Page) -> Route {
         match page {
             Page::Home => Route::Home,
-            Page::Sessions => Route::Sessions { session: None },
+            Page::Sessions => Route::Sessions {
+                session: None,
+                turn: None,
+            },
             Page::Contexts => Route::Contexts { work_context: None },
             Page::Review => Route::Review { proposal: None },
             Page::Knowledge => Route::Knowledge { node: None },
             Page::Timeline => Route::Timeline { observation: None },
+            Page::Search => Route::Search { query: None },
             Page::Inspector => Route::Inspector { assembly: None },
             Page::Settings => Route::Settings,
         }
@@ -77,6 +88,7 @@ impl Route {
             Route::Review { .. } => Page::Review,
             Route::Knowledge { .. } => Page::Knowledge,
             Route::Timeline { .. } => Page::Timeline,
+            Route::Search { .. } => Page::Search,
             Route::Inspector { .. } => Page::Inspector,
             Route::Settings => Page::Settings,
         }
@@ -120,7 +132,22 @@ impl Nav {
     pub fn open_session(self, session_id: String) {
         self.go(Route::Sessions {
             session: Some(session_id),
+            turn: None,
         });
+    }
+
+    /// Shows a session's transcript on the Sessions page, scrolled to one turn and with that turn
+    /// selected.
+    pub fn open_turn(self, session_id: String, turn_id: String) {
+        self.go(Route::Sessions {
+            session: Some(session_id),
+            turn: Some(turn_id),
+        });
+    }
+
+    /// Runs `query` on the Search page.
+    pub fn open_search(self, query: String) {
+        self.go(Route::Search { query: Some(query) });
     }
 
     /// Shows one brief assembly in the Inspector.
@@ -179,7 +206,23 @@ impl Nav {
     /// The session a link asked the Sessions page to open.
     pub fn take_session(self) -> Option<String> {
         self.take(|r| match r {
-            Route::Sessions { session } => session.take(),
+            Route::Sessions { session, .. } => session.take(),
+            _ => None,
+        })
+    }
+
+    /// The turn a link asked the Sessions page to show in the session it opens.
+    pub fn take_turn(self) -> Option<String> {
+        self.take(|r| match r {
+            Route::Sessions { turn, .. } => turn.take(),
+            _ => None,
+        })
+    }
+
+    /// The query a link asked the Search page to run.
+    pub fn take_query(self) -> Option<String> {
+        self.take(|r| match r {
+            Route::Search { query } => query.take(),
             _ => None,
         })
     }

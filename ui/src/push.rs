@@ -15,7 +15,7 @@ use crate::app::use_activity;
 use crate::components::Loaded;
 use crate::nav::use_nav;
 
-/// The dialog's element id; pages with their own keys leave them alone while it is open.
+/// The dialog's element id.
 const DIALOG_ID: &str = "push-dialog";
 
 /// Whether a key press is the push shortcut, Ctrl+Shift+P or ⌘⇧P. `code` names the physical key,
@@ -28,10 +28,15 @@ pub fn is_push_shortcut(ev: &web_sys::KeyboardEvent) -> bool {
         && (ev.code() == "KeyP" || ev.key().eq_ignore_ascii_case("p"))
 }
 
-/// Whether the push dialog is open over the page. A modal dialog owns the keyboard: the Review
-/// page's one-letter shortcuts must not decide proposals behind it.
+/// Whether a modal dialog (this push box, or the Ctrl+K search box) is open over the page. A
+/// modal dialog owns the keyboard: the Review page's one-letter shortcuts must not decide
+/// proposals behind it.
 pub fn dialog_open() -> bool {
-    document().get_element_by_id(DIALOG_ID).is_some()
+    document()
+        .query_selector("[role='dialog'][aria-modal='true']")
+        .ok()
+        .flatten()
+        .is_some()
 }
 
 /// Splits "Christensen report, Henderson" into names, dropping empty ones.

@@ -178,6 +178,11 @@ pub mod commands {
         ObservationsGet = "observations_get"(ObservationRef) -> ObservationRow;
         /// `timeline_get`: `TimelineRequest -> Timeline`
         TimelineGet = "timeline_get"(TimelineRequest) -> Timeline;
+        /// `search_query`: `SearchQueryRequest -> SearchResults`
+        /// (everything said and written, every hit with why it ranked where it did)
+        SearchQuery = "search_query"(SearchQueryRequest) -> SearchResults;
+        /// `embeddings_get`: `() -> EmbedCoverage` (how far the search embeddings reach)
+        EmbeddingsGet = "embeddings_get"() -> EmbedCoverage;
         /// `tracked_folders_get`: `() -> TrackedFolders`
         TrackedFoldersGet = "tracked_folders_get"() -> TrackedFolders;
         /// `tracked_folders_add`: `TrackedFolderRequest -> TrackedFolders`
@@ -325,6 +330,8 @@ pub struct TurnPageRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnRow {
     pub seq: i64,
+    /// Our id of the turn: what a search hit names, so the viewer can find the turn it opens.
+    pub turn_id: String,
     pub role: String,
     pub kind: String,
     pub content: String,
@@ -1543,6 +1550,113 @@ pub struct Timeline {
     pub days: Vec<TimelineDay>,
 }
 
+wire_enum!(
+    /// How a search retrieves (CSA §7.4): by the words alone, by meaning (embeddings), or both
+    /// ranks fused.
+    SearchStrategy {
+        LexicalOnly => "lexical_only", "words only",
+        EmbeddingAugmented => "embedding_augmented", "meaning (embeddings)",
+        Hybrid => "hybrid", "words and meaning",
+    }
+);
+
+wire_enum!(
+    /// What a search hit is.
+    SearchKind {
+        /// A transcript turn.
+        Turn => "turn", "turn",
+        /// A continuity entry: an open question, a key decision, a cross-conversation update.
+        Entry => "entry", "entry",
+        /// A session summary.
+        Summary => "summary", "summary",
+    }
+);
+
+/// Request of [`commands::SearchQuery`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchQueryRequest {
+    /// What to look for, in the person's own words.
+    pub query: String,
+    pub strategy: SearchStrategy,
+    /// Only this work context's entries and the turns of sessions placed in it.
+    pub work_context_id: Option<String>,
+    /// The kinds to search; empty for all.
+    pub kinds: Vec<SearchKind>,
+    /// `openclaw`, `claude_code` or `codex`.
+    pub harness: Option<String>,
+    /// Only work from the last this many hours; 0 means all time.
+    pub hours: u32,
+    /// At most this many hits (the engine caps it).
+    pub max_results: u32,
+}
+
+/// Why a hit ranked where it did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchWhy {
+    /// 1-based rank in the lexical list, and its BM25 score, when the words matched.
+    pub lexical_rank: Option<u32>,
+    pub lexical_score: Option<f32>,
+    /// 1-based rank among the embedding neighbours, and the cosine similarity, when embeddings
+    /// took part.
+    pub vector_rank: Option<u32>,
+    pub similarity: Option<f32>,
+    /// The score the final order is by (BM25, similarity, or the fusion of both ranks).
+    pub fused_score: f32,
+    /// The fields the query matched: `text`, `ident`, `context` (the turn before), `tool`.
+    pub fields: Vec<String>,
+    /// Days between the work and the query.
+    pub age_days: Option<i64>,
+}
+
+/// One search hit, with where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHitRow {
+    pub kind: SearchKind,
+    pub session_id: Option<String>,
+    /// Our id of the turn ([`TurnRow::turn_id`]), for a turn hit.
+    pub turn_id: Option<String>,
+    /// The turn's own id in the harness's file.
+    pub record: Option<String>,
+    pub entry_id: Option<String>,
+    pub entry_type: Option<String>,
+    pub work_context_id: Option<String>,
+    pub harness: Option<String>,
+    pub role: Option<String>,
+    /// When the work happened, RFC 3339.
+    pub at: Option<String>,
+    /// A bounded excerpt of the matched text.
+    pub excerpt: String,
+    /// The score relative to the best hit, 0–1.
+    pub relevance_score: f32,
+    pub why: SearchWhy,
+}
+
+/// What a search found, and how it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResults {
+    pub hits: Vec<SearchHitRow>,
+    /// The strategy asked for.
+    pub strategy: SearchStrategy,
+    /// The strategy that ran instead, when the one asked for could not (no embeddings yet).
+    pub fallback_mode: Option<SearchStrategy>,
+    pub fallback_reason: Option<String>,
+    /// Documents with an embedding, of `documents`, when embeddings took part.
+    pub embedded: Option<u64>,
+    /// Documents in the index when the query ran.
+    pub documents: u64,
+    /// Always `low_trust`: a search result is evidence to check, not a fact.
+    pub trust_banner: String,
+}
+
+/// How far the search embeddings reach: documents with a vector, of the documents indexed.
+/// A query that falls back to words alone says so; this says how much of the history meaning
+/// would reach once it can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbedCoverage {
+    pub covered: u64,
+    pub documents: u64,
+}
+
 /// One tracked folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrackedFolderRow {
@@ -1696,6 +1810,30 @@ mod tests {
         })
         .unwrap();
         assert_eq!(approve, r#"{"proposal_ids":[4],"text":"t"}"#);
+        // Search: the engine's strategy and kind names, which `elnor query` takes too.
+        let names = |all: &[SearchStrategy]| -> Vec<String> {
+            all.iter()
+                .map(|s| serde_json::to_string(s).unwrap())
+                .collect()
+        };
+        assert_eq!(
+            names(SearchStrategy::ALL),
+            ["\"lexical_only\"", "\"embedding_augmented\"", "\"hybrid\""]
+        );
+        let search = serde_json::to_string(&SearchQueryRequest {
+            query: "q".into(),
+            strategy: SearchStrategy::Hybrid,
+            work_context_id: None,
+            kinds: vec![SearchKind::Turn, SearchKind::Summary],
+            harness: None,
+            hours: 0,
+            max_results: 5,
+        })
+        .unwrap();
+        assert_eq!(
+            search,
+            r#"{"query":"q","strategy":"hybrid","work_context_id":null,"kinds":["turn","summary"],"harness":null,"hours":0,"max_results":5}"#
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod home;
 pub mod inspector;
 pub mod knowledge;
 pub mod review;
+pub mod search;
 pub mod sessions;
 pub mod settings;
 pub mod timeline;

@@ -13,7 +13,11 @@ pub(super) fn SessionBrowser(
     selected: RwSignal<Option<SessionRow>>,
     /// A session to open as soon as the list has it.
     target: Option<String>,
+    /// A turn of the target session to scroll to and select once its transcript opens.
+    turn: Option<String>,
 ) -> impl IntoView {
+    // Handed to the first transcript that opens (the target's), which takes it.
+    let focus = RwSignal::new(turn);
     let harness = RwSignal::new(String::new());
     let agent = RwSignal::new(String::new());
     // The target's id goes into the text filter, which matches ids, so the list shows it even
@@ -40,10 +44,15 @@ pub(super) fn SessionBrowser(
         if let Some(id) = pending.get_untracked() {
             match rows.into_iter().find(|r| r.session_id == id) {
                 Some(row) => selected.set(Some(row)),
-                None => missing.set(Some(format!(
+                None => {
+                    // The turn belongs to the session that is not there; no other transcript
+                    // may take it.
+                    focus.set(None);
+                    missing.set(Some(format!(
                     "Session {id} is not among the ingested sessions: its entries may have been \
                      written by hand, or its transcript is no longer in a source."
-                ))),
+                    )));
+                }
             }
             pending.set(None);
         }
@@ -88,7 +97,7 @@ pub(super) fn SessionBrowser(
             </div>
             <div class="session-view">
                 {move || match selected.get() {
-                    Some(s) => view! { <TranscriptViewer session=s /> }.into_any(),
+                    Some(s) => view! { <TranscriptViewer session=s focus /> }.into_any(),
                     None => {
                         view! { <p class="hint">"Pick a session to read its transcript."</p> }
                             .into_any()

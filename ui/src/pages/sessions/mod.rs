@@ -22,9 +22,11 @@ pub fn SessionsPage() -> impl IntoView {
     // once, so coming back to Sessions later starts from the whole list.
     let nav = use_nav();
     let target = nav.take_session();
+    // A search hit names the turn too: the transcript opens scrolled to it, with it selected.
+    let turn = nav.take_turn();
     view! {
         <h2>"Sessions"</h2>
         <IngestCard generation />
-        <SessionBrowser generation selected target />
+        <SessionBrowser generation selected target turn />
     }
 }

@@ -1,5 +1,6 @@
 //! The virtualised transcript viewer: it pages through a session by position, a chunk of turns at
-//! a time, and keeps only the rows in (or near) view in the DOM.
+//! a time, and keeps only the rows in (or near) view in the DOM. A link may name a turn to open it
+//! at (a search hit): the viewer finds its position, scrolls it into view and selects it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -18,7 +19,12 @@ pub(super) const VIEW_H: f64 = 520.0;
 pub(super) const CHUNK: u64 = 100;
 
 #[component]
-pub(super) fn TranscriptViewer(session: SessionRow) -> impl IntoView {
+pub(super) fn TranscriptViewer(
+    session: SessionRow,
+    /// A turn (our turn id) to scroll to and select; the viewer takes it, so the next session
+    /// picked opens at its start.
+    focus: RwSignal<Option<String>>,
+) -> impl IntoView {
     let id = session.session_id.clone();
     let total = RwSignal::new(None::<u64>);
     let chunks = RwSignal::new(HashMap::<u64, Vec<TurnRow>>::new());
@@ -28,6 +34,7 @@ pub(super) fn TranscriptViewer(session: SessionRow) -> impl IntoView {
     let scroll = RwSignal::new(0.0f64);
     let detail = RwSignal::new(None::<TurnRow>);
     let scroller = NodeRef::<leptos::html::Div>::new();
+    let lost = RwSignal::new(None::<String>);
 
     let ensure = {
         let id = id.clone();
@@ -92,6 +99,54 @@ pub(super) fn TranscriptViewer(session: SessionRow) -> impl IntoView {
         detail.set(row_at(position));
     };
 
+    // The turn a link named. A hit names a turn by id, not by position, so the viewer reads the
+    // session's chunks in order until one holds it; they are the chunks the rows need anyway.
+    let mut wanted = None;
+    focus.update_untracked(|f| wanted = f.take());
+    if let Some(turn_id) = wanted {
+        let id = id.clone();
+        spawn_local(async move {
+            let mut chunk = 0u64;
+            loop {
+                let cached = chunks.with_untracked(|c| c.get(&chunk).cloned());
+                let rows = match cached {
+                    Some(rows) => rows,
+                    None => match api::turns_list(id.clone(), chunk * CHUNK, CHUNK as u32).await {
+                        Ok(page) => {
+                            total.set(Some(page.total));
+                            if chunk == 0 {
+                                marks.set(page.compactions);
+                            }
+                            chunks.update(|c| {
+                                c.insert(chunk, page.turns.clone());
+                            });
+                            page.turns
+                        }
+                        Err(e) => {
+                            error.set(Some(e.message));
+                            return;
+                        }
+                    },
+                };
+                if let Some(i) = rows.iter().position(|t| t.turn_id == turn_id) {
+                    // The canvas takes its height from `total` when the page renders again;
+                    // scrolling before that would be clamped to the old, empty canvas.
+                    api::sleep(30).await;
+                    jump(chunk * CHUNK + i as u64);
+                    return;
+                }
+                if (rows.len() as u64) < CHUNK {
+                    lost.set(Some(
+                        "The turn this link names is no longer in the session's transcript."
+                            .to_owned(),
+                    ));
+                    return;
+                }
+                chunk += 1;
+            }
+        });
+    }
+
     view! {
         <div class="viewer-head">
             <strong>{session.title.clone().unwrap_or_else(|| session.session_id.clone())}</strong>
@@ -139,6 +194,7 @@ pub(super) fn TranscriptViewer(session: SessionRow) -> impl IntoView {
             }}
         </div>
         {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
+        {move || lost.get().map(|m| view! { <p class="hint" id="turn-missing">{m}</p> })}
         <div class="viewer">
             <div
                 class="viewer-scroll"
@@ -207,8 +263,16 @@ pub(super) fn turn_row(
             };
             let calls = t.tool_calls.len();
             let pick = t.clone();
+            let seq = t.seq;
             view! {
-                <div class=class class:sidechain=t.is_sidechain style:top=top on:click=move |_| detail.set(Some(pick.clone()))>
+                <div
+                    class=class
+                    class:sidechain=t.is_sidechain
+                    class:selected=move || detail.with(|d| d.as_ref().is_some_and(|d| d.seq == seq))
+                    data-turn-id=t.turn_id.clone()
+                    style:top=top
+                    on:click=move |_| detail.set(Some(pick.clone()))
+                >
                     <span class="who">{label(&t)}</span>
                     <span class="time">
                         {t.timestamp.as_deref().and_then(|s| s.get(11..19)).unwrap_or("").to_owned()}

@@ -1,0 +1,179 @@
+//! Search: the Ctrl+K box from any page down to a turn opened in its transcript, and the Search
+//! page's banner, fallback notice, "why this rank" line and the link from an entry to its work
+//! context.
+
+use crate::harness::{App, ensure, ensure_eq};
+use crate::world::{QUESTION, RARE_WORD, review_world, search_world};
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn search_box_opens_a_turn_hit_scrolled_to_its_turn() {
+    let (world, target) = search_world();
+
+    App::with(&world, async |ui| {
+        // From another page, Ctrl+K opens the box with the cursor in it.
+        ui.click("#nav-timeline").await?;
+        ui.keys("\u{E009}k").await?;
+        ui.find("#search-dialog").await?;
+        ui.wait_until("the search box to have the focus", async || {
+            let focused = ui.focused().await?.attr("id").await?;
+            Ok((focused.as_deref() == Some("search-box-query")).then_some(()))
+        })
+        .await?;
+
+        // Enter searches: the one turn that says the word comes first, marked, under the banner.
+        ui.focused()
+            .await?
+            .send_keys(&format!("{RARE_WORD}\u{E007}"))
+            .await?;
+        let first = format!(
+            "#search-box-hits li.search-box-hit.marked[data-turn-id='{}']",
+            target.turn_id
+        );
+        ui.find(&first).await?;
+        let trust = ui.text("#search-box-trust").await?;
+        ensure!(trust.contains("evidence to check, not facts"), "{trust}");
+        // textContent, not WebDriver's rendered text: the excerpt is clipped with an ellipsis,
+        // which WebKitWebDriver reports as empty.
+        let hit = ui
+            .js(&format!(
+                "return document.querySelector(\"{first}\").textContent"
+            ))
+            .await?;
+        let hit = hit.as_str().unwrap_or_default().to_owned();
+        ensure!(hit.contains(RARE_WORD), "{hit}");
+        ensure!(hit.contains("user turn"), "{hit}");
+        ui.screenshot("search-box").await;
+
+        // The arrows move the mark down to "See all results" and back up to the first hit (the
+        // agent's reply after the turn matches too, through the turn before it).
+        let hits = ui
+            .find_all("#search-box-hits li.search-box-hit[data-kind]")
+            .await?
+            .len();
+        ensure!(hits >= 1, "{hits}");
+        for _ in 0..hits {
+            ui.focused().await?.send_keys("\u{E015}").await?;
+        }
+        ui.find("#search-box-all.marked").await?;
+        for _ in 0..hits {
+            ui.focused().await?.send_keys("\u{E013}").await?;
+        }
+        ui.find(&first).await?;
+
+        // Enter on the same words opens the marked hit: the session, scrolled to the turn, with
+        // the turn selected and read in full beside the list.
+        ui.focused().await?.send_keys("\u{E007}").await?;
+        ui.wait_gone("#search-dialog").await?;
+        ui.find(&format!(
+            ".session-row.active[data-session-id='{}']",
+            target.session
+        ))
+        .await?;
+        let row = format!(".turn-row.selected[data-turn-id='{}']", target.turn_id);
+        ui.find(&row).await?;
+        let detail = ui
+            .wait_text(".turn-detail", |t| t.contains(RARE_WORD))
+            .await?;
+        ensure!(detail.contains("before the atlas release"), "{detail}");
+        // In view: the row lies inside the viewer's scroll area, which has scrolled down to it
+        // (the turn is past the first hundred, and the area shows about ten).
+        let placement = ui
+            .js(&format!(
+                "const row = document.querySelector(\"{row}\");
+                 const area = document.querySelector('.viewer-scroll');
+                 const r = row.getBoundingClientRect(), a = area.getBoundingClientRect();
+                 return [r.top >= a.top && r.bottom <= a.bottom, area.scrollTop];"
+            ))
+            .await?;
+        ensure_eq!(placement[0], serde_json::Value::Bool(true), "{placement}");
+        // Whole pixels: the row height (52) times the rows above the turn, less a screenful.
+        let scrolled = placement[1].as_f64().unwrap_or_default() as u64;
+        ensure!(
+            scrolled > 52 * target.position.saturating_sub(10),
+            "scrolled to {scrolled}px for turn {}",
+            target.position
+        );
+        ui.screenshot("search-turn").await;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn search_page_says_it_fell_back_explains_ranks_and_opens_entries_in_their_context() {
+    // Three Henderson sessions three weeks ago, captured: their turns and the entries the
+    // continuity agent wrote (the open question about the Christensen report among them).
+    let world = review_world();
+
+    App::with(&world.world, async |ui| {
+        ui.click("#nav-search").await?;
+        ui.type_into("#search-query", "Christensen report\u{E007}")
+            .await?;
+        let trust = ui.text("#search-trust").await?;
+        ensure!(trust.contains("evidence to check, not facts"), "{trust}");
+        // No embedding model on this machine: the default strategy ran on words alone, and says
+        // so with its reason and how far the embeddings reach (nowhere yet).
+        let fallback = ui.text("#search-fallback").await?;
+        ensure!(
+            fallback.contains("Ran words only instead of words and meaning"),
+            "{fallback}"
+        );
+        ensure!(
+            fallback.contains("no embedding model is installed"),
+            "{fallback}"
+        );
+        let coverage = ui.wait_text("#search-coverage", |t| !t.is_empty()).await?;
+        // Out of the documents the query itself searched, which it counted after bringing the
+        // index up to date.
+        let summary = ui.text("#search-summary").await?;
+        let documents = summary
+            .split(" from ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap_or_default()
+            .to_owned();
+        ensure!(
+            fallback.contains(&format!("over all {documents} documents")),
+            "{fallback} / {summary}"
+        );
+        ensure_eq!(coverage, format!("0 of {documents} documents embedded."));
+
+        // The best hit's "why this rank": first in the words' list, no rank by meaning.
+        let why = "#search-hits li.search-hit:first-child .search-why";
+        ui.click(&format!("{why} summary")).await?;
+        let line = ui
+            .wait_text(&format!("{why} .why-line"), |t| !t.is_empty())
+            .await?;
+        ensure!(line.starts_with("words: rank 1 (BM25 "), "{line}");
+        ensure!(line.contains("meaning: no rank"), "{line}");
+        ensure!(line.contains("matched text"), "{line}");
+        ensure!(line.ends_with(" days old"), "{line}");
+        ui.screenshot("search-page").await;
+
+        // Entries only: the open question, attributed to Henderson, opens that work context.
+        ui.click("#search-kind-turn").await?;
+        ui.click("#search-kind-summary").await?;
+        ui.click("#search-submit").await?;
+        ui.wait_until("only entries among the hits", async || {
+            let all = ui.find_all("#search-hits li.search-hit").await?.len();
+            let entries = ui
+                .find_all("#search-hits li.search-hit[data-kind='entry']")
+                .await?
+                .len();
+            Ok((all > 0 && all == entries).then_some(()))
+        })
+        .await?;
+        let question = ui
+            .wait_text("#search-hits", |t| t.contains(QUESTION))
+            .await?;
+        ensure!(question.contains("Henderson"), "{question}");
+        ui.click("#search-hits li.search-hit[data-kind='entry'] a.hit-open")
+            .await?;
+        ui.wait_text("#wc-detail", |t| t.contains("Henderson"))
+            .await?;
+        Ok(())
+    })
+    .await;
+}
