@@ -1,5 +1,5 @@
 //! Search (issue 16): `search_query`, everything said and written (transcript turns, continuity
-//! entries, session summaries), every hit with why it ranked where it did, and a fallback to
+//! entries, session summaries, Library documents, observations, durable nodes), every hit with why it ranked where it did, and a fallback to
 //! lexical retrieval that is said rather than hidden; and `embeddings_get`, how far the
 //! embeddings reach. One engine call each (`elnor_engine::search`, `elnor_engine::embed_status`);
 //! this converts their types.
@@ -44,6 +44,9 @@ fn wire_kind(k: DocKind) -> SearchKind {
         DocKind::Turn => SearchKind::Turn,
         DocKind::Entry => SearchKind::Entry,
         DocKind::Summary => SearchKind::Summary,
+        DocKind::Document => SearchKind::Document,
+        DocKind::Observation => SearchKind::Observation,
+        DocKind::Node => SearchKind::Node,
     }
 }
 
@@ -52,6 +55,9 @@ fn engine_kind(k: SearchKind) -> DocKind {
         SearchKind::Turn => DocKind::Turn,
         SearchKind::Entry => DocKind::Entry,
         SearchKind::Summary => DocKind::Summary,
+        SearchKind::Document => DocKind::Document,
+        SearchKind::Observation => DocKind::Observation,
+        SearchKind::Node => DocKind::Node,
     }
 }
 
@@ -65,6 +71,7 @@ fn hit(h: elnor_engine::Hit) -> SearchHitRow {
     // Destructured whole, so a field the engine adds to a hit is a build error here until it is
     // carried to the wire or deliberately left behind.
     let elnor_engine::Hit {
+        doc_id,
         kind,
         session_id,
         turn_id,
@@ -74,12 +81,18 @@ fn hit(h: elnor_engine::Hit) -> SearchHitRow {
         work_context_id,
         harness,
         role,
+        path,
+        title,
+        node_id,
+        node_kind,
+        observation_id,
         at,
         excerpt,
         relevance_score,
         why,
     } = h;
     SearchHitRow {
+        doc_id,
         kind: wire_kind(kind),
         session_id,
         turn_id,
@@ -89,6 +102,11 @@ fn hit(h: elnor_engine::Hit) -> SearchHitRow {
         work_context_id,
         harness,
         role,
+        path,
+        title,
+        node_id,
+        node_kind,
+        observation_id,
         // The person's own time, as the Timeline shows it.
         at: at.map(|t| t.with_timezone(&Local).to_rfc3339()),
         excerpt,

@@ -1569,6 +1569,12 @@ wire_enum!(
         Entry => "entry", "entry",
         /// A session summary.
         Summary => "summary", "summary",
+        /// A Library document: a markdown or text file of a tracked folder.
+        Document => "document", "document",
+        /// An observation: a file change the watcher saw, or a push.
+        Observation => "observation", "observation",
+        /// A durable node: an approved obligation or memory directive.
+        Node => "node", "durable node",
     }
 );
 
@@ -1611,6 +1617,8 @@ pub struct SearchWhy {
 /// One search hit, with where it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHitRow {
+    /// The document's stable id in the index (`turn:…`, `doc:…`, …), which Topics pin by.
+    pub doc_id: String,
     pub kind: SearchKind,
     pub session_id: Option<String>,
     /// Our id of the turn ([`TurnRow::turn_id`]), for a turn hit.
@@ -1622,6 +1630,13 @@ pub struct SearchHitRow {
     pub work_context_id: Option<String>,
     pub harness: Option<String>,
     pub role: Option<String>,
+    /// A Library document's or an observed file's path, and its title.
+    pub path: Option<String>,
+    pub title: Option<String>,
+    /// A durable node's id and kind (`obligation`, `memory_directive`).
+    pub node_id: Option<String>,
+    pub node_kind: Option<String>,
+    pub observation_id: Option<i64>,
     /// When the work happened, RFC 3339.
     pub at: Option<String>,
     /// A bounded excerpt of the matched text.

@@ -22,6 +22,9 @@ fn kind_label(k: SearchKind) -> &'static str {
         SearchKind::Turn => "Transcript turns",
         SearchKind::Entry => "Continuity entries",
         SearchKind::Summary => "Session summaries",
+        SearchKind::Document => "Library documents",
+        SearchKind::Observation => "Observations",
+        SearchKind::Node => "Durable knowledge",
     }
 }
 

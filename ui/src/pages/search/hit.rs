@@ -41,6 +41,8 @@ pub(crate) enum Target {
     },
     Session(String),
     WorkContext(String),
+    Observation(i64),
+    Node(String),
 }
 
 /// Where a hit opens: a turn in its transcript; an entry in its work context's log; a summary in
@@ -59,6 +61,10 @@ pub(crate) fn target(h: &SearchHitRow) -> Option<Target> {
         SearchKind::Summary => context
             .map(Target::WorkContext)
             .or(session.map(Target::Session)),
+        // A Library document has no page to open yet: its path is shown instead.
+        SearchKind::Document => None,
+        SearchKind::Observation => h.observation_id.map(Target::Observation),
+        SearchKind::Node => h.node_id.clone().map(Target::Node),
     }
 }
 
@@ -68,6 +74,8 @@ pub(crate) fn open(nav: Nav, target: Target) {
         Target::Turn { session, turn } => nav.open_turn(session, turn),
         Target::Session(session) => nav.open_session(session),
         Target::WorkContext(id) => nav.open_work_context(id),
+        Target::Observation(id) => nav.open_observation(id),
+        Target::Node(id) => nav.open_node(id),
     }
 }
 
@@ -84,6 +92,17 @@ pub(crate) fn kind_label(h: &SearchHitRow) -> String {
             .map(|t| t.replace('_', " "))
             .unwrap_or_else(|| "entry".to_owned()),
         SearchKind::Summary => "session summary".to_owned(),
+        SearchKind::Document => h
+            .title
+            .clone()
+            .map(|t| format!("document: {t}"))
+            .unwrap_or_else(|| "document".to_owned()),
+        SearchKind::Observation => "observation".to_owned(),
+        SearchKind::Node => h
+            .node_kind
+            .as_deref()
+            .map(|k| k.replace('_', " "))
+            .unwrap_or_else(|| "durable node".to_owned()),
     }
 }
 
@@ -99,6 +118,9 @@ pub(crate) fn attribution(h: &SearchHitRow, names: &HashMap<String, String>) -> 
     }
     if let Some(session) = &h.session_id {
         parts.push(format!("session {}", session.get(..8).unwrap_or(session)));
+    }
+    if let Some(path) = &h.path {
+        parts.push(path.clone());
     }
     parts.push(
         h.at.as_deref()

@@ -389,7 +389,7 @@ fn references(store: &Store, row: &DocumentRow) -> Result<References> {
             .cmp(&a.last_at)
             .then(a.session_id.cmp(&b.session_id))
     });
-    refs.entries.sort_by(|a, b| b.at.cmp(&a.at));
+    refs.entries.sort_by_key(|e| std::cmp::Reverse(e.at));
     store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare(
             "SELECT observation_id, kind, observed_at, text FROM observations
