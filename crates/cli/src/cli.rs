@@ -98,6 +98,9 @@ pub enum Command {
     Timeline(crate::observe_cmd::TimelineArgs),
     /// Search everything the agents and you said or wrote; every result says why it ranked there.
     Query(crate::search_cmd::QueryArgs),
+    /// Topics: saved lenses over what ELNOR holds, and the members their directives propose.
+    #[command(subcommand)]
+    Topics(crate::topics_cmd::TopicsCommand),
     /// Your documents by collection and folder, and who refers to each (the Library).
     #[command(subcommand)]
     Library(crate::library_cmd::LibraryCommand),
@@ -173,6 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Timeline(a) => crate::observe_cmd::timeline(&store, a, args.json),
         Command::Query(a) => crate::search_cmd::query(&store, a, args.json),
         Command::Library(c) => crate::library_cmd::library(&store, c, args.json),
+        Command::Topics(c) => crate::topics_cmd::topics(&store, c, args.json),
         Command::Reindex => crate::search_cmd::reindex(&store, args.json),
         Command::Embed(a) => crate::search_cmd::embed(&store, a, args.json),
     }

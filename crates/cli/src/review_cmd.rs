@@ -60,6 +60,12 @@ pub fn review(store: &Store, cmd: &ReviewCommand, json: bool) -> anyhow::Result<
                     print_line(p);
                 }
             }
+            let memberships = elnor_engine::membership_proposals(store)?.len();
+            if !json && memberships > 0 {
+                println!(
+                    "{memberships} Topic membership proposal(s) wait too: `elnor topics proposals`"
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         ReviewCommand::Show { id } => {

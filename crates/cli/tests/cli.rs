@@ -1398,3 +1398,125 @@ fn query_finds_a_turn_and_an_entry_and_explains_the_rank() {
         "5b0c2d7e-3"
     );
 }
+
+/// `elnor library` and `elnor topics` over the samples: a folder added as a collection is listed
+/// and its document is found by `elnor query`; a Topic with its directive on proposes members,
+/// `topics approve` decides one and `topics show` lists it as approved with its reason; deciding
+/// it again fails with exit 4 while the others still apply; a Topic without words is a usage
+/// error.
+#[test]
+fn library_and_topics_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("store");
+    let s = s.as_path();
+    let f = elnor_fixtures::samples();
+    let ok = |out: Output| {
+        assert!(out.status.success(), "{}", stderr(&out));
+        out
+    };
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(
+        notes.join("sync.md"),
+        "# Nightly sync\n\nThe batch retry drops rows when the token refreshes.\n",
+    )
+    .unwrap();
+    let added = stdout_json(&ok(elnor(
+        s,
+        &["--json", "library", "add", notes.to_str().unwrap()],
+    )));
+    assert_eq!(added["documents"], 1, "{added:#}");
+    let listed = stdout_json(&ok(elnor(s, &["--json", "library", "list"])));
+    assert_eq!(listed[0]["relative"], "sync.md");
+    assert_eq!(listed[0]["title"], "Nightly sync");
+    let found = stdout_json(&ok(elnor(
+        s,
+        &[
+            "--json",
+            "query",
+            "--kind",
+            "document",
+            "--hours",
+            "0",
+            "batch retry",
+        ],
+    )));
+    assert_eq!(found["hits"][0]["kind"], "document", "{found:#}");
+    let page = stdout_json(&ok(elnor(
+        s,
+        &[
+            "--json",
+            "library",
+            "show",
+            notes.join("sync.md").to_str().unwrap(),
+        ],
+    )));
+    assert!(
+        page["html"]
+            .as_str()
+            .unwrap()
+            .contains("<h1>Nightly sync</h1>")
+    );
+
+    let roots = [
+        format!("openclaw={}", f.join("openclaw/agents").display()),
+        format!("claude_code={}", f.join("claude-code").display()),
+        format!("codex={}", f.join("codex").display()),
+    ];
+    let mut ingest = vec!["ingest"];
+    for r in &roots {
+        ingest.extend(["--root", r.as_str()]);
+    }
+    ok(elnor(s, &ingest));
+    assert_eq!(
+        elnor(s, &["topics", "create", "Nothing", "--collect"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let created = stdout_json(&ok(elnor(
+        s,
+        &[
+            "--json",
+            "topics",
+            "create",
+            "Ledger sync",
+            "--query",
+            "sync rows",
+            "--collect",
+        ],
+    )));
+    let topic = created["topic"]["topic_id"].as_str().unwrap().to_owned();
+    let proposed = created["collected"]["proposed"].as_array().unwrap();
+    assert!(proposed.len() >= 2, "{created:#}");
+    let proposals = stdout_json(&ok(elnor(s, &["--json", "topics", "proposals"])));
+    assert_eq!(proposals.as_array().unwrap().len(), proposed.len());
+    assert_eq!(proposals[0]["topic_name"], "Ledger sync");
+    let first = proposals[0]["membership_id"].as_i64().unwrap().to_string();
+    let second = proposals[1]["membership_id"].as_i64().unwrap().to_string();
+    ok(elnor(s, &["topics", "approve", &first]));
+    // The first is decided already: it fails, the second still applies.
+    let again = elnor(s, &["topics", "reject", &first, &second]);
+    assert_eq!(again.status.code(), Some(4), "{}", stderr(&again));
+    assert!(stderr(&again).contains(&format!("membership #{first}")));
+    let view = stdout_json(&ok(elnor(s, &["--json", "topics", "show", &topic])));
+    let approved: Vec<&Value> = view["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["source"] == "approved")
+        .collect();
+    assert_eq!(approved.len(), 1, "{view:#}");
+    assert!(
+        approved[0]["why"].as_str().unwrap().contains("sync rows"),
+        "{view:#}"
+    );
+    assert_eq!(view["pending"], proposed.len() as u64 - 2);
+    let human = String::from_utf8(ok(elnor(s, &["review", "list"])).stdout).unwrap();
+    // The review queue points at the memberships still waiting, and only then.
+    assert_eq!(
+        human.contains("Topic membership proposal"),
+        proposed.len() > 2,
+        "{human}"
+    );
+}

@@ -40,6 +40,10 @@ pub fn run(store: &Store, secrets: &dyn SecretStore, now: DateTime<Utc>) -> Resu
     let mut agent = Agent::new(&config);
     let sweep = agent.sweep(store, secrets, now)?;
     let promotions = promotion::evaluate(store, now)?;
+    // What the sweep captured is searchable, and the Topics' directives look at it, before the
+    // person opens the review queue in the morning.
+    crate::usecase::sync_search(store);
+    crate::usecase::collect_quietly(store, now);
     let nodes = crate::usecase::sweep_nodes(store, now)?;
     let research_utility = crate::review::utility::measure(store, now)?;
     let views_rebuilt = crate::views::constellation::rebuild_all(store, now)?;
