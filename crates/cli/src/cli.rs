@@ -98,6 +98,8 @@ pub enum Command {
     Timeline(crate::observe_cmd::TimelineArgs),
     /// Search everything the agents and you said or wrote; every result says why it ranked there.
     Query(crate::search_cmd::QueryArgs),
+    /// Let an agent session's searches read every work context (permission `all`), or revoke it.
+    QueryGrant(crate::search_cmd::GrantArgs),
     /// Topics: saved lenses over what ELNOR holds, and the members their directives propose.
     #[command(subcommand)]
     Topics(crate::topics_cmd::TopicsCommand),
@@ -177,6 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Query(a) => crate::search_cmd::query(&store, a, args.json),
         Command::Library(c) => crate::library_cmd::library(&store, c, args.json),
         Command::Topics(c) => crate::topics_cmd::topics(&store, c, args.json),
+        Command::QueryGrant(a) => crate::search_cmd::grant(&store, a, args.json),
         Command::Reindex => crate::search_cmd::reindex(&store, args.json),
         Command::Embed(a) => crate::search_cmd::embed(&store, a, args.json),
     }

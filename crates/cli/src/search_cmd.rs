@@ -33,6 +33,22 @@ pub struct QueryArgs {
     /// At most N results (capped at 20).
     #[arg(long = "max-results", default_value_t = 5)]
     max_results: usize,
+    /// Search as an agent for this session (a hook's or an agent's call): its rate limits apply
+    /// and it reads only what its permission allows.
+    #[arg(long = "as-session", value_name = "SESSION")]
+    as_session: Option<String>,
+    /// For --as-session: current_only, lineage (the default) or all (needs `elnor query-grant`).
+    #[arg(long)]
+    permission: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct GrantArgs {
+    /// The agent session allowed to search every work context.
+    session: String,
+    /// Withdraw the grant instead.
+    #[arg(long)]
+    revoke: bool,
 }
 
 pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<ExitCode> {
@@ -70,6 +86,18 @@ pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<Exit
         .collect::<Result<_, _>>()?;
     req.hours = args.hours;
     req.max_results = args.max_results;
+    if let Some(session) = &args.as_session {
+        req.caller = elnor_engine::Caller::Agent {
+            session: elnor_engine::SessionId::new(session.as_str())?,
+        };
+    }
+    req.permission = match args.permission.as_deref() {
+        Some(name) => match elnor_engine::Permission::parse(name) {
+            Some(p) => Some(p),
+            None => crate::usage!("unknown permission {name:?}: use current_only, lineage or all"),
+        },
+        None => None,
+    };
     let result = elnor_engine::search(store, &req)?;
     if json {
         output::json(&result)?;
@@ -213,6 +241,20 @@ pub fn embed(store: &Store, args: &EmbedArgs, json: bool) -> anyhow::Result<Exit
                 format!(" ({} embedded now)", report.embedded)
             }
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `elnor query-grant SESSION [--revoke]`: lets an agent session search every work context.
+pub fn grant(store: &Store, args: &GrantArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let session = elnor_engine::SessionId::new(args.session.as_str())?;
+    let holds = elnor_engine::grant_search_all(store, &session, args.revoke, elnor_engine::now())?;
+    if json {
+        output::json(&serde_json::json!({ "session_id": session, "all": holds }))?;
+    } else if holds {
+        println!("session {session} may now search every work context (permission `all`)");
+    } else {
+        println!("session {session} searches only its lineage again");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1520,3 +1520,57 @@ fn library_and_topics_from_the_command_line() {
         "{human}"
     );
 }
+
+/// `elnor query --as-session` is an agent's search: limited by `query_rate_per_minute` (exit 4,
+/// the reason on stderr), `all` only after `elnor query-grant`; the person's own queries are not.
+#[test]
+fn an_agent_query_is_rate_limited_and_needs_a_grant_for_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path();
+    let ok = |out: Output| {
+        assert!(out.status.success(), "{}", stderr(&out));
+        out
+    };
+    ok(elnor(s, &["config", "set", "query_rate_per_minute", "1"]));
+    let agent = ["query", "--as-session", "s-1", "anything at all"];
+    ok(elnor(s, &agent));
+    let limited = elnor(s, &agent);
+    assert_eq!(limited.status.code(), Some(4));
+    assert!(
+        stderr(&limited).contains("query_rate_per_minute = 1"),
+        "{}",
+        stderr(&limited)
+    );
+    for _ in 0..3 {
+        ok(elnor(s, &["query", "anything at all"]));
+    }
+    ok(elnor(s, &["config", "set", "query_rate_per_minute", "0"]));
+    let all = [
+        "query",
+        "--as-session",
+        "s-1",
+        "--permission",
+        "all",
+        "anything",
+    ];
+    let refused = elnor(s, &all);
+    assert_eq!(refused.status.code(), Some(4));
+    assert!(
+        stderr(&refused).contains("query-grant s-1"),
+        "{}",
+        stderr(&refused)
+    );
+    ok(elnor(s, &["query-grant", "s-1"]));
+    ok(elnor(s, &all));
+    ok(elnor(s, &["query-grant", "s-1", "--revoke"]));
+    assert_eq!(elnor(s, &all).status.code(), Some(4));
+    assert_eq!(
+        elnor(
+            s,
+            &["query", "--as-session", "s-1", "--permission", "most", "x"]
+        )
+        .status
+        .code(),
+        Some(2)
+    );
+}

@@ -25,6 +25,7 @@ mod usecase;
 mod views;
 
 // Use cases: canonical writes, then the views they touched.
+pub use usecase::access::grant_search_all;
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
     next_scheduled as nightly_next_scheduled, run as run_nightly,
@@ -106,7 +107,8 @@ pub use views::timeline::{
 
 // Search: the index over turns, entries and summaries, and its queries.
 pub use views::search::{
-    DocKind, EmbedReport, Hit, SearchRequest, SearchResult, Strategy, SyncReport, Why,
+    Caller, DocKind, EmbedReport, Hit, Permission, SearchRequest, SearchResult, Strategy,
+    SyncReport, Why,
 };
 
 // The Library: collections of the person's documents, and who refers to each.

@@ -115,6 +115,13 @@ pub struct ContinuityConfig {
     /// Minutes between the file watcher's full reconciles of the tracked folders, which catch
     /// changes the OS did not report.
     pub watch_reconcile_minutes: u32,
+    /// Whether agents may search across conversations at all (CSA §7.7's
+    /// `cross_surface_query_enabled`); the person's own searches are never turned off.
+    pub cross_surface_query_enabled: bool,
+    /// Searches an agent session may run per minute, and all agents together per day (CSA §7.6:
+    /// 6 and 200); `0` means unlimited. The person's own searches are not counted.
+    pub query_rate_per_minute: u32,
+    pub query_rate_per_day: u32,
     pub schema_version: u64,
 }
 
@@ -183,6 +190,9 @@ impl Default for ContinuityConfig {
             node_decay_step_days: 30,
             watch_debounce_ms: 250,
             watch_reconcile_minutes: 10,
+            cross_surface_query_enabled: true,
+            query_rate_per_minute: 6,
+            query_rate_per_day: 200,
             schema_version: CONFIG_SCHEMA_VERSION,
         }
     }
@@ -406,6 +416,24 @@ pub const FIELDS: &[ConfigField] = &[
         key: "watch_reconcile_minutes",
         rule: FieldRule::Int { min: 1, max: 1440 },
         help: "minutes between full rescans of the tracked folders, catching changes the OS missed",
+    },
+    ConfigField {
+        key: "cross_surface_query_enabled",
+        rule: FieldRule::Bool,
+        help: "whether agents may search your other conversations (your own searches always work)",
+    },
+    ConfigField {
+        key: "query_rate_per_minute",
+        rule: FieldRule::Int { min: 0, max: 1000 },
+        help: "searches one agent session may run per minute; 0 for unlimited",
+    },
+    ConfigField {
+        key: "query_rate_per_day",
+        rule: FieldRule::Int {
+            min: 0,
+            max: 100_000,
+        },
+        help: "searches all agents together may run per day; 0 for unlimited",
     },
     ConfigField {
         key: "schema_version",

@@ -76,6 +76,11 @@ pub enum Error {
     #[error("OS keyring: {problem}")]
     Keyring { problem: String },
 
+    /// The engine declined a request that was well formed: an agent over its search rate, or
+    /// asking for more than it was granted. `reason` says what would let it through.
+    #[error("refused: {reason}")]
+    Refused { reason: String },
+
     /// The search index (derived data under `index/search/`) could not be read or written;
     /// `elnor reindex` rebuilds it from the canonical stores.
     #[error("search index at {path}: {problem}")]
@@ -96,6 +101,7 @@ impl Error {
             | Error::InvalidId { .. }
             | Error::InvalidEntry(_)
             | Error::InvalidInput(_)
+            | Error::Refused { .. }
             | Error::NotFound { .. } => ErrorKind::InvalidInput,
             Error::Io { .. }
             | Error::Sqlite { .. }

@@ -4,6 +4,7 @@
 //! touched — so no adapter strings steps together, and none can forget a step. This module sits
 //! above every other layer (`tests/tidy.rs` checks it).
 
+pub mod access;
 pub mod nightly;
 pub mod watcher;
 
@@ -259,10 +260,14 @@ pub fn merge_entities(
     })
 }
 
-/// Searches everything said and written (`elnor query`, the app's search): first brings the
-/// index up to what the store holds when it is behind (new turns, entries or summaries since the
-/// last write's sync), then runs the query. Every hit says why it ranked where it did.
+/// Searches everything said and written (`elnor query`, the app's search, an agent's query):
+/// first admits the caller (an agent's rate limits and permission, see `access`), brings the
+/// index up to what the store holds when it is behind, then runs the query within the caller's
+/// scope. Every hit says why it ranked where it did.
 pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchResult> {
+    let mut req = req.clone();
+    access::admit(store, &mut req)?;
+    let req = &req;
     let index = SearchIndex::open(store)?;
     // Another process may be writing the index right now (tantivy allows one writer): then
     // this query answers from what is indexed, and that writer's sync brings the rest.

@@ -146,6 +146,14 @@ pub(super) const GROUPS: &[(&str, &[&str])] = &[
         &["watch_debounce_ms", "watch_reconcile_minutes"],
     ),
     (
+        "Agents' searches",
+        &[
+            "cross_surface_query_enabled",
+            "query_rate_per_minute",
+            "query_rate_per_day",
+        ],
+    ),
+    (
         "Model temporal profile",
         &[
             "model_knowledge_cutoff",

@@ -14,6 +14,7 @@ use tantivy::DocSet;
 use tantivy::collector::TopDocs;
 use tantivy::query::{
     BooleanQuery, BoostQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
+    TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, Order, TantivyDocument, Term};
@@ -121,6 +122,15 @@ pub struct SearchRequest {
     pub hours: u32,
     /// At most this many hits (capped at [`MAX_RESULTS`]).
     pub max_results: usize,
+    /// Who is asking: the person (never limited) or an agent session (rate-limited, and by
+    /// default kept to its own work context's lineage). See [`Permission`].
+    pub caller: Caller,
+    /// How far across work contexts an agent's search may reach; `None` is the default for the
+    /// caller (`all` for the person, `lineage` for an agent).
+    pub permission: Option<Permission>,
+    /// The work contexts and sessions a search may read, set by the search use case from the
+    /// `work_context` filter and the caller's permission; `None` is everything.
+    pub(crate) scope: Option<Scope>,
     /// Only documents holding every word of the query (a Topic's rules match this way); by
     /// default any word may match and more matches rank higher.
     pub all_words: bool,
@@ -139,9 +149,65 @@ impl SearchRequest {
             hours: DEFAULT_HOURS,
             max_results: DEFAULT_RESULTS,
             all_words: false,
+            caller: Caller::Person,
+            permission: None,
+            scope: None,
             now,
         }
     }
+}
+
+/// Who runs a search.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Caller {
+    /// The person, through the CLI or the app: every work context, no rate limit.
+    #[default]
+    Person,
+    /// An agent, on behalf of one of its sessions (through a hook or the MCP server).
+    Agent {
+        session: crate::base::ids::SessionId,
+    },
+}
+
+/// How far an agent's search may reach across work contexts (CSA §7.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    /// Only the requesting session's own work context.
+    CurrentOnly,
+    /// Its work context and those in the same lineage (see the search use case).
+    Lineage,
+    /// Every work context: only for a session the person granted it to.
+    All,
+}
+
+impl Permission {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::CurrentOnly => "current_only",
+            Permission::Lineage => "lineage",
+            Permission::All => "all",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Permission> {
+        [
+            Permission::CurrentOnly,
+            Permission::Lineage,
+            Permission::All,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == name)
+    }
+}
+
+/// The work contexts a search may read, and the sessions placed in them (a transcript turn or a
+/// summary belongs to a context through its session, which a merge or a new link rule can move,
+/// so the index does not store it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Scope {
+    pub contexts: Vec<String>,
+    pub sessions: Vec<String>,
 }
 
 /// Why a hit ranked where it did: the "why included" of search.
@@ -443,8 +509,27 @@ impl SearchIndex {
                 any_of(f.entities, req.entities.iter().map(|e| e.as_str())),
             ));
         }
-        if let Some(wc) = &req.work_context {
-            filters.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
+        match (&req.scope, &req.work_context) {
+            (Some(scope), _) => {
+                let in_scope = |field: Field, values: &[String]| -> Box<dyn Query> {
+                    Box::new(TermSetQuery::new(
+                        values.iter().map(|v| Term::from_field_text(field, v)),
+                    ))
+                };
+                filters.push((
+                    Occur::Must,
+                    Box::new(BooleanQuery::new(vec![
+                        (Occur::Should, in_scope(f.work_context_id, &scope.contexts)),
+                        (Occur::Should, in_scope(f.session_id, &scope.sessions)),
+                    ])),
+                ));
+            }
+            // Without the use case's scope (the index used directly), a context filter keeps
+            // what carries its context: entries, nodes, observations.
+            (None, Some(wc)) => {
+                filters.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
+            }
+            (None, None) => {}
         }
         if req.hours > 0 {
             let since = req.now - Duration::hours(i64::from(req.hours));
