@@ -110,7 +110,7 @@ fn row(d: LibraryDocumentRow, lib: Library) -> impl IntoView {
             on:click=move |_| lib.selected.set(Some(clicked.clone()))
         >
             <div class="proposal-summary">
-                <span class="proposal-text">{d.title.clone()}</span>
+                <span class="row-title">{d.title.clone()}</span>
                 <span class="meta">{meta.join(" · ")}</span>
             </div>
         </li>

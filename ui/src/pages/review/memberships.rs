@@ -106,7 +106,7 @@ fn row(
                         {p.topic_name}
                     </a>
                 </span>
-                <span class="proposal-text membership-label">{m.label}</span>
+                <span class="row-title membership-label">{m.label}</span>
                 <span class="meta">{meta.join(" · ")}</span>
                 <span class="meta membership-reason">{m.reason.unwrap_or_default()}</span>
             </div>

@@ -39,7 +39,7 @@ pub(super) fn TopicList(rows: Vec<TopicListRow>, t: Topics) -> impl IntoView {
                     on:click=move |_| t.selected.set(Some(clicked.clone()))
                 >
                     <div class="proposal-summary">
-                        <span class="proposal-text topic-name">{r.topic.name.clone()}</span>
+                        <span class="row-title topic-name">{r.topic.name.clone()}</span>
                         <span class="badges">{collecting}</span>
                         <span class="meta">{counts}</span>
                     </div>
