@@ -96,6 +96,19 @@ pub fn run() {
             commands::timeline::timeline_get,
             commands::search::search_query,
             commands::search::embeddings_get,
+            commands::library::library_collections_list,
+            commands::library::library_collection_add,
+            commands::library::library_documents_list,
+            commands::library::library_document_get,
+            commands::topics::topics_list,
+            commands::topics::topic_get,
+            commands::topics::topic_create,
+            commands::topics::topic_edit,
+            commands::topics::topic_delete,
+            commands::topics::topic_member_pin,
+            commands::topics::topic_member_unpin,
+            commands::review::memberships_list,
+            commands::review::memberships_decide,
         ])
         .run(tauri::generate_context!());
     if let Err(error) = result {

@@ -1,7 +1,8 @@
 //! The promotion review queue (CSA §3.3) and the nightly job: `review_list`, `review_get`,
 //! `review_approve` / `_reject` / `_defer` (each takes a list of ids, so one command serves a
 //! single decision and a batch), `review_evaluate`, `review_count`, `nightly_get` and
-//! `nightly_run`.
+//! `nightly_run`; and the Topic membership proposals that collection directives put in the same
+//! queue, `memberships_list` and `memberships_decide` (`elnor_engine::decide_memberships`).
 //!
 //! Nothing durable enters the graph without the person: only `review_approve` writes a node,
 //! through the engine's `elnor_engine::decide_proposals`, the one way every adapter decides. A batch decides
@@ -15,14 +16,16 @@ use elnor_engine::Store;
 use elnor_engine::{Proposal, ReviewDecision, Rule};
 use elnor_types::commands as cmd;
 use elnor_types::{
-    CommandError, EvaluationSummary, EvidenceSessionRow, NightlyStatus, PendingCount,
-    PromotionRules, ProposalDetail, ProposalEvidenceRow, ProposalFailure, ProposalRow,
-    ProposalRule, ProposalStatus, ReviewOutcome, ReviewQueue,
+    CommandError, EvaluationSummary, EvidenceSessionRow, MembershipFailure, MembershipOutcomeRow,
+    MembershipProposalRow, NightlyStatus, PendingCount, PromotionRules, ProposalDetail,
+    ProposalEvidenceRow, ProposalFailure, ProposalRow, ProposalRule, ProposalStatus, ReviewOutcome,
+    ReviewQueue,
 };
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
 use super::contexts::entry_row;
+use super::topics::membership;
 use crate::scheduler::{self, Trigger, count, local_offset};
 use crate::state::{AppState, blocking, to_command_error};
 
@@ -86,9 +89,16 @@ fn row(p: Proposal, names: &Names) -> Result<ProposalRow, CommandError> {
     })
 }
 
+/// Everything waiting for the person in the review queue: promotion proposals and Topic
+/// membership proposals, which the Review page lists together, so the badge counts both.
 fn pending_count(store: &Store) -> Result<u32, CommandError> {
     let n = store.graph().pending_proposal_count().map_err(err)?;
-    Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    let memberships = elnor_engine::membership_proposals(store)
+        .map_err(err)?
+        .len();
+    Ok(u32::try_from(n)
+        .unwrap_or(u32::MAX)
+        .saturating_add(count(memberships)))
 }
 
 /// The session behind a proposal, with what the store knows of it. A session whose transcript
@@ -280,6 +290,51 @@ pub async fn review_evaluate(state: State<'_, AppState>) -> ReplyOf<cmd::ReviewE
             renewed: count(e.renewed.len()),
             already_known: count(e.already_known),
             pending: pending_count(&store)?,
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn memberships_list(state: State<'_, AppState>) -> ReplyOf<cmd::MembershipsList> {
+    let store = state.store()?;
+    blocking(move || {
+        let list = elnor_engine::membership_proposals(&store).map_err(err)?;
+        Ok(list
+            .into_iter()
+            .map(|p| MembershipProposalRow {
+                membership: membership(p.membership),
+                topic_name: p.topic_name,
+            })
+            .collect())
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn memberships_decide(
+    state: State<'_, AppState>,
+    request: RequestOf<cmd::MembershipsDecide>,
+) -> ReplyOf<cmd::MembershipsDecide> {
+    let store = state.store()?;
+    blocking(move || {
+        let outcome = elnor_engine::decide_memberships(
+            &store,
+            &request.membership_ids,
+            request.approve,
+            elnor_engine::now(),
+        )
+        .map_err(err)?;
+        Ok(MembershipOutcomeRow {
+            decided: outcome.decided.into_iter().map(membership).collect(),
+            failed: outcome
+                .failed
+                .into_iter()
+                .map(|(membership_id, e)| MembershipFailure {
+                    membership_id,
+                    message: e.to_string(),
+                })
+                .collect(),
         })
     })
     .await

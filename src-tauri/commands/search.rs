@@ -39,7 +39,7 @@ fn engine_strategy(s: SearchStrategy) -> Strategy {
     }
 }
 
-fn wire_kind(k: DocKind) -> SearchKind {
+pub(crate) fn wire_kind(k: DocKind) -> SearchKind {
     match k {
         DocKind::Turn => SearchKind::Turn,
         DocKind::Entry => SearchKind::Entry,
@@ -50,7 +50,7 @@ fn wire_kind(k: DocKind) -> SearchKind {
     }
 }
 
-fn engine_kind(k: SearchKind) -> DocKind {
+pub(crate) fn engine_kind(k: SearchKind) -> DocKind {
     match k {
         SearchKind::Turn => DocKind::Turn,
         SearchKind::Entry => DocKind::Entry,
@@ -67,7 +67,7 @@ fn rank(r: Option<usize>) -> Option<u32> {
     r.map(|r| u32::try_from(r).unwrap_or(u32::MAX))
 }
 
-fn hit(h: elnor_engine::Hit) -> SearchHitRow {
+pub(crate) fn hit(h: elnor_engine::Hit) -> SearchHitRow {
     // Destructured whole, so a field the engine adds to a hit is a build error here until it is
     // carried to the wire or deliberately left behind.
     let elnor_engine::Hit {

@@ -580,3 +580,173 @@ pub fn directive_provenance(directive: &Proposal) -> Vec<(String, String)> {
     expected.sort();
     expected
 }
+
+/// The Library world's document: the heading its markdown renders, the path a turn names it by
+/// (relative to its collection), and the session and turn that name it.
+pub const PLAN_HEADING: &str = "Milestones for the atlas importer";
+pub const PLAN_RELATIVE: &str = "notes/plan.md";
+
+/// Where the Library world's document is and who refers to it.
+pub struct LibraryTarget {
+    /// The document's absolute path.
+    pub path: String,
+    pub session: String,
+    /// Our id of the first turn that names the document.
+    pub turn_id: String,
+}
+
+/// A folder `work/` in the home directory holding `notes/plan.md` (frontmatter, a heading and a
+/// paragraph) and `readme.txt`, added to the Library before the app starts; then one Claude Code
+/// session from yesterday whose person asks to tighten `notes/plan.md`, and whose agent replies
+/// without naming it, ingested. The document page should list that session as referring to it.
+pub fn library_world() -> (World, LibraryTarget) {
+    let world = World::new();
+    let work = world.path("work");
+    std::fs::create_dir_all(work.join("notes")).unwrap();
+    let plan = work.join(PLAN_RELATIVE);
+    std::fs::write(
+        &plan,
+        format!(
+            "---\ntitle: Atlas plan\nowner: ann\n---\n# {PLAN_HEADING}\n\nShip the CSV importer \
+             first, then the ledger sync.\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(work.join("readme.txt"), "Notes about the atlas work.\n").unwrap();
+    let store = world.store();
+    let added = elnor_engine::add_library_collection(&store, &work, Utc::now()).unwrap();
+    assert_eq!(added.documents, 2, "{added:?}");
+
+    let transcripts = world.path("transcripts");
+    let session = "11b7a000-0000-4000-8000-000000000001";
+    let cwd = "/home/ann/work/atlas";
+    let at = Utc::now() - chrono::Duration::days(1);
+    let lines = [
+        claude_line(
+            session,
+            cwd,
+            0,
+            at,
+            "user",
+            serde_json::json!({"role": "user", "content": "Good morning; the atlas work again."}),
+        ),
+        claude_line(
+            session,
+            cwd,
+            1,
+            at + chrono::Duration::minutes(1),
+            "assistant",
+            serde_json::json!({
+                "model": "claude-opus-4-6",
+                "id": "msg_lib_1",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Morning. Where do we start?"}],
+                "stop_reason": "end_turn",
+            }),
+        ),
+        claude_line(
+            session,
+            cwd,
+            2,
+            at + chrono::Duration::minutes(2),
+            "user",
+            serde_json::json!({
+                "role": "user",
+                "content": format!("Please tighten the milestones in {PLAN_RELATIVE} before Friday."),
+            }),
+        ),
+    ];
+    let dir = transcripts.join(cwd.replace('/', "-"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{session}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    ingest_claude_code(&store, transcripts);
+    let page = elnor_engine::library_document(&store, &plan).unwrap();
+    let refs = &page.references.sessions;
+    assert_eq!(refs.len(), 1, "{:?}", page.references);
+    let turn_id = refs[0]
+        .first_turn_id
+        .clone()
+        .expect("the referring turn is named");
+    let target = LibraryTarget {
+        path: plan.display().to_string(),
+        session: session.to_owned(),
+        turn_id,
+    };
+    (world, target)
+}
+
+/// The words the Topics world's Topic collects by, and its name.
+pub const TOPIC_WORDS: &str = "ledger sync";
+pub const TOPIC_NAME: &str = "Ledger sync";
+
+/// Four short Claude Code sessions last week, three of which talk about the ledger sync, ingested;
+/// with `topic`, a Topic named [`TOPIC_NAME`] whose rules need both [`TOPIC_WORDS`] and whose
+/// collection directive is on, created through the engine, so its backfill proposals wait in the
+/// review queue. Returns the world and the Topic's id when there is one.
+pub fn topics_world(topic: bool) -> (World, Option<String>) {
+    let world = World::new();
+    let store = world.store();
+    let transcripts = world.path("transcripts");
+    let base = Utc::now() - chrono::Duration::days(7);
+    for (n, said) in [
+        "The ledger sync drops rows after midnight.",
+        "Retry the ledger sync with smaller batches.",
+        "Write up why the ledger sync lost rows.",
+        "Draft the atlas release notes.",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        write_session(
+            &transcripts,
+            &format!("70b1c000-0000-4000-8000-00000000000{n}"),
+            "/home/ann/work/ledger",
+            base + chrono::Duration::hours(n as i64),
+            said,
+        );
+    }
+    ingest_claude_code(&store, transcripts);
+    if !topic {
+        return (world, None);
+    }
+    let created = elnor_engine::create_topic(
+        &store,
+        &elnor_engine::NewTopic {
+            name: TOPIC_NAME.into(),
+            description: "Why the nightly sync loses rows".into(),
+            rules: elnor_engine::TopicRules {
+                query: TOPIC_WORDS.into(),
+                ..Default::default()
+            },
+            collecting: true,
+        },
+        Utc::now(),
+    )
+    .unwrap();
+    let proposed = elnor_engine::membership_proposals(&store).unwrap();
+    assert!(proposed.len() >= 3, "the backfill proposes: {proposed:#?}");
+    assert!(
+        store.graph().pending_proposal_count().unwrap() == 0,
+        "no promotion proposals, so the badge counts memberships alone"
+    );
+    (world, Some(created.topic.topic_id.to_string()))
+}
+
+/// The Topics in the store, by name.
+pub fn topic_names(store: &Store) -> Vec<String> {
+    elnor_engine::topics(store)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.topic.name)
+        .collect()
+}
+
+/// The Topic membership proposals waiting in the review queue.
+pub fn pending_memberships(store: &Store) -> usize {
+    elnor_engine::membership_proposals(store).unwrap().len()
+}

@@ -21,6 +21,12 @@ use elnor_types::{
     TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
 };
 use elnor_types::{Command, commands as cmd};
+use elnor_types::{
+    CreateTopicRequest, EditTopicRequest, LibraryCollectionRow, LibraryDocumentDetail,
+    LibraryDocumentRef, LibraryDocumentRow, LibraryDocumentsRequest, LibraryFolderRequest,
+    MembershipDecision, MembershipOutcomeRow, MembershipProposalRow, TopicChanged, TopicDetail,
+    TopicListRow, TopicMemberRequest, TopicRef,
+};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -437,6 +443,70 @@ pub async fn tracked_folders_remove(path: String) -> Result<TrackedFolders, Comm
 pub async fn ignore_patterns_set(patterns: Vec<String>) -> Result<TrackedFolders, CommandError> {
     let request = IgnorePatternsRequest { patterns };
     invoke::<cmd::IgnorePatternsSet>(request).await
+}
+
+/// The Library's collections (tracked folders), with their document counts.
+pub async fn library_collections_list() -> Result<Vec<LibraryCollectionRow>, CommandError> {
+    invoke::<cmd::LibraryCollectionsList>(()).await
+}
+
+/// Adds a folder to the Library; its documents are listed as soon as this replies.
+pub async fn library_collection_add(path: String) -> Result<LibraryCollectionRow, CommandError> {
+    invoke::<cmd::LibraryCollectionAdd>(LibraryFolderRequest { path }).await
+}
+
+pub async fn library_documents_list(
+    request: LibraryDocumentsRequest,
+) -> Result<Vec<LibraryDocumentRow>, CommandError> {
+    invoke::<cmd::LibraryDocumentsList>(request).await
+}
+
+/// One document rendered, with who refers to it.
+pub async fn library_document_get(path: String) -> Result<LibraryDocumentDetail, CommandError> {
+    invoke::<cmd::LibraryDocumentGet>(LibraryDocumentRef { path }).await
+}
+
+pub async fn topics_list() -> Result<Vec<TopicListRow>, CommandError> {
+    invoke::<cmd::TopicsList>(()).await
+}
+
+/// A Topic's lens now: its members, each with why it is one.
+pub async fn topic_get(topic_id: String) -> Result<TopicDetail, CommandError> {
+    invoke::<cmd::TopicGet>(TopicRef { topic_id }).await
+}
+
+pub async fn topic_create(request: CreateTopicRequest) -> Result<TopicChanged, CommandError> {
+    invoke::<cmd::TopicCreate>(request).await
+}
+
+pub async fn topic_edit(request: EditTopicRequest) -> Result<TopicChanged, CommandError> {
+    invoke::<cmd::TopicEdit>(request).await
+}
+
+pub async fn topic_delete(topic_id: String) -> Result<(), CommandError> {
+    invoke::<cmd::TopicDelete>(TopicRef { topic_id }).await
+}
+
+/// Takes a pinned or approved member out of a Topic.
+pub async fn topic_member_unpin(topic_id: String, doc_id: String) -> Result<(), CommandError> {
+    invoke::<cmd::TopicMemberUnpin>(TopicMemberRequest { topic_id, doc_id }).await
+}
+
+/// The Topic membership proposals waiting in the review queue.
+pub async fn memberships_list() -> Result<Vec<MembershipProposalRow>, CommandError> {
+    invoke::<cmd::MembershipsList>(()).await
+}
+
+/// Approves or rejects Topic membership proposals.
+pub async fn memberships_decide(
+    membership_ids: Vec<i64>,
+    approve: bool,
+) -> Result<MembershipOutcomeRow, CommandError> {
+    let request = MembershipDecision {
+        membership_ids,
+        approve,
+    };
+    invoke::<cmd::MembershipsDecide>(request).await
 }
 
 /// Resolves after `ms` milliseconds (for polling progress).

@@ -15,8 +15,8 @@ use crate::api;
 use crate::nav::{Nav, Page, Route};
 use crate::pages::{
     contexts::ContextsPage, home::Home, inspector::InspectorPage, knowledge::KnowledgePage,
-    review::ReviewPage, search::SearchPage, sessions::SessionsPage, settings::SettingsPage,
-    timeline::TimelinePage,
+    library::LibraryPage, review::ReviewPage, search::SearchPage, sessions::SessionsPage,
+    settings::SettingsPage, timeline::TimelinePage, topics::TopicsPage,
 };
 use crate::push::{PushDialog, is_push_shortcut};
 use crate::search_box::{SearchDialog, is_search_shortcut};
@@ -141,6 +141,8 @@ pub fn App() -> impl IntoView {
                 {button("nav-knowledge", "Knowledge", Page::Knowledge)}
                 {button("nav-timeline", "Timeline", Page::Timeline)}
                 {button("nav-search", "Search", Page::Search)}
+                {button("nav-library", "Library", Page::Library)}
+                {button("nav-topics", "Topics", Page::Topics)}
                 {button("nav-inspector", "Inspector", Page::Inspector)}
                 {button("nav-settings", "Settings", Page::Settings)}
                 <button
@@ -162,6 +164,8 @@ pub fn App() -> impl IntoView {
                     Page::Knowledge => view! { <KnowledgePage /> }.into_any(),
                     Page::Timeline => view! { <TimelinePage /> }.into_any(),
                     Page::Search => view! { <SearchPage /> }.into_any(),
+                    Page::Library => view! { <LibraryPage /> }.into_any(),
+                    Page::Topics => view! { <TopicsPage /> }.into_any(),
                     Page::Inspector => view! { <InspectorPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
                 }}

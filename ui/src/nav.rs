@@ -18,6 +18,8 @@ pub enum Page {
     Knowledge,
     Timeline,
     Search,
+    Library,
+    Topics,
     Inspector,
     Settings,
 }
@@ -53,6 +55,14 @@ pub enum Route {
     Search {
         query: Option<String>,
     },
+    /// The Library, with the document (its absolute path) to open.
+    Library {
+        document: Option<String>,
+    },
+    /// The Topics page, with the Topic to open.
+    Topics {
+        topic: Option<String>,
+    },
     /// The Inspector, with the brief assembly to open.
     Inspector {
         assembly: Option<i64>,
@@ -74,6 +84,8 @@ impl Route {
             Page::Knowledge => Route::Knowledge { node: None },
             Page::Timeline => Route::Timeline { observation: None },
             Page::Search => Route::Search { query: None },
+            Page::Library => Route::Library { document: None },
+            Page::Topics => Route::Topics { topic: None },
             Page::Inspector => Route::Inspector { assembly: None },
             Page::Settings => Route::Settings,
         }
@@ -89,6 +101,8 @@ impl Route {
             Route::Knowledge { .. } => Page::Knowledge,
             Route::Timeline { .. } => Page::Timeline,
             Route::Search { .. } => Page::Search,
+            Route::Library { .. } => Page::Library,
+            Route::Topics { .. } => Page::Topics,
             Route::Inspector { .. } => Page::Inspector,
             Route::Settings => Page::Settings,
         }
@@ -148,6 +162,20 @@ impl Nav {
     /// Runs `query` on the Search page.
     pub fn open_search(self, query: String) {
         self.go(Route::Search { query: Some(query) });
+    }
+
+    /// Shows one Library document (by its absolute path), rendered, with who refers to it.
+    pub fn open_document(self, path: String) {
+        self.go(Route::Library {
+            document: Some(path),
+        });
+    }
+
+    /// Shows one Topic's lens on the Topics page.
+    pub fn open_topic(self, topic_id: String) {
+        self.go(Route::Topics {
+            topic: Some(topic_id),
+        });
     }
 
     /// Shows one brief assembly in the Inspector.
@@ -257,6 +285,22 @@ impl Nav {
         self.retarget.track();
         self.take(|r| match r {
             Route::Timeline { observation } => observation.take(),
+            _ => None,
+        })
+    }
+
+    /// The document a link asked the Library to open.
+    pub fn take_document(self) -> Option<String> {
+        self.take(|r| match r {
+            Route::Library { document } => document.take(),
+            _ => None,
+        })
+    }
+
+    /// The Topic a link asked the Topics page to open.
+    pub fn take_topic(self) -> Option<String> {
+        self.take(|r| match r {
+            Route::Topics { topic } => topic.take(),
             _ => None,
         })
     }

@@ -183,6 +183,38 @@ pub mod commands {
         SearchQuery = "search_query"(SearchQueryRequest) -> SearchResults;
         /// `embeddings_get`: `() -> EmbedCoverage` (how far the search embeddings reach)
         EmbeddingsGet = "embeddings_get"() -> EmbedCoverage;
+        /// `library_collections_list`: `() -> Vec<LibraryCollectionRow>`
+        /// (every tracked folder, with its document count)
+        LibraryCollectionsList = "library_collections_list"() -> Vec<LibraryCollectionRow>;
+        /// `library_collection_add`: `LibraryFolderRequest -> LibraryCollectionRow`
+        /// (tracks the folder and records its documents at once)
+        LibraryCollectionAdd = "library_collection_add"(LibraryFolderRequest) -> LibraryCollectionRow;
+        /// `library_documents_list`: `LibraryDocumentsRequest -> Vec<LibraryDocumentRow>`
+        LibraryDocumentsList = "library_documents_list"(LibraryDocumentsRequest) -> Vec<LibraryDocumentRow>;
+        /// `library_document_get`: `LibraryDocumentRef -> LibraryDocumentDetail`
+        /// (the file rendered, its outline, and who refers to it)
+        LibraryDocumentGet = "library_document_get"(LibraryDocumentRef) -> LibraryDocumentDetail;
+        /// `topics_list`: `() -> Vec<TopicListRow>` (by name, with member counts)
+        TopicsList = "topics_list"() -> Vec<TopicListRow>;
+        /// `topic_get`: `TopicRef -> TopicDetail` (the lens now: its members, each with why)
+        TopicGet = "topic_get"(TopicRef) -> TopicDetail;
+        /// `topic_create`: `CreateTopicRequest -> TopicChanged`
+        /// (a directive that is on proposes its backfill at once)
+        TopicCreate = "topic_create"(CreateTopicRequest) -> TopicChanged;
+        /// `topic_edit`: `EditTopicRequest -> TopicChanged`
+        TopicEdit = "topic_edit"(EditTopicRequest) -> TopicChanged;
+        /// `topic_delete`: `TopicRef -> ()` (no document goes with it)
+        TopicDelete = "topic_delete"(TopicRef) -> ();
+        /// `topic_member_pin`: `TopicMemberRequest -> MembershipRow`
+        TopicMemberPin = "topic_member_pin"(TopicMemberRequest) -> MembershipRow;
+        /// `topic_member_unpin`: `TopicMemberRequest -> ()`
+        /// (takes a pinned or approved member out; it is not proposed again)
+        TopicMemberUnpin = "topic_member_unpin"(TopicMemberRequest) -> ();
+        /// `memberships_list`: `() -> Vec<MembershipProposalRow>`
+        /// (the Topic membership proposals waiting in the review queue)
+        MembershipsList = "memberships_list"() -> Vec<MembershipProposalRow>;
+        /// `memberships_decide`: `MembershipDecision -> MembershipOutcomeRow`
+        MembershipsDecide = "memberships_decide"(MembershipDecision) -> MembershipOutcomeRow;
         /// `tracked_folders_get`: `() -> TrackedFolders`
         TrackedFoldersGet = "tracked_folders_get"() -> TrackedFolders;
         /// `tracked_folders_add`: `TrackedFolderRequest -> TrackedFolders`
@@ -1106,7 +1138,8 @@ pub struct ProposalFailure {
 pub struct ReviewOutcome {
     pub decided: Vec<ProposalRow>,
     pub failed: Vec<ProposalFailure>,
-    /// Pending proposals left afterwards.
+    /// Proposals left waiting afterwards, Topic membership proposals included (the badge's
+    /// count).
     pub pending: u32,
 }
 
@@ -1119,10 +1152,12 @@ pub struct EvaluationSummary {
     pub renewed: u32,
     /// Candidates that already have a proposal for the same evidence.
     pub already_known: u32,
+    /// Proposals waiting now, Topic membership proposals included (the badge's count).
     pub pending: u32,
 }
 
-/// The number of pending proposals (the Review badge).
+/// The number of proposals waiting for review, promotion and Topic membership proposals
+/// together (the Review badge).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingCount {
     pub pending: u32,
@@ -1672,6 +1707,304 @@ pub struct EmbedCoverage {
     pub documents: u64,
 }
 
+/// A Library collection: one tracked folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryCollectionRow {
+    pub folder: String,
+    /// The folder's own name.
+    pub name: String,
+    /// Library documents (markdown and plain text) recorded under it.
+    pub documents: u64,
+    /// Whether the folder is on disk now (a missing folder stays tracked until it comes back).
+    pub present: bool,
+}
+
+/// Request of [`commands::LibraryCollectionAdd`]: the folder to add, as an absolute path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryFolderRequest {
+    pub path: String,
+}
+
+/// Request of [`commands::LibraryDocumentsList`]; `None` lists everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryDocumentsRequest {
+    /// Only this collection's documents (its folder).
+    pub collection: Option<String>,
+    /// Only documents under this folder, relative to its collection (`notes/2026`).
+    pub folder: Option<String>,
+}
+
+/// One document in a Library listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryDocumentRow {
+    pub path: String,
+    /// The collection's folder.
+    pub collection: String,
+    /// The path relative to its collection, with `/` separators.
+    pub relative: String,
+    pub title: String,
+    pub size: u64,
+    /// RFC 3339.
+    pub modified_at: Option<String>,
+}
+
+/// Names one Library document by its absolute path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryDocumentRef {
+    pub path: String,
+}
+
+/// A link in a document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryLinkRow {
+    pub dest: String,
+    pub text: String,
+}
+
+/// A session whose turns name a document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibrarySessionRef {
+    pub session_id: String,
+    pub harness: Option<String>,
+    /// Turns of the session that name the document.
+    pub turns: u32,
+    /// Our id of the first of them ([`TurnRow::turn_id`]), to open the transcript at.
+    pub first_turn_id: Option<String>,
+    /// The latest of them, RFC 3339.
+    pub last_at: Option<String>,
+}
+
+/// A continuity entry or a durable node whose text names a document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryEntryRef {
+    /// `entry` or `node`.
+    pub kind: SearchKind,
+    pub entry_id: Option<String>,
+    pub entry_type: Option<String>,
+    pub node_id: Option<String>,
+    pub work_context_id: Option<String>,
+    pub excerpt: String,
+    /// RFC 3339.
+    pub at: Option<String>,
+}
+
+/// An observation of a document: a change the watcher saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryObservationRef {
+    pub observation_id: i64,
+    pub kind: String,
+    /// RFC 3339.
+    pub at: String,
+    pub text: String,
+}
+
+/// An entity a document mentions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryEntityRef {
+    pub entity_id: String,
+    pub name: String,
+}
+
+/// A document page: the file rendered, its outline, and everything that refers to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryDocumentDetail {
+    pub row: LibraryDocumentRow,
+    pub headings: Vec<String>,
+    pub links: Vec<LibraryLinkRow>,
+    pub frontmatter: Vec<(String, String)>,
+    /// The file as HTML (markdown rendered, plain text in a `<pre>`). The engine escapes the
+    /// file's own raw HTML, so this is safe to put into the page as it is.
+    pub html: String,
+    /// Whether the file was too long and only its start is shown.
+    pub truncated: bool,
+    pub sessions: Vec<LibrarySessionRef>,
+    pub entries: Vec<LibraryEntryRef>,
+    pub observations: Vec<LibraryObservationRef>,
+    pub entities: Vec<LibraryEntityRef>,
+    /// What a turn or an entry had to name to count: the path relative to its collection.
+    pub matched_by: String,
+}
+
+wire_enum!(
+    /// Why a member is in a Topic's lens.
+    MemberSource {
+        /// The person put it in.
+        Pinned => "pinned", "pinned",
+        /// The collection directive proposed it and the person approved it.
+        Approved => "approved", "approved",
+        /// The lens's rules match it now.
+        Rule => "rule", "matching the rules",
+    }
+);
+
+wire_enum!(
+    /// Where a stored Topic membership stands.
+    MemberStatus {
+        Pinned => "pinned", "pinned",
+        /// Proposed by the collection directive, waiting in the review queue.
+        Pending => "pending", "pending",
+        Approved => "approved", "approved",
+        /// Shown nowhere and never proposed again.
+        Rejected => "rejected", "rejected",
+    }
+);
+
+/// A Topic's rules: the documents its lens shows besides its pinned and approved members. A
+/// document matches when it holds every query word and passes every filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicRulesRow {
+    pub query: String,
+    /// Entity ids a document must mention.
+    pub entities: Vec<String>,
+    pub work_context_id: Option<String>,
+    /// The kinds of document it matches; empty for all.
+    pub kinds: Vec<SearchKind>,
+    /// Only documents from the last this many hours; 0 means all time.
+    pub hours: u32,
+}
+
+/// A Topic: a lens, and its collection directive's switch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicRow {
+    pub topic_id: String,
+    pub name: String,
+    pub description: String,
+    pub rules: TopicRulesRow,
+    /// Whether new matching documents are proposed as members into the review queue.
+    pub collecting: bool,
+    /// RFC 3339: documents up to this time have been looked at by the directive.
+    pub collect_since: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// A Topic in the list, with its member counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicListRow {
+    pub topic: TopicRow,
+    pub pinned: u32,
+    pub approved: u32,
+    /// Proposals of its directive still waiting in the review queue.
+    pub pending: u32,
+}
+
+/// Names one Topic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicRef {
+    pub topic_id: String,
+}
+
+/// One member as a Topic's lens shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopicMemberRow {
+    pub source: MemberSource,
+    /// The stored membership, for a pinned or approved member.
+    pub membership_id: Option<i64>,
+    /// The search document's stable id.
+    pub doc_id: String,
+    /// The document as the search index has it now, or `None` when it left the index (the
+    /// stored label stands in).
+    pub hit: Option<SearchHitRow>,
+    pub label: String,
+    /// In words: why it is a member.
+    pub why: String,
+}
+
+/// A Topic's lens now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopicDetail {
+    pub topic: TopicRow,
+    /// Pinned, then approved, then what the rules match.
+    pub members: Vec<TopicMemberRow>,
+    /// Proposals of its directive still waiting in the review queue.
+    pub pending: u32,
+}
+
+/// Request of [`commands::TopicCreate`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateTopicRequest {
+    pub name: String,
+    pub description: String,
+    pub rules: TopicRulesRow,
+    /// Turns the collection directive on.
+    pub collecting: bool,
+}
+
+/// Request of [`commands::TopicEdit`]; `None` keeps what it was.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditTopicRequest {
+    pub topic_id: String,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub rules: Option<TopicRulesRow>,
+    pub collecting: Option<bool>,
+}
+
+/// A Topic after a change, and what its directive proposed at once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicChanged {
+    pub topic: TopicRow,
+    /// New proposals of this Topic, now in the review queue.
+    pub proposed: u32,
+    /// When the directive matched more new documents than one run proposes, how many.
+    pub too_broad: Option<u32>,
+}
+
+/// Request of [`commands::TopicMemberPin`] and [`commands::TopicMemberUnpin`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicMemberRequest {
+    pub topic_id: String,
+    /// The search document's id, as a hit or a member gives it.
+    pub doc_id: String,
+}
+
+/// A stored Topic membership.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MembershipRow {
+    pub membership_id: i64,
+    pub topic_id: String,
+    /// The search document's id.
+    pub doc_ref: String,
+    /// The search document's kind by name (`turn`, `entry`, `document`, …).
+    pub kind: String,
+    pub label: String,
+    pub status: MemberStatus,
+    /// Why the directive proposed it.
+    pub reason: Option<String>,
+    /// When the member's work happened, RFC 3339.
+    pub at: Option<String>,
+    pub proposed_at: String,
+    pub decided_at: Option<String>,
+}
+
+/// A membership proposal in the review queue, with its Topic's name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MembershipProposalRow {
+    pub membership: MembershipRow,
+    pub topic_name: String,
+}
+
+/// Request of [`commands::MembershipsDecide`]: approve or reject these proposals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MembershipDecision {
+    pub membership_ids: Vec<i64>,
+    pub approve: bool,
+}
+
+/// A membership a batch could not decide, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MembershipFailure {
+    pub membership_id: i64,
+    pub message: String,
+}
+
+/// What a batch of membership decisions did; each is decided on its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MembershipOutcomeRow {
+    pub decided: Vec<MembershipRow>,
+    pub failed: Vec<MembershipFailure>,
+}
+
 /// One tracked folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrackedFolderRow {
@@ -1907,6 +2240,15 @@ mod tests {
                 "search_only",
                 "do_not_inject"
             ]
+        );
+        // Topics: the engine's words for why a member is in a lens and where a membership stands.
+        assert_eq!(
+            check(MemberSource::ALL, |s| s.as_str()),
+            ["pinned", "approved", "rule"]
+        );
+        assert_eq!(
+            check(MemberStatus::ALL, |s| s.as_str()),
+            ["pinned", "pending", "approved", "rejected"]
         );
         // The ladder's order is the enum's order: each rung warrants less.
         assert!(NodeWarrant::ALL.windows(2).all(|w| w[0] < w[1]));

@@ -8,8 +8,12 @@
 //! (or only the promotion rules) now. The list sits beside the selected proposal's evidence: the
 //! rule's reason, the entry as captured, the sessions that recorded or restated it with their
 //! dates, the deadline, and, for a renewal, the earlier rejection it answers.
+//!
+//! Below the queue, the Topic membership proposals that the Topics' collection directives made
+//! are approved or rejected one by one (`memberships.rs`).
 
 mod decide;
+mod memberships;
 mod nightly;
 mod proposal;
 mod queue;
@@ -23,6 +27,7 @@ use crate::api;
 use crate::components::Loaded;
 use crate::nav::use_nav;
 use crate::push::dialog_open;
+use memberships::Memberships;
 use nightly::NightlyCard;
 use queue::Queue;
 use state::{Form, Note, Review};
@@ -135,5 +140,6 @@ pub fn ReviewPage() -> impl IntoView {
         <Loaded resource=queue loading="Reading the review queue…" let:q>
             <Queue queue=q review />
         </Loaded>
+        <Memberships />
     }
 }

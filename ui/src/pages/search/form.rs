@@ -5,28 +5,8 @@ use elnor_types::{CommandError, SearchKind, SearchStrategy, WorkContextRow};
 use leptos::prelude::*;
 
 use super::Choices;
+use super::hit::{WINDOWS, kind_filter_label};
 use crate::components::Loaded;
-
-/// The time windows offered, in hours; 0 is all time.
-const WINDOWS: &[(u32, &str)] = &[
-    (24, "Last 24 hours"),
-    (168, "Last 7 days"),
-    (720, "Last 30 days"),
-    (2160, "Last 90 days"),
-    (0, "All time"),
-];
-
-/// How the kind filter names each kind.
-fn kind_label(k: SearchKind) -> &'static str {
-    match k {
-        SearchKind::Turn => "Transcript turns",
-        SearchKind::Entry => "Continuity entries",
-        SearchKind::Summary => "Session summaries",
-        SearchKind::Document => "Library documents",
-        SearchKind::Observation => "Observations",
-        SearchKind::Node => "Durable knowledge",
-    }
-}
 
 #[component]
 pub(super) fn SearchForm(
@@ -142,7 +122,7 @@ pub(super) fn SearchForm(
                                         });
                                 }
                             />
-                            {kind_label(kind)}
+                            {kind_filter_label(kind)}
                         </label>
                     }
                 })

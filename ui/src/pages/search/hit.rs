@@ -31,6 +31,27 @@ pub(crate) fn request(query: String, max_results: u32) -> SearchQueryRequest {
     }
 }
 
+/// The time windows the Search page and the Topics form offer, in hours; 0 is all time.
+pub(crate) const WINDOWS: &[(u32, &str)] = &[
+    (24, "Last 24 hours"),
+    (168, "Last 7 days"),
+    (720, "Last 30 days"),
+    (2160, "Last 90 days"),
+    (0, "All time"),
+];
+
+/// How a kind filter (the Search page's, a Topic's rules) names each kind.
+pub(crate) fn kind_filter_label(k: SearchKind) -> &'static str {
+    match k {
+        SearchKind::Turn => "Transcript turns",
+        SearchKind::Entry => "Continuity entries",
+        SearchKind::Summary => "Session summaries",
+        SearchKind::Document => "Library documents",
+        SearchKind::Observation => "Observations",
+        SearchKind::Node => "Durable knowledge",
+    }
+}
+
 /// Where clicking a hit goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Target {
@@ -43,10 +64,13 @@ pub(crate) enum Target {
     WorkContext(String),
     Observation(i64),
     Node(String),
+    /// A Library document, by its absolute path.
+    Document(String),
 }
 
 /// Where a hit opens: a turn in its transcript; an entry in its work context's log; a summary in
-/// its work context when it has one, else its session. `None` when the hit names neither.
+/// its work context when it has one, else its session; a document on its Library page. `None`
+/// when the hit names neither.
 pub(crate) fn target(h: &SearchHitRow) -> Option<Target> {
     let session = h.session_id.clone();
     let context = h.work_context_id.clone();
@@ -61,8 +85,7 @@ pub(crate) fn target(h: &SearchHitRow) -> Option<Target> {
         SearchKind::Summary => context
             .map(Target::WorkContext)
             .or(session.map(Target::Session)),
-        // A Library document has no page to open yet: its path is shown instead.
-        SearchKind::Document => None,
+        SearchKind::Document => h.path.clone().map(Target::Document),
         SearchKind::Observation => h.observation_id.map(Target::Observation),
         SearchKind::Node => h.node_id.clone().map(Target::Node),
     }
@@ -76,6 +99,7 @@ pub(crate) fn open(nav: Nav, target: Target) {
         Target::WorkContext(id) => nav.open_work_context(id),
         Target::Observation(id) => nav.open_observation(id),
         Target::Node(id) => nav.open_node(id),
+        Target::Document(path) => nav.open_document(path),
     }
 }
 

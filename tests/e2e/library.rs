@@ -1,0 +1,60 @@
+//! Library: a collection's document opened from the list, rendered, with the session that names
+//! it under "Referred to by", and that session opened in its transcript at the turn.
+
+use crate::harness::{App, ensure};
+use crate::world::{PLAN_HEADING, PLAN_RELATIVE, library_world};
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn opens_a_library_document_and_sees_who_refers_to_it() {
+    let (world, target) = library_world();
+
+    App::with(&world, async |ui| {
+        ui.click("#nav-library").await?;
+        // The collection the world added, with its two documents.
+        let chips = ui
+            .wait_text("#library-collections", |t| t.contains("work (2)"))
+            .await?;
+        ensure!(chips.contains("All collections"), "{chips}");
+
+        // The document, listed by its title from the frontmatter, opens rendered.
+        let row = format!("#library-documents li.document-row[data-relative='{PLAN_RELATIVE}']");
+        let listed = ui.text(&row).await?;
+        ensure!(listed.contains("Atlas plan"), "{listed}");
+        ui.click(&row).await?;
+        ui.find(&format!("#library-document[data-path='{}']", target.path))
+            .await?;
+        let heading = ui.text("#library-body h1").await?;
+        ensure!(heading == PLAN_HEADING, "{heading}");
+        let frontmatter = ui.text("#library-frontmatter").await?;
+        ensure!(frontmatter.contains("ann"), "{frontmatter}");
+
+        // Referred to by the session whose turn names it by its path in the folder.
+        let refs = ui.text("#library-refs").await?;
+        ensure!(refs.contains(PLAN_RELATIVE), "{refs}");
+        let link = format!(
+            "#library-ref-sessions a.ref-session[data-session-id='{}']",
+            target.session
+        );
+        let said = ui.text(&link).await?;
+        ensure!(said.contains("1 turn names it"), "{said}");
+        ui.screenshot("library-document").await;
+
+        // It opens the transcript at that turn, selected and read in full.
+        ui.click(&link).await?;
+        ui.find(&format!(
+            ".session-row.active[data-session-id='{}']",
+            target.session
+        ))
+        .await?;
+        ui.find(&format!(
+            ".turn-row.selected[data-turn-id='{}']",
+            target.turn_id
+        ))
+        .await?;
+        ui.wait_text(".turn-detail", |t| t.contains("tighten the milestones"))
+            .await?;
+        Ok(())
+    })
+    .await;
+}

@@ -1,0 +1,85 @@
+//! Library (concept model §8): the person's own documents, by collection (a tracked folder) and
+//! folder, beside the open document: the file rendered, its frontmatter and outline, and who
+//! refers to it (the sessions whose turns name it, the continuity entries and durable nodes whose
+//! text does, the watcher's observations of it, the entities it mentions), each opening where it
+//! lives. "Add folder" makes a folder a collection; its documents are listed at once.
+//!
+//! A search hit on a document opens here (`Nav::open_document`).
+
+mod collections;
+mod document;
+mod documents;
+
+use leptos::prelude::*;
+
+use crate::api;
+use crate::components::Loaded;
+use crate::nav::{Nav, use_nav};
+use collections::Collections;
+use document::DocumentPane;
+use documents::DocumentList;
+
+/// The page's state; every field is a signal, so handlers share it by copy.
+#[derive(Clone, Copy)]
+pub(super) struct Library {
+    /// The collection (its folder) the list shows; `None` for all of them.
+    collection: RwSignal<Option<String>>,
+    /// The folder, relative to its collection, the list narrows to; empty for all.
+    folder: RwSignal<String>,
+    /// The open document's path.
+    selected: RwSignal<Option<String>>,
+    /// Bumped after a collection is added, so the lists read again.
+    generation: RwSignal<u32>,
+    nav: Nav,
+}
+
+#[component]
+pub fn LibraryPage() -> impl IntoView {
+    let nav = use_nav();
+    let lib = Library {
+        collection: RwSignal::new(None),
+        folder: RwSignal::new(String::new()),
+        selected: RwSignal::new(nav.take_document()),
+        generation: RwSignal::new(0),
+        nav,
+    };
+    let collections = LocalResource::new(move || {
+        lib.generation.track();
+        api::library_collections_list()
+    });
+    let documents = LocalResource::new(move || {
+        lib.generation.track();
+        let collection = lib.collection.get();
+        api::library_documents_list(elnor_types::LibraryDocumentsRequest {
+            collection,
+            folder: None,
+        })
+    });
+    let detail = LocalResource::new(move || {
+        let path = lib.selected.get();
+        async move {
+            match path {
+                Some(path) => api::library_document_get(path).await.map(Some),
+                None => Ok(None),
+            }
+        }
+    });
+    view! {
+        <h2>"Library"</h2>
+        <p class="hint">
+            "Your own documents: the markdown and text files of the folders you add. Each one "
+            "shows the conversations, entries and knowledge that refer to it."
+        </p>
+        <Loaded resource=collections loading="Reading the collections…" let:list>
+            <Collections list lib />
+        </Loaded>
+        <div class="review-layout library-layout">
+            <div>
+                <Loaded resource=documents loading="Reading the documents…" let:docs>
+                    <DocumentList docs lib />
+                </Loaded>
+            </div>
+            <DocumentPane detail lib />
+        </div>
+    }
+}

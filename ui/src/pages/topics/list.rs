@@ -1,0 +1,51 @@
+//! The list of Topics, each with its counts and whether its directive collects.
+
+use elnor_types::TopicListRow;
+use leptos::prelude::*;
+
+use super::Topics;
+
+#[component]
+pub(super) fn TopicList(rows: Vec<TopicListRow>, t: Topics) -> impl IntoView {
+    if rows.is_empty() {
+        return view! {
+            <div class="card empty" id="topics-empty">
+                <p>
+                    <strong>"No Topics yet."</strong>
+                    " Make one with “New topic”: give it a name and the words its documents share."
+                </p>
+            </div>
+        }
+        .into_any();
+    }
+    let items = rows
+        .into_iter()
+        .map(|r| {
+            let id = r.topic.topic_id.clone();
+            let (active, clicked) = (id.clone(), id.clone());
+            let counts = format!(
+                "{} pinned · {} approved · {} pending",
+                r.pinned, r.approved, r.pending
+            );
+            let collecting = r
+                .topic
+                .collecting
+                .then(|| view! { <span class="badge stored" title="new matches are proposed into Review">"collecting"</span> });
+            view! {
+                <li
+                    class="proposal-row topic-row"
+                    class:active=move || t.selected.with(|s| s.as_deref() == Some(active.as_str()))
+                    data-topic-id=id
+                    on:click=move |_| t.selected.set(Some(clicked.clone()))
+                >
+                    <div class="proposal-summary">
+                        <span class="row-title topic-name">{r.topic.name.clone()}</span>
+                        <span class="badges">{collecting}</span>
+                        <span class="meta">{counts}</span>
+                    </div>
+                </li>
+            }
+        })
+        .collect_view();
+    view! { <ul class="proposal-list topic-list" id="topics-list">{items}</ul> }.into_any()
+}
