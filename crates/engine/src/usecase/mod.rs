@@ -271,7 +271,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchResult> {
     let index = SearchIndex::open(store)?;
     // Another process may be writing the index right now (tantivy allows one writer): then
     // this query answers from what is indexed, and that writer's sync brings the rest.
-    if index.is_behind(store)?
+    if index.is_behind_throttled(store)?
         && let Err(e) = index.sync(store)
     {
         tracing::warn!(error = %e, "search index not updated before the query");

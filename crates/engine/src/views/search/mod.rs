@@ -222,7 +222,31 @@ pub struct SearchIndex {
     dir: PathBuf,
     index: Index,
     fields: Fields,
+    /// One reader for the life of the open index, reloaded before each use: a query then costs
+    /// the search, not opening every segment again.
+    reader: tantivy::IndexReader,
+    /// When this process last compared the store with the index (see
+    /// [`SearchIndex::is_behind_throttled`]).
+    checked: std::sync::Mutex<Option<std::time::Instant>>,
+    /// The vectors as last loaded, with the size of their data file then: a query reuses them
+    /// until a backfill appends more.
+    vectors: std::sync::Mutex<Option<(u64, std::sync::Arc<vectors::Vectors>)>>,
 }
+
+/// The indexes this process has open, by folder. The app and the MCP server answer many queries
+/// in one process; each would otherwise open the index, its segments and its analysers anew.
+fn open_indexes() -> &'static std::sync::Mutex<HashMap<PathBuf, std::sync::Arc<SearchIndex>>> {
+    static OPEN: std::sync::OnceLock<
+        std::sync::Mutex<HashMap<PathBuf, std::sync::Arc<SearchIndex>>>,
+    > = std::sync::OnceLock::new();
+    OPEN.get_or_init(Default::default)
+}
+
+/// How often a query may compare the store with the index. Every write in this process brings
+/// the index up to date before it returns; the comparison is the safety net for a write another
+/// process made while it could not update the index (two writers at once), and once a second is
+/// soon enough for that (the bar is two).
+const BEHIND_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl SearchIndex {
     /// The folder of a store's search index.
@@ -230,9 +254,26 @@ impl SearchIndex {
         store.root().join("index").join("search")
     }
 
+    /// The store's index, open: the one this process opened before while its folder is still
+    /// there, else opened now (see [`SearchIndex::open_uncached`]).
+    pub fn open(store: &Store) -> Result<std::sync::Arc<SearchIndex>> {
+        let dir = Self::dir(store);
+        let mut open = open_indexes()
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(index) = open.get(&dir)
+            && dir.join("meta.json").is_file()
+        {
+            return Ok(index.clone());
+        }
+        let index = std::sync::Arc::new(Self::open_uncached(store)?);
+        open.insert(dir, index.clone());
+        Ok(index)
+    }
+
     /// Opens the store's index, creating it when it is missing, of another version, or
     /// unreadable (it is derived: a new one is built by the next sync).
-    pub fn open(store: &Store) -> Result<SearchIndex> {
+    fn open_uncached(store: &Store) -> Result<SearchIndex> {
         let dir = Self::dir(store);
         let (schema, fields) = schema();
         let state = read_state(&dir);
@@ -259,13 +300,47 @@ impl SearchIndex {
             }
         };
         register_analysers(&index)?;
-        Ok(SearchIndex { dir, index, fields })
+        let reader = index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| index_err(&dir, e))?;
+        Ok(SearchIndex {
+            dir,
+            index,
+            fields,
+            reader,
+            checked: std::sync::Mutex::new(None),
+            vectors: std::sync::Mutex::new(None),
+        })
     }
 
     /// Deletes the index and builds it again from the canonical stores.
     pub fn rebuild(store: &Store) -> Result<SyncReport> {
-        remove_dir(&Self::dir(store))?;
+        let dir = Self::dir(store);
+        open_indexes()
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&dir);
+        remove_dir(&dir)?;
         Self::open(store)?.sync(store)
+    }
+
+    /// [`is_behind`](Self::is_behind), asked at most once per [`BEHIND_CHECK_EVERY`] by this
+    /// process: `false` in between.
+    pub fn is_behind_throttled(&self, store: &Store) -> Result<bool> {
+        let now = std::time::Instant::now();
+        {
+            let mut checked = self
+                .checked
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if checked.is_some_and(|at| now.duration_since(at) < BEHIND_CHECK_EVERY) {
+                return Ok(false);
+            }
+            *checked = Some(now);
+        }
+        self.is_behind(store)
     }
 
     /// Indexes what is new in the store since the last sync (see the module docs).
@@ -336,12 +411,11 @@ impl SearchIndex {
         Ok(false)
     }
 
+    /// The reader, brought to the index's last commit (by this process or another): reloading
+    /// reads `meta.json` and opens only segments it has not seen.
     fn reader(&self) -> Result<tantivy::IndexReader> {
-        self.index
-            .reader_builder()
-            .reload_policy(tantivy::ReloadPolicy::Manual)
-            .try_into()
-            .map_err(|e| index_err(&self.dir, e))
+        self.reader.reload().map_err(|e| index_err(&self.dir, e))?;
+        Ok(self.reader.clone())
     }
 
     fn sync_turns(

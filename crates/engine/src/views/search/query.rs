@@ -331,7 +331,7 @@ impl SearchIndex {
         let vectors = if req.strategy == Strategy::LexicalOnly {
             None
         } else {
-            Some(super::vectors::Vectors::load(&self.dir)?)
+            Some(self.vectors()?)
         };
         let (vector_hits, fallback_reason): (Option<Vec<(String, f32)>>, Option<String>) = match (
             req.strategy,

@@ -11,7 +11,7 @@ fn now() -> DateTime<Utc> {
 }
 
 /// A store with the samples ingested; the ingest use case has synced the index already.
-fn indexed() -> (tempfile::TempDir, Store, SearchIndex) {
+fn indexed() -> (tempfile::TempDir, Store, std::sync::Arc<SearchIndex>) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("store")).unwrap();
     ingest_dir(&store, &elnor_fixtures::samples());
