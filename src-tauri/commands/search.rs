@@ -153,7 +153,7 @@ pub async fn search_query(
         req.harness = harness;
         req.hours = request.hours;
         req.max_results = usize::try_from(request.max_results).unwrap_or(usize::MAX);
-        let r = elnor_engine::search(&store, &req).map_err(err)?;
+        let r = elnor_engine::search(&store, &req, &elnor_engine::OsKeyring::new()).map_err(err)?;
         Ok(SearchResults {
             hits: r.hits.into_iter().map(hit).collect(),
             strategy: wire_strategy(r.strategy),

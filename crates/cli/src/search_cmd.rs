@@ -40,6 +40,10 @@ pub struct QueryArgs {
     /// For --as-session: current_only, lineage (the default) or all (needs `elnor query-grant`).
     #[arg(long)]
     permission: Option<String>,
+    /// Ask the synthesis model for a short answer over the hits, citing them; a citation of
+    /// anything it was not given is dropped and reported.
+    #[arg(long)]
+    synthesis: bool,
 }
 
 #[derive(Debug, Args)]
@@ -98,7 +102,8 @@ pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<Exit
         },
         None => None,
     };
-    let result = elnor_engine::search(store, &req)?;
+    req.synthesis = args.synthesis;
+    let result = elnor_engine::search(store, &req, &elnor_engine::OsKeyring::new())?;
     if json {
         output::json(&result)?;
         return Ok(ExitCode::SUCCESS);
@@ -112,6 +117,27 @@ pub fn query(store: &Store, args: &QueryArgs, json: bool) -> anyhow::Result<Exit
             "note: embeddings cover {embedded} of {} documents so far (`elnor embed`)",
             result.documents
         );
+    }
+    if let Some(s) = &result.synthesis {
+        println!("\nanswer (model, low trust): {}", s.answer);
+        for c in &s.citations {
+            println!("  cites {}: {:?}", c.doc_id, c.snippet);
+        }
+        if !s.dropped.is_empty() {
+            println!(
+                "  dropped citations of results it was not given: {}",
+                s.dropped.join(", ")
+            );
+        }
+        if s.withheld > 0 {
+            println!(
+                "  {} result(s) from local-only work contexts were not sent to the model",
+                s.withheld
+            );
+        }
+    }
+    if let Some(why) = &result.synthesis_fallback {
+        println!("note: no answer from the model: {why}");
     }
     if result.hits.is_empty() {
         println!(

@@ -305,7 +305,7 @@ fn engine_query(store: &Store, q: &[String], strategy: Strategy) -> (Duration, u
     req.strategy = strategy;
     req.hours = 0;
     let t = Instant::now();
-    let r = elnor_engine::search(store, &req).unwrap();
+    let r = elnor_engine::search(store, &req, &elnor_engine::MemorySecrets::default()).unwrap();
     (t.elapsed(), r.hits.len())
 }
 

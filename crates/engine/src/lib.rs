@@ -107,8 +107,8 @@ pub use views::timeline::{
 
 // Search: the index over turns, entries and summaries, and its queries.
 pub use views::search::{
-    Caller, DocKind, EmbedReport, Hit, Permission, SearchRequest, SearchResult, Strategy,
-    SyncReport, Why,
+    Caller, Citation, DocKind, EmbedReport, Hit, Permission, SearchRequest, SearchResult, Strategy,
+    SyncReport, Synthesis as SearchSynthesis, Why,
 };
 
 // The Library: collections of the person's documents, and who refers to each.

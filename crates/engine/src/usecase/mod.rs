@@ -6,6 +6,7 @@
 
 pub mod access;
 pub mod nightly;
+mod synthesis;
 pub mod watcher;
 
 use std::collections::BTreeSet;
@@ -263,8 +264,13 @@ pub fn merge_entities(
 /// Searches everything said and written (`elnor query`, the app's search, an agent's query):
 /// first admits the caller (an agent's rate limits and permission, see `access`), brings the
 /// index up to what the store holds when it is behind, then runs the query within the caller's
-/// scope. Every hit says why it ranked where it did.
-pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchResult> {
+/// scope. Every hit says why it ranked where it did. With `synthesis`, the configured model
+/// answers over the hits, its citations checked (see `synthesis`); the key comes from `secrets`.
+pub fn search(
+    store: &Store,
+    req: &SearchRequest,
+    secrets: &dyn SecretStore,
+) -> Result<SearchResult> {
     let mut req = req.clone();
     access::admit(store, &mut req)?;
     let req = &req;
@@ -280,7 +286,14 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchResult> {
         Strategy::LexicalOnly => None,
         _ => installed_model(),
     };
-    index.search(req, model)
+    let mut result = index.search(req, model)?;
+    if req.synthesis {
+        match synthesis::answer(store, secrets, &req.query, &result.hits, req.now) {
+            Ok(s) => result.synthesis = Some(s),
+            Err(why) => result.synthesis_fallback = Some(why),
+        }
+    }
+    Ok(result)
 }
 
 /// Embeds the documents of the search index that have no vector yet (`elnor embed`), at most

@@ -43,7 +43,8 @@ fn an_agent_reads_its_permission_s_contexts_within_its_rate_and_the_person_reads
     let dir = tempfile::tempdir().unwrap();
     let store = crate::Store::open(dir.path().join("store")).unwrap();
     ingest_dir(&store, &elnor_fixtures::samples());
-    let search = |req: &SearchRequest| crate::usecase::search(&store, req);
+    let secrets = crate::base::secrets::MemorySecrets::default();
+    let search = |req: &SearchRequest| crate::usecase::search(&store, req, &secrets);
 
     // The person: every context.
     let everything = search(&request(Caller::Person, None, now())).unwrap();

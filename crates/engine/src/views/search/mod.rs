@@ -51,7 +51,10 @@ use crate::inputs::transcripts::clean::{assistant_prose, person_text};
 use documents::marks;
 
 pub(crate) use query::Scope;
-pub use query::{Caller, DocKind, Hit, Permission, SearchRequest, SearchResult, Strategy, Why};
+pub use query::{
+    Caller, Citation, DocKind, Hit, Permission, SearchRequest, SearchResult, Strategy, Synthesis,
+    Why,
+};
 pub use vectors::EmbedReport;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.

@@ -131,6 +131,8 @@ pub struct SearchRequest {
     /// The work contexts and sessions a search may read, set by the search use case from the
     /// `work_context` filter and the caller's permission; `None` is everything.
     pub(crate) scope: Option<Scope>,
+    /// Ask the configured model for a short answer over the hits, citing them (CSA §7.5).
+    pub synthesis: bool,
     /// Only documents holding every word of the query (a Topic's rules match this way); by
     /// default any word may match and more matches rank higher.
     pub all_words: bool,
@@ -149,6 +151,7 @@ impl SearchRequest {
             hours: DEFAULT_HOURS,
             max_results: DEFAULT_RESULTS,
             all_words: false,
+            synthesis: false,
             caller: Caller::Person,
             permission: None,
             scope: None,
@@ -263,6 +266,24 @@ pub struct Hit {
     pub why: Why,
 }
 
+/// A model's answer over a query's hits (CSA §7.5), with what it cited.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Synthesis {
+    pub answer: String,
+    /// Citations of hits the model was given, each with the snippet it quoted.
+    pub citations: Vec<Citation>,
+    /// Ids the model cited that it was not given: dropped from `citations`, and said here.
+    pub dropped: Vec<String>,
+    /// Hits from local-only work contexts that were not sent to a model off this machine.
+    pub withheld: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Citation {
+    pub doc_id: String,
+    pub snippet: String,
+}
+
 /// What a query returns (CSA §7.3's `ContinuityQueryResult`, with every hit explained).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchResult {
@@ -278,6 +299,11 @@ pub struct SearchResult {
     pub trust_banner: &'static str,
     /// Documents in the index when the query ran.
     pub documents: u64,
+    /// The model's answer, when asked for and it could be given.
+    pub synthesis: Option<Synthesis>,
+    /// Why no answer came when one was asked for (no model configured, over the spend limit,
+    /// a failed call): never silent.
+    pub synthesis_fallback: Option<String>,
 }
 
 /// How much the other side of the exchange (`context`) and tool output (`tool`) count against a
@@ -457,6 +483,8 @@ impl SearchIndex {
             embedded: coverage,
             trust_banner: "low_trust",
             documents,
+            synthesis: None,
+            synthesis_fallback: None,
         })
     }
 
