@@ -9,8 +9,8 @@ use anyhow::{Context, bail};
 use clap::Subcommand;
 use elnor_engine::Store;
 use elnor_engine::SynthesisProvider;
+use elnor_engine::{EMBEDDING_API_KEY, OsKeyring, SYNTHESIS_API_KEY, SecretStore};
 use elnor_engine::{Endpoint, test_connection};
-use elnor_engine::{OsKeyring, SYNTHESIS_API_KEY, SecretStore};
 
 use crate::output;
 
@@ -29,9 +29,26 @@ pub enum ModelCommand {
 #[derive(Debug, Subcommand)]
 pub enum KeyCommand {
     /// Store the key read from standard input (e.g. `printf %s "$KEY" | elnor model key set`).
-    Set,
+    Set {
+        /// `synthesis` (the default) or `embedding`: the OpenAI-compatible embedding
+        /// endpoint's key, for search.
+        #[arg(long = "for", default_value = "synthesis")]
+        purpose: String,
+    },
     /// Remove the stored key.
-    Clear,
+    Clear {
+        #[arg(long = "for", default_value = "synthesis")]
+        purpose: String,
+    },
+}
+
+/// The keyring account of a key's purpose.
+fn account(purpose: &str) -> anyhow::Result<&'static str> {
+    match purpose {
+        "synthesis" => Ok(SYNTHESIS_API_KEY),
+        "embedding" => Ok(EMBEDDING_API_KEY),
+        other => crate::usage!("unknown key purpose {other:?}: use synthesis or embedding"),
+    }
 }
 
 pub fn run(store: &Store, cmd: &ModelCommand, json: bool) -> anyhow::Result<ExitCode> {
@@ -98,7 +115,8 @@ pub fn run(store: &Store, cmd: &ModelCommand, json: bool) -> anyhow::Result<Exit
                 Err(f) => bail!("connection test failed: {}", f.reason()),
             }
         }
-        ModelCommand::Key(KeyCommand::Set) => {
+        ModelCommand::Key(KeyCommand::Set { purpose }) => {
+            let account = account(purpose)?;
             let mut key = String::new();
             std::io::stdin()
                 .read_to_string(&mut key)
@@ -109,7 +127,7 @@ pub fn run(store: &Store, cmd: &ModelCommand, json: bool) -> anyhow::Result<Exit
                     "no key on standard input; pipe it in: printf %s \"$KEY\" | elnor model key set"
                 );
             }
-            keyring.set(SYNTHESIS_API_KEY, key)?;
+            keyring.set(account, key)?;
             if json {
                 output::json(&serde_json::json!({ "api_key": "stored" }))?;
             } else {
@@ -117,8 +135,8 @@ pub fn run(store: &Store, cmd: &ModelCommand, json: bool) -> anyhow::Result<Exit
             }
             Ok(ExitCode::SUCCESS)
         }
-        ModelCommand::Key(KeyCommand::Clear) => {
-            keyring.delete(SYNTHESIS_API_KEY)?;
+        ModelCommand::Key(KeyCommand::Clear { purpose }) => {
+            keyring.delete(account(purpose)?)?;
             if json {
                 output::json(&serde_json::json!({ "api_key": "removed" }))?;
             } else {

@@ -245,11 +245,20 @@ pub fn embed(store: &Store, args: &EmbedArgs, json: bool) -> anyhow::Result<Exit
     let report = if args.status {
         elnor_engine::embed_status(store)?
     } else {
-        elnor_engine::embed(store, args.limit, &mut |r| {
+        // Stopping the command (Ctrl+C) is the CLI's cancel: every finished batch is kept.
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let progress = &mut |r: &elnor_engine::EmbedReport| {
             if !json {
                 eprint!("\rembedded {} of {} documents", r.covered, r.documents);
             }
-        })?
+        };
+        elnor_engine::embed(
+            store,
+            &elnor_engine::OsKeyring::new(),
+            args.limit,
+            progress,
+            &never,
+        )?
     };
     if json {
         output::json(&report)?;
@@ -258,7 +267,8 @@ pub fn embed(store: &Store, args: &EmbedArgs, json: bool) -> anyhow::Result<Exit
             eprintln!();
         }
         println!(
-            "embeddings cover {} of {} documents{}",
+            "{} embeddings cover {} of {} documents{}",
+            report.embedder,
             report.covered,
             report.documents,
             if args.status {

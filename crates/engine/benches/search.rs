@@ -403,7 +403,14 @@ fn main() {
     // what the run embedded (the rest of the corpus is reported as not covered).
     let embed_limit = 2_000;
     let t = Instant::now();
-    let embedded = elnor_engine::embed(&store, Some(embed_limit), &mut |_| {});
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let embedded = elnor_engine::embed(
+        &store,
+        &elnor_engine::MemorySecrets::default(),
+        Some(embed_limit),
+        &mut |_| {},
+        &never,
+    );
     let embed_time = t.elapsed();
     let hybrid = embedded.as_ref().ok().map(|_| {
         let mut times: Vec<Duration> = qs

@@ -46,11 +46,14 @@ pub use base::clock::{
 };
 pub use base::config::{
     CONFIG_SCHEMA_VERSION, ConfigField, ContinuityConfig, ContinuityMode, DateAwareness,
-    FIELDS as CONFIG_FIELDS, FieldRule, SynthesisProvider, field as config_field,
+    EmbeddingProvider, FIELDS as CONFIG_FIELDS, FieldRule, SynthesisProvider,
+    field as config_field,
 };
 pub use base::error::{Error, ErrorKind, Result};
 pub use base::ids::{AgentId, EntityId, EntryId, NodeId, SessionId, TopicId, WorkContextId};
-pub use base::secrets::{MemorySecrets, OsKeyring, SYNTHESIS_API_KEY, SecretStore};
+pub use base::secrets::{
+    EMBEDDING_API_KEY, MemorySecrets, OsKeyring, SYNTHESIS_API_KEY, SecretStore,
+};
 
 // The graph: the store, work contexts, entities, projects, nodes, living facts.
 pub use graph::contexts::{

@@ -188,21 +188,34 @@ pub(crate) mod standin {
 
     impl StandIn {
         pub(crate) fn start(routes: &[(&str, Canned)]) -> StandIn {
+            let routes: BTreeMap<String, Canned> = routes
+                .iter()
+                .map(|(p, c)| ((*p).to_owned(), c.clone()))
+                .collect();
+            Self::answering(move |path, _| {
+                routes.get(path).cloned().unwrap_or(Canned {
+                    status: 404,
+                    body: r#"{"error":"no such route"}"#.to_owned(),
+                    delay: Duration::ZERO,
+                })
+            })
+        }
+
+        /// A stand-in whose answer is computed from the request's path and JSON body: an
+        /// embedding endpoint answers each input with its own vector.
+        pub(crate) fn answering(
+            answer: impl Fn(&str, &Value) -> Canned + Send + Sync + 'static,
+        ) -> StandIn {
             let listener = TcpListener::bind("127.0.0.1:0").unwrap();
             let base = format!("http://{}", listener.local_addr().unwrap());
-            let routes: Arc<BTreeMap<String, Canned>> = Arc::new(
-                routes
-                    .iter()
-                    .map(|(p, c)| ((*p).to_owned(), c.clone()))
-                    .collect(),
-            );
+            let answer: Arc<Answer> = Arc::new(answer);
             let seen = Arc::new(Mutex::new(Vec::new()));
             let seen_by_server = Arc::clone(&seen);
             thread::spawn(move || {
                 for stream in listener.incoming().flatten() {
-                    let routes = Arc::clone(&routes);
+                    let answer = Arc::clone(&answer);
                     let seen = Arc::clone(&seen_by_server);
-                    thread::spawn(move || serve(stream, &routes, &seen));
+                    thread::spawn(move || serve(stream, answer.as_ref(), &seen));
                 }
             });
             StandIn { base, seen }
@@ -213,7 +226,10 @@ pub(crate) mod standin {
         }
     }
 
-    fn serve(stream: TcpStream, routes: &BTreeMap<String, Canned>, seen: &Mutex<Vec<Seen>>) {
+    /// How a stand-in answers: from the request's path and JSON body.
+    type Answer = dyn Fn(&str, &Value) -> Canned + Send + Sync;
+
+    fn serve(stream: TcpStream, answer: &Answer, seen: &Mutex<Vec<Seen>>) {
         let mut reader = BufReader::new(stream);
         let mut request_line = String::new();
         if reader.read_line(&mut request_line).is_err() {
@@ -246,15 +262,12 @@ pub(crate) mod standin {
         if reader.read_exact(&mut body).is_err() {
             return;
         }
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let canned = answer(&path, &body);
         seen.lock().unwrap().push(Seen {
-            path: path.clone(),
+            path,
             headers,
-            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-        });
-        let canned = routes.get(&path).cloned().unwrap_or(Canned {
-            status: 404,
-            body: r#"{"error":"no such route"}"#.to_owned(),
-            delay: Duration::ZERO,
+            body,
         });
         thread::sleep(canned.delay);
         let response = format!(

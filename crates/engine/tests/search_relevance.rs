@@ -132,7 +132,9 @@ fn recall_and_mrr_on_real_history() {
     let labels = labels();
     assert!(labels.len() >= 40, "the set holds at least 40 queries");
     // Embeddings need the local model's files (scripts/setup.sh fetches them for the tests).
-    let embedded = embed(&store, None, &mut |_| {}).is_ok();
+    let secrets = elnor_engine::MemorySecrets::default();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let embedded = embed(&store, &secrets, None, &mut |_| {}, &never).is_ok();
     if embedded {
         let status = embed_status(&store).unwrap();
         println!(
@@ -159,7 +161,7 @@ fn recall_and_mrr_on_real_history() {
             req.strategy = strategy;
             req.hours = 0;
             req.max_results = 10;
-            let result = search(&store, &req).unwrap();
+            let result = search(&store, &req, &secrets).unwrap();
             let rank = rank_of(&result, label);
             by_kind.entry(label.kind.clone()).or_default().add(rank);
             all.add(rank);

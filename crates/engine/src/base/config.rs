@@ -122,6 +122,13 @@ pub struct ContinuityConfig {
     /// 6 and 200); `0` means unlimited. The person's own searches are not counted.
     pub query_rate_per_minute: u32,
     pub query_rate_per_day: u32,
+    /// Which embedder search uses for meaning: the built-in local model, or an Ollama or
+    /// OpenAI-compatible embedding endpoint (its key, when it needs one, only in the keyring).
+    pub embedding_provider: EmbeddingProvider,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding_base_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding_model: Option<String>,
     pub schema_version: u64,
 }
 
@@ -141,6 +148,29 @@ impl SynthesisProvider {
         match self {
             SynthesisProvider::Ollama => "ollama",
             SynthesisProvider::OpenaiCompatible => "openai_compatible",
+        }
+    }
+}
+
+/// Which embedder search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbeddingProvider {
+    /// all-MiniLM-L6-v2, in-process, when its files are on disk.
+    #[default]
+    Builtin,
+    /// Ollama's `/api/embed`.
+    Ollama,
+    /// Any endpoint speaking OpenAI's `/v1/embeddings`.
+    OpenaiCompatible,
+}
+
+impl EmbeddingProvider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmbeddingProvider::Builtin => "builtin",
+            EmbeddingProvider::Ollama => "ollama",
+            EmbeddingProvider::OpenaiCompatible => "openai_compatible",
         }
     }
 }
@@ -193,6 +223,9 @@ impl Default for ContinuityConfig {
             cross_surface_query_enabled: true,
             query_rate_per_minute: 6,
             query_rate_per_day: 200,
+            embedding_provider: EmbeddingProvider::Builtin,
+            embedding_base_url: None,
+            embedding_model: None,
             schema_version: CONFIG_SCHEMA_VERSION,
         }
     }
@@ -436,6 +469,21 @@ pub const FIELDS: &[ConfigField] = &[
         help: "searches all agents together may run per day; 0 for unlimited",
     },
     ConfigField {
+        key: "embedding_provider",
+        rule: FieldRule::OneOf(&["builtin", "ollama", "openai_compatible"]),
+        help: "embedder for search by meaning: the built-in local model, Ollama /api/embed or OpenAI-compatible /v1/embeddings",
+    },
+    ConfigField {
+        key: "embedding_base_url",
+        rule: FieldRule::OptionalText { max_chars: 300 },
+        help: "base URL of the embedding endpoint, e.g. http://localhost:11434 (not for builtin)",
+    },
+    ConfigField {
+        key: "embedding_model",
+        rule: FieldRule::OptionalText { max_chars: 120 },
+        help: "model name at the embedding endpoint, e.g. nomic-embed-text (not for builtin)",
+    },
+    ConfigField {
         key: "schema_version",
         rule: FieldRule::Exactly(CONFIG_SCHEMA_VERSION),
         help: "config schema version",
@@ -561,6 +609,8 @@ impl ContinuityConfig {
             "synthesis_base_url",
             "model_knowledge_cutoff",
             "model_profile_verified",
+            "embedding_base_url",
+            "embedding_model",
         ] {
             map.entry(key).or_insert(Value::Null);
         }

@@ -18,6 +18,8 @@ pub const SERVICE: &str = "elnor";
 
 /// The keyring account of the synthesis model's API key.
 pub const SYNTHESIS_API_KEY: &str = "synthesis-api-key";
+/// The account of the embedding endpoint's API key (OpenAI-compatible embedders only).
+pub const EMBEDDING_API_KEY: &str = "embedding-api-key";
 
 /// Where secrets are kept. The app uses [`OsKeyring`]; tests of callers use [`MemorySecrets`].
 pub trait SecretStore: Send + Sync {

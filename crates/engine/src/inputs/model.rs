@@ -288,17 +288,7 @@ fn chat_inner(
     api_key: Option<&str>,
     messages: &[ChatMessage],
 ) -> Result<String, ModelFailure> {
-    let mut config = ureq::Agent::config_builder()
-        .timeout_global(Some(endpoint.timeout))
-        // Statuses are ours to interpret, and redirects are not followed: a redirect could take
-        // a local-only conversation (or the key) to a host nobody configured.
-        .http_status_as_error(false)
-        .max_redirects(0);
-    if endpoint.is_local() {
-        // A proxy from the environment would carry local-only content off the machine.
-        config = config.proxy(None);
-    }
-    let agent: ureq::Agent = config.build().into();
+    let agent = http_agent(endpoint);
 
     let body = match endpoint.provider {
         SynthesisProvider::Ollama => json!({
@@ -339,6 +329,141 @@ fn chat_inner(
         SynthesisProvider::Ollama => ollama_content(&envelope),
         SynthesisProvider::OpenaiCompatible => openai_content(&envelope),
     }
+}
+
+/// Most vectors one embedding call returns, and most values in one vector: bounds on what a
+/// misbehaving endpoint can make us hold.
+const MAX_EMBEDDINGS: usize = 512;
+const MAX_EMBEDDING_DIMS: usize = 8_192;
+
+/// Embeds `texts` at an embedding endpoint, one vector per text in order: Ollama gets
+/// `POST {base}/api/embed` with `{model, input}` and answers `{"embeddings": [[…]]}`; an
+/// OpenAI-compatible endpoint gets `POST {base}/v1/embeddings` with `{model, input}` (and the key
+/// as a bearer token) and answers `{"data": [{"index", "embedding"}]}`, put back in input order by
+/// `index`. A reply with another count of vectors, vectors of unequal length, or anything but
+/// numbers is a [`ModelFailure::BadJson`].
+pub fn embed(
+    endpoint: &Endpoint,
+    api_key: Option<&str>,
+    texts: &[&str],
+) -> Result<Vec<Vec<f32>>, ModelFailure> {
+    embed_inner(endpoint, api_key, texts).map_err(|f| f.scrubbed(api_key))
+}
+
+fn embed_inner(
+    endpoint: &Endpoint,
+    api_key: Option<&str>,
+    texts: &[&str],
+) -> Result<Vec<Vec<f32>>, ModelFailure> {
+    if texts.is_empty() {
+        return Ok(Vec::new());
+    }
+    if texts.len() > MAX_EMBEDDINGS {
+        return Err(ModelFailure::BadJson(format!(
+            "at most {MAX_EMBEDDINGS} texts are embedded per call"
+        )));
+    }
+    let agent = http_agent(endpoint);
+    let base = endpoint.base_url.trim().trim_end_matches('/');
+    let url = match endpoint.provider {
+        SynthesisProvider::Ollama => format!("{base}/api/embed"),
+        SynthesisProvider::OpenaiCompatible if base.ends_with("/v1") => {
+            format!("{base}/embeddings")
+        }
+        SynthesisProvider::OpenaiCompatible => format!("{base}/v1/embeddings"),
+    };
+    let mut request = agent.post(url);
+    if let (SynthesisProvider::OpenaiCompatible, Some(key)) = (endpoint.provider, api_key)
+        && !key.is_empty()
+    {
+        request = request.header("Authorization", format!("Bearer {key}"));
+    }
+    let body = json!({ "model": endpoint.model, "input": texts });
+    let mut response = request.send_json(&body).map_err(transport_failure)?;
+    let status = response.status().as_u16();
+    if !(200..300).contains(&status) {
+        return Err(ModelFailure::Http { status });
+    }
+    let text = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_RESPONSE_BYTES * 8)
+        .read_to_string()
+        .map_err(transport_failure)?;
+    let envelope: Value = serde_json::from_str(&text)
+        .map_err(|e| ModelFailure::BadJson(format!("the provider's response is not JSON ({e})")))?;
+    let vectors: Vec<(usize, &Value)> = match endpoint.provider {
+        SynthesisProvider::Ollama => envelope
+            .get("embeddings")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ModelFailure::BadJson("no `embeddings` in the reply".into()))?
+            .iter()
+            .enumerate()
+            .collect(),
+        SynthesisProvider::OpenaiCompatible => envelope
+            .get("data")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ModelFailure::BadJson("no `data` in the reply".into()))?
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let index = item
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .map_or(i, |n| n as usize);
+                (index, item.get("embedding").unwrap_or(&Value::Null))
+            })
+            .collect(),
+    };
+    if vectors.len() != texts.len() {
+        return Err(ModelFailure::BadJson(format!(
+            "{} embeddings for {} texts",
+            vectors.len(),
+            texts.len()
+        )));
+    }
+    let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+    for (index, value) in vectors {
+        let numbers = value
+            .as_array()
+            .filter(|a| !a.is_empty() && a.len() <= MAX_EMBEDDING_DIMS)
+            .ok_or_else(|| ModelFailure::BadJson("an embedding is not a list of numbers".into()))?;
+        let vector: Option<Vec<f32>> = numbers
+            .iter()
+            .map(|n| n.as_f64().map(|f| f as f32))
+            .collect();
+        let vector = vector
+            .ok_or_else(|| ModelFailure::BadJson("an embedding holds a non-number".into()))?;
+        let slot = out.get_mut(index).ok_or_else(|| {
+            ModelFailure::BadJson(format!("embedding index {index} out of range"))
+        })?;
+        *slot = Some(vector);
+    }
+    let out: Vec<Vec<f32>> = out
+        .into_iter()
+        .collect::<Option<_>>()
+        .ok_or_else(|| ModelFailure::BadJson("an embedding index is repeated".into()))?;
+    if out.iter().any(|v| v.len() != out[0].len()) {
+        return Err(ModelFailure::BadJson(
+            "embeddings of different lengths".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// The HTTP client for one call to `endpoint`: its timeout, statuses left to us to interpret,
+/// and no redirects (a redirect could take a local-only conversation, or the key, to a host
+/// nobody configured); for a local endpoint, no proxy from the environment either, which would
+/// carry local-only content off the machine.
+fn http_agent(endpoint: &Endpoint) -> ureq::Agent {
+    let mut config = ureq::Agent::config_builder()
+        .timeout_global(Some(endpoint.timeout))
+        .http_status_as_error(false)
+        .max_redirects(0);
+    if endpoint.is_local() {
+        config = config.proxy(None);
+    }
+    config.build().into()
 }
 
 /// Maps a transport error. The text comes from ureq and the OS (e.g. "connection refused") and

@@ -5,6 +5,8 @@
 //! above every other layer (`tests/tidy.rs` checks it).
 
 pub mod access;
+#[cfg(test)]
+mod embedding_tests;
 pub mod nightly;
 mod synthesis;
 pub mod watcher;
@@ -27,7 +29,7 @@ use crate::inputs::ingest::{IngestProgress, IngestReport, SourceRoot};
 use crate::inputs::observe::files::Settled;
 use crate::inputs::observe::{Push, PushOutcome};
 use crate::review::sweep::Sweep;
-use crate::views::search::embed::MiniLm;
+use crate::views::search::embed::{Embedder, MiniLm};
 use crate::views::search::{
     EmbedReport, SearchIndex, SearchRequest, SearchResult, Strategy, SyncReport,
 };
@@ -282,11 +284,14 @@ pub fn search(
     {
         tracing::warn!(error = %e, "search index not updated before the query");
     }
-    let model = match req.strategy {
-        Strategy::LexicalOnly => None,
-        _ => installed_model(),
+    let (embedder, unavailable) = match req.strategy {
+        Strategy::LexicalOnly => (None, String::new()),
+        _ => match embedder(store, secrets) {
+            Ok(e) => (Some(e), String::new()),
+            Err(why) => (None, why),
+        },
     };
-    let mut result = index.search(req, model)?;
+    let mut result = index.search(req, embedder.as_ref(), &unavailable)?;
     if req.synthesis {
         match synthesis::answer(store, secrets, &req.query, &result.hits, req.now) {
             Ok(s) => result.synthesis = Some(s),
@@ -296,44 +301,103 @@ pub fn search(
     Ok(result)
 }
 
-/// Embeds the documents of the search index that have no vector yet (`elnor embed`), at most
-/// `limit` of them, entries and summaries first, then turns newest first. Resumable: a run cut
-/// short keeps every batch it finished. Fails with a clear error when no model is installed.
+/// Embeds the documents of the search index that have no vector yet (`elnor embed`, the app's
+/// background backfill), at most `limit` of them, entries and summaries first, then turns newest
+/// first, with the embedder the config names. Resumable: a run cut short, or stopped through
+/// `cancel`, keeps every batch it finished. Fails with a clear error when there is no embedder.
 pub fn embed(
     store: &Store,
+    secrets: &dyn SecretStore,
     limit: Option<usize>,
     progress: &mut dyn FnMut(&EmbedReport),
+    cancel: &std::sync::atomic::AtomicBool,
 ) -> Result<EmbedReport> {
-    let model = installed_model().ok_or_else(|| {
-        crate::base::error::Error::InvalidInput(format!(
-            "no embedding model installed: put all-MiniLM-L6-v2's model.safetensors and vocab.txt \
-             in {} (or set ELNOR_MINILM_DIR)",
-            crate::views::search::embed::home_dir().display()
-        ))
-    })?;
+    let embedder = embedder(store, secrets).map_err(crate::base::error::Error::InvalidInput)?;
     let index = SearchIndex::open(store)?;
     if index.is_behind(store)? {
         index.sync(store)?;
     }
-    index.embed_pending(model, limit, progress)
+    index.embed_pending(&embedder, limit, progress, cancel)
 }
 
-/// How far the embeddings reach, without embedding anything (`elnor embed --status`).
+/// How far the configured embedder's vectors reach, without embedding anything
+/// (`elnor embed --status`).
 pub fn embed_status(store: &Store) -> Result<EmbedReport> {
-    SearchIndex::open(store)?.embed_status()
+    let config = store.config()?;
+    SearchIndex::open(store)?.embed_status(&embedder_id(&config))
 }
 
-/// The local embedding model, loaded once per process when its files are on disk.
+/// The name the configured embedder's vectors are kept under, without reaching it.
+fn embedder_id(config: &crate::base::config::ContinuityConfig) -> String {
+    use crate::base::config::EmbeddingProvider;
+    match config.embedding_provider {
+        EmbeddingProvider::Builtin => crate::views::search::embed::BUILTIN_ID.to_owned(),
+        other => crate::views::search::embed::remote_id(
+            other.as_str(),
+            config.embedding_model.as_deref().unwrap_or_default(),
+        ),
+    }
+}
+
+/// The embedder the config names, or why there is none (for a search's fallback reason).
+fn embedder(
+    store: &Store,
+    secrets: &dyn SecretStore,
+) -> std::result::Result<Embedder<'static>, String> {
+    use crate::base::config::{EmbeddingProvider, SynthesisProvider};
+    let config = store.config().map_err(|e| e.to_string())?;
+    let provider = match config.embedding_provider {
+        EmbeddingProvider::Builtin => {
+            return installed_model().map(Embedder::Local).ok_or_else(|| {
+                format!(
+                    "no embedding model is installed (all-MiniLM-L6-v2 in {}; the app's Settings \
+                     download it)",
+                    crate::views::search::embed::home_dir().display()
+                )
+            });
+        }
+        EmbeddingProvider::Ollama => SynthesisProvider::Ollama,
+        EmbeddingProvider::OpenaiCompatible => SynthesisProvider::OpenaiCompatible,
+    };
+    let set = |v: &Option<String>, what: &str| {
+        v.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{what} is not set for the {} embedder", provider.as_str()))
+    };
+    let endpoint = crate::inputs::model::Endpoint {
+        provider,
+        base_url: set(&config.embedding_base_url, "embedding_base_url")?,
+        model: set(&config.embedding_model, "embedding_model")?,
+        timeout: std::time::Duration::from_secs(u64::from(config.synthesis_timeout_seconds.max(1))),
+    };
+    let key = match provider {
+        SynthesisProvider::OpenaiCompatible => secrets
+            .get(crate::base::secrets::EMBEDDING_API_KEY)
+            .map_err(|e| format!("the embedding API key is unavailable: {e}"))?,
+        SynthesisProvider::Ollama => None,
+    };
+    let embedder = Embedder::Remote { endpoint, key };
+    debug_assert_eq!(embedder.id(), embedder_id(&config));
+    Ok(embedder)
+}
+
+/// The local embedding model, loaded once per process as soon as its files are on disk: a
+/// model downloaded while the app runs is used from the next search on.
 fn installed_model() -> Option<&'static MiniLm> {
-    static MODEL: std::sync::OnceLock<Option<MiniLm>> = std::sync::OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let dir = crate::views::search::embed::default_dir()?;
-            MiniLm::load(&dir)
-                .map_err(|e| tracing::warn!(error = %e, "embedding model not loaded"))
-                .ok()
-        })
-        .as_ref()
+    static MODEL: std::sync::OnceLock<MiniLm> = std::sync::OnceLock::new();
+    if let Some(model) = MODEL.get() {
+        return Some(model);
+    }
+    let dir = crate::views::search::embed::default_dir()?;
+    match MiniLm::load(&dir) {
+        Ok(model) => Some(MODEL.get_or_init(|| model)),
+        Err(e) => {
+            tracing::warn!(error = %e, "embedding model not loaded");
+            None
+        }
+    }
 }
 
 /// Deletes the search index and builds it again from the canonical stores (`elnor reindex`).

@@ -146,6 +146,14 @@ pub(super) const GROUPS: &[(&str, &[&str])] = &[
         &["watch_debounce_ms", "watch_reconcile_minutes"],
     ),
     (
+        "Search embeddings",
+        &[
+            "embedding_provider",
+            "embedding_base_url",
+            "embedding_model",
+        ],
+    ),
+    (
         "Agents' searches",
         &[
             "cross_surface_query_enabled",

@@ -44,19 +44,30 @@ fn an_answer_cites_only_what_it_was_given_and_says_why_when_there_is_none() {
     .to_string();
     let server = StandIn::start(&[(
         "/v1/chat/completions",
-        ok(json!({"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]})),
+        ok(
+            json!({"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]}),
+        ),
     )]);
     store
         .set_config("synthesis_provider", "openai_compatible")
         .unwrap();
-    store.set_config("synthesis_base_url", &server.base).unwrap();
+    store
+        .set_config("synthesis_base_url", &server.base)
+        .unwrap();
     store.set_config("synthesis_model", "test-model").unwrap();
     secrets.set(SYNTHESIS_API_KEY, "sk-test-secret").unwrap();
 
     let answered = crate::usecase::search(&store, &req, &secrets).unwrap();
     let s = answered.synthesis.expect("an answer");
-    assert!(s.answer.starts_with("The nightly sync dropped rows"), "{s:?}");
-    assert_eq!(s.citations.len(), 1, "a repeated citation counts once: {s:?}");
+    assert!(
+        s.answer.starts_with("The nightly sync dropped rows"),
+        "{s:?}"
+    );
+    assert_eq!(
+        s.citations.len(),
+        1,
+        "a repeated citation counts once: {s:?}"
+    );
     assert_eq!(s.citations[0].doc_id, cited);
     assert_eq!(s.dropped, vec!["turn:999999".to_owned()]);
     assert_eq!(s.withheld, 0);

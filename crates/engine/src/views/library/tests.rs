@@ -12,6 +12,9 @@ use crate::inputs::ingest::SourceRoot;
 use crate::inputs::transcripts::Harness;
 use crate::views::search::{SearchRequest, Strategy};
 
+/// Why there is no embedder: these searches are lexical and never need one.
+const NONE: &str = "no embedder";
+
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap()
 }
@@ -106,7 +109,7 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
     req.hours = 0;
     req.kinds = vec![DocKind::Document];
     let index = SearchIndex::open(&store).unwrap();
-    let found = index.search(&req, None).unwrap();
+    let found = index.search(&req, None, NONE).unwrap();
     assert_eq!(found.hits.len(), 1, "{found:?}");
     assert_eq!(found.hits[0].path.as_deref(), plan.to_str());
     assert_eq!(found.hits[0].title.as_deref(), Some("Q4 plan"));
@@ -150,9 +153,9 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
     assert_eq!(page.references.observations.len(), 1);
     assert_eq!(page.references.observations[0].kind, "modified");
     req.query = "exporter".into();
-    assert_eq!(index.search(&req, None).unwrap().hits.len(), 1);
+    assert_eq!(index.search(&req, None, NONE).unwrap().hits.len(), 1);
     req.query = "importer".into();
-    assert!(index.search(&req, None).unwrap().hits.is_empty());
+    assert!(index.search(&req, None, NONE).unwrap().hits.is_empty());
 
     // A deleted file leaves the Library and the index.
     fs::remove_file(&plan).unwrap();
@@ -162,7 +165,7 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
         1
     );
     req.query = "exporter".into();
-    assert!(index.search(&req, None).unwrap().hits.is_empty());
+    assert!(index.search(&req, None, NONE).unwrap().hits.is_empty());
     let err = document(&store, &plan).unwrap_err().to_string();
     assert!(err.contains("Library document"), "{err}");
 }

@@ -231,9 +231,9 @@ pub struct SearchIndex {
     /// When this process last compared the store with the index (see
     /// [`SearchIndex::is_behind_throttled`]).
     checked: std::sync::Mutex<Option<std::time::Instant>>,
-    /// The vectors as last loaded, with the size of their data file then: a query reuses them
-    /// until a backfill appends more.
-    vectors: std::sync::Mutex<Option<(u64, std::sync::Arc<vectors::Vectors>)>>,
+    /// The vectors as last loaded, with their embedder and the size of their data file then: a
+    /// query reuses them until a backfill appends more.
+    vectors: std::sync::Mutex<Option<(String, u64, std::sync::Arc<vectors::Vectors>)>>,
 }
 
 /// The indexes this process has open, by folder. The app and the MCP server answer many queries

@@ -19,7 +19,7 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, Order, TantivyDocument, Term};
 
-use super::embed::MiniLm;
+use super::embed::Embedder;
 use super::{SearchIndex, index_err};
 use crate::base::error::{Error, Result};
 
@@ -336,8 +336,13 @@ const EXCERPT_CHARS: usize = 400;
 
 impl SearchIndex {
     /// Runs a query. Embedding strategies fall back to lexical retrieval while there is no
-    /// embedder, and say so.
-    pub fn search(&self, req: &SearchRequest, model: Option<&MiniLm>) -> Result<SearchResult> {
+    /// embedder (`unavailable` says why), no vectors yet, or the embedder fails, and say so.
+    pub fn search(
+        &self,
+        req: &SearchRequest,
+        embedder: Option<&Embedder<'_>>,
+        unavailable: &str,
+    ) -> Result<SearchResult> {
         let query_text = req.query.trim();
         if query_text.is_empty() {
             return Err(Error::InvalidInput("a search needs some words".into()));
@@ -353,43 +358,45 @@ impl SearchIndex {
         let limit = req.max_results.clamp(1, MAX_RESULTS);
         let documents = searcher.num_docs();
 
-        // Embeddings take part when the strategy asks and there are vectors and a model.
-        let vectors = if req.strategy == Strategy::LexicalOnly {
-            None
-        } else {
-            Some(self.vectors()?)
+        // Embeddings take part when the strategy asks and there are vectors and an embedder.
+        let vectors = match (req.strategy, embedder) {
+            (Strategy::LexicalOnly, _) | (_, None) => None,
+            (_, Some(e)) => Some(self.vectors(&e.id())?),
         };
-        let (vector_hits, fallback_reason): (Option<Vec<(String, f32)>>, Option<String>) = match (
-            req.strategy,
-            model,
-            &vectors,
-        ) {
-            (Strategy::LexicalOnly, ..) => (None, None),
-            (other, None, _) => (
-                None,
-                Some(format!(
-                    "{} needs embeddings, and no embedding model is installed: ran lexical_only over all {documents} documents",
-                    other.as_str()
-                )),
-            ),
-            (other, Some(_), Some(v)) if v.len() == 0 => (
-                None,
-                Some(format!(
-                    "{} needs embeddings, and none are built yet (`elnor embed`): ran lexical_only over all {documents} documents",
-                    other.as_str()
-                )),
-            ),
-            (_, Some(m), Some(v)) => {
-                let q = m.embed(&[query_text]).pop().unwrap_or_default();
-                let allowed = if filters.is_empty() {
-                    None
-                } else {
-                    Some(self.allowed(&searcher, &BooleanQuery::new(filters))?)
-                };
-                (Some(v.nearest(&q, allowed.as_ref(), CANDIDATES)), None)
-            }
-            (_, Some(_), None) => (None, None),
+        let fallback = |why: &str| {
+            format!(
+                "{} needs embeddings, and {why}: ran lexical_only over all {documents} documents",
+                req.strategy.as_str()
+            )
         };
+        let (vector_hits, fallback_reason): (Option<Vec<(String, f32)>>, Option<String>) =
+            match (req.strategy, embedder, &vectors) {
+                (Strategy::LexicalOnly, ..) => (None, None),
+                (_, None, _) => (None, Some(fallback(unavailable))),
+                (_, Some(e), Some(v)) if v.len() == 0 => (
+                    None,
+                    Some(fallback(&format!(
+                        "none are built yet for {} (`elnor embed`)",
+                        e.id()
+                    ))),
+                ),
+                (_, Some(e), Some(v)) => match e.embed(&[query_text]) {
+                    Ok(mut q) => {
+                        let q = q.pop().unwrap_or_default();
+                        let allowed = if filters.is_empty() {
+                            None
+                        } else {
+                            Some(self.allowed(&searcher, &BooleanQuery::new(filters))?)
+                        };
+                        (Some(v.nearest(&q, allowed.as_ref(), CANDIDATES)), None)
+                    }
+                    Err(err) => (
+                        None,
+                        Some(fallback(&format!("the embedder failed ({err})"))),
+                    ),
+                },
+                (_, Some(_), None) => (None, None),
+            };
         let coverage = vectors
             .as_ref()
             .filter(|_| vector_hits.is_some())

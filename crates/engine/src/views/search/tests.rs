@@ -22,6 +22,9 @@ fn indexed() -> (tempfile::TempDir, Store, std::sync::Arc<SearchIndex>) {
     (dir, store, index)
 }
 
+/// Why there is no embedder, as the use case would say it.
+const NONE: &str = "no embedding model is installed";
+
 fn request(query: &str) -> SearchRequest {
     let mut req = SearchRequest::new(query, now());
     req.strategy = Strategy::LexicalOnly;
@@ -36,6 +39,7 @@ fn a_person_s_words_find_their_turn_with_its_record_and_reasons() {
         .search(
             &request("OAuth token refreshes in the middle of a batch"),
             None,
+            NONE,
         )
         .unwrap();
     let top = &result.hits[0];
@@ -64,7 +68,7 @@ fn a_person_s_words_find_their_turn_with_its_record_and_reasons() {
 fn a_file_path_is_found_whole_and_codex_turns_point_at_their_line() {
     let (_dir, _store, index) = indexed();
     let result = index
-        .search(&request("tests/refresh_mid_batch.rs"), None)
+        .search(&request("tests/refresh_mid_batch.rs"), None, NONE)
         .unwrap();
     let codex = result
         .hits
@@ -84,7 +88,7 @@ fn the_turn_before_counts_so_an_answer_is_found_by_its_question() {
     // The assistant's answer names a cursor and a refresh; "tell me why" and "drops rows" are
     // only in the person's question just before it.
     let result = index
-        .search(&request("why does the sync drop rows"), None)
+        .search(&request("why does the sync drop rows"), None, NONE)
         .unwrap();
     let answer = result
         .hits
@@ -99,10 +103,10 @@ fn filters_and_the_time_window_narrow_the_hits() {
     let (_dir, _store, index) = indexed();
     let mut req = request("batch");
     req.max_results = 20;
-    let all = index.search(&req, None).unwrap();
+    let all = index.search(&req, None, NONE).unwrap();
     assert!(all.hits.len() > 2);
     req.harness = Some(crate::inputs::transcripts::Harness::Codex);
-    let codex = index.search(&req, None).unwrap();
+    let codex = index.search(&req, None, NONE).unwrap();
     assert!(!codex.hits.is_empty());
     assert!(
         codex
@@ -114,7 +118,7 @@ fn filters_and_the_time_window_narrow_the_hits() {
     req.kinds = vec![DocKind::Summary];
     assert!(
         index
-            .search(&req, None)
+            .search(&req, None, NONE)
             .unwrap()
             .hits
             .iter()
@@ -123,7 +127,7 @@ fn filters_and_the_time_window_narrow_the_hits() {
     // The samples happened in October 2026: a one-hour window before the query finds nothing.
     let mut recent = request("batch");
     recent.hours = 1;
-    assert!(index.search(&recent, None).unwrap().hits.is_empty());
+    assert!(index.search(&recent, None, NONE).unwrap().hits.is_empty());
 }
 
 #[test]
@@ -131,18 +135,18 @@ fn an_embedding_strategy_without_an_embedder_says_it_fell_back() {
     let (_dir, _store, index) = indexed();
     let mut req = request("batch");
     req.strategy = Strategy::Hybrid;
-    let result = index.search(&req, None).unwrap();
+    let result = index.search(&req, None, NONE).unwrap();
     assert_eq!(result.strategy, Strategy::Hybrid);
     assert_eq!(result.fallback_mode, Some(Strategy::LexicalOnly));
     assert!(
         result
             .fallback_reason
             .as_deref()
-            .is_some_and(|r| r.contains("no embedding model")),
+            .is_some_and(|r| r.contains(NONE)),
         "{result:?}"
     );
     assert!(
-        index.search(&request("   "), None).is_err(),
+        index.search(&request("   "), None, NONE).is_err(),
         "an empty query is refused"
     );
 }
@@ -153,11 +157,11 @@ fn a_sync_adds_only_what_is_new_and_a_rebuild_answers_the_same() {
     assert!(!index.is_behind(&store).unwrap());
     let again = index.sync(&store).unwrap();
     assert_eq!((again.turns, again.entries, again.summaries), (0, 0, 0));
-    let before = index.search(&request("whole batch"), None).unwrap();
+    let before = index.search(&request("whole batch"), None, NONE).unwrap();
     let rebuilt = SearchIndex::rebuild(&store).unwrap();
     assert_eq!(rebuilt.documents, before.documents);
     let index = SearchIndex::open(&store).unwrap();
-    let after = index.search(&request("whole batch"), None).unwrap();
+    let after = index.search(&request("whole batch"), None, NONE).unwrap();
     let ids = |r: &SearchResult| {
         r.hits
             .iter()
@@ -180,7 +184,7 @@ fn captured_entries_are_searchable_and_leave_with_a_merged_log() {
     assert!(report.entries > 0, "{report:?}");
     let mut req = request("retry the whole batch");
     req.kinds = vec![DocKind::Entry];
-    let hits = index.search(&req, None).unwrap().hits;
+    let hits = index.search(&req, None, NONE).unwrap().hits;
     let decision = hits
         .iter()
         .find(|h| h.entry_type.as_deref() == Some("key_decision"))
@@ -201,7 +205,7 @@ fn captured_entries_are_searchable_and_leave_with_a_merged_log() {
     crate::usecase::merge_work_contexts(&store, &other.work_context_id, &wc, now()).unwrap();
     let report = index.sync(&store).unwrap();
     assert_eq!(report.logs_removed, 1, "{report:?}");
-    let hits = index.search(&req, None).unwrap().hits;
+    let hits = index.search(&req, None, NONE).unwrap().hits;
     assert!(
         hits.iter()
             .filter(|h| h.entry_type.as_deref() == Some("key_decision"))
@@ -219,11 +223,15 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
         return;
     };
     let (_dir, _store, index) = indexed();
-    let first = index.embed_pending(model, Some(5), &mut |_| {}).unwrap();
+    let model = &super::embed::Embedder::Local(model);
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let first = index
+        .embed_pending(model, Some(5), &mut |_| {}, &never)
+        .unwrap();
     assert_eq!(first.embedded, 5);
     let mut seen = Vec::new();
     let rest = index
-        .embed_pending(model, None, &mut |r| seen.push(r.covered))
+        .embed_pending(model, None, &mut |r| seen.push(r.covered), &never)
         .unwrap();
     assert_eq!(rest.covered, rest.documents, "{rest:?}");
     assert_eq!(rest.embedded + 5, rest.documents);
@@ -231,14 +239,17 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
         seen.windows(2).all(|w| w[0] < w[1]),
         "progress grows: {seen:?}"
     );
-    assert_eq!(index.embed_status().unwrap().covered, rest.documents);
+    assert_eq!(
+        index.embed_status(&model.id()).unwrap().covered,
+        rest.documents
+    );
 
     // Words the session never uses for its point: the turn about dropped rows after a token
     // refresh, asked about as lost records when credentials renew.
     let mut req = request("records go missing when the credentials renew halfway");
     req.strategy = Strategy::Hybrid;
     req.max_results = 10;
-    let result = index.search(&req, Some(model)).unwrap();
+    let result = index.search(&req, Some(model), NONE).unwrap();
     assert_eq!(result.fallback_mode, None, "{result:?}");
     assert_eq!(result.embedded, Some(rest.documents));
     assert!(
@@ -263,7 +274,7 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
 
     // A filter holds for the neighbours that only the vectors found, too.
     req.harness = Some(crate::inputs::transcripts::Harness::Codex);
-    let codex = index.search(&req, Some(model)).unwrap();
+    let codex = index.search(&req, Some(model), NONE).unwrap();
     assert!(!codex.hits.is_empty());
     assert!(
         codex

@@ -133,6 +133,74 @@ impl MiniLm {
     }
 }
 
+/// The built-in model's name for its vectors' folder.
+pub(crate) const BUILTIN_ID: &str = "builtin-all-minilm-l6-v2";
+
+/// A remote embedder's name for its vectors' folder: provider and model, in file-name-safe
+/// characters.
+pub(crate) fn remote_id(provider: &str, model: &str) -> String {
+    format!("{provider}-{model}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// What turns text into vectors for search: the built-in model, or an embedding endpoint.
+pub(crate) enum Embedder<'a> {
+    Local(&'a MiniLm),
+    /// An Ollama or OpenAI-compatible endpoint (the same two wire protocols as the synthesis
+    /// model), with its key when it needs one.
+    Remote {
+        endpoint: crate::inputs::model::Endpoint,
+        key: Option<String>,
+    },
+}
+
+impl Embedder<'_> {
+    /// The embedder's name, which its vectors are kept under: vectors of two models do not
+    /// compare, so each has its own folder and a change of model starts a new backfill.
+    pub(crate) fn id(&self) -> String {
+        match self {
+            Embedder::Local(_) => BUILTIN_ID.to_owned(),
+            Embedder::Remote { endpoint, .. } => {
+                remote_id(endpoint.provider.as_str(), &endpoint.model)
+            }
+        }
+    }
+
+    /// One unit vector per text, in order. A remote failure is an [`Error::InvalidInput`] with
+    /// the endpoint's reason (never its key).
+    pub(crate) fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        match self {
+            Embedder::Local(model) => Ok(model.embed(texts)),
+            Embedder::Remote { endpoint, key } => {
+                let mut vectors = crate::inputs::model::embed(endpoint, key.as_deref(), texts)
+                    .map_err(|f| {
+                        Error::InvalidInput(format!(
+                            "embedding endpoint {}: {}",
+                            endpoint.base_url,
+                            f.reason()
+                        ))
+                    })?;
+                // Unit length, so a dot product is the cosine whatever the endpoint returns.
+                for v in &mut vectors {
+                    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                    if norm > 0.0 {
+                        v.iter_mut().for_each(|x| *x /= norm);
+                    }
+                }
+                Ok(vectors)
+            }
+        }
+    }
+}
+
 /// Consecutive runs of sequences of at most `max_tokens` tokens together (a single longer
 /// sequence is a batch of its own).
 fn batches(seqs: &[Vec<u32>], max_tokens: usize) -> Vec<&[Vec<u32>]> {
