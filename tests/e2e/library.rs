@@ -1,7 +1,8 @@
-//! Library: a collection's document opened from the list, rendered, with the session that names
-//! it under "Referred to by", and that session opened in its transcript at the turn.
+//! Library: a collection's documents narrowed to a folder, one opened from the list, rendered,
+//! with the session that names it under "Referred to by", and that session opened in its
+//! transcript at the turn.
 
-use crate::harness::{App, ensure};
+use crate::harness::{App, ensure, ensure_eq};
 use crate::world::{PLAN_HEADING, PLAN_RELATIVE, library_world};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -16,6 +17,18 @@ async fn opens_a_library_document_and_sees_who_refers_to_it() {
             .wait_text("#library-collections", |t| t.contains("work (2)"))
             .await?;
         ensure!(chips.contains("All collections"), "{chips}");
+        ui.wait_count("#library-documents li.document-row", 2)
+            .await?;
+
+        // The folder filter offers the collection's one folder; choosing it leaves its document.
+        ui.select("#library-folder", "notes").await?;
+        let rows = ui
+            .wait_count("#library-documents li.document-row", 1)
+            .await?;
+        ensure_eq!(
+            rows[0].attr("data-relative").await?.as_deref(),
+            Some(PLAN_RELATIVE)
+        );
 
         // The document, listed by its title from the frontmatter, opens rendered.
         let row = format!("#library-documents li.document-row[data-relative='{PLAN_RELATIVE}']");

@@ -1,8 +1,17 @@
 //! Topics: a membership a collection directive proposed, approved in Review and then shown in
-//! the Topic's lens under Approved; and a Topic created from the Topics page's form.
+//! the Topic's lens under Approved; a Topic created from the Topics page's form; a search hit
+//! pinned into a Topic from the Search page and found under Pinned; a Topic's words edited and
+//! what matches its rules following; and a deletion that asks first.
 
-use crate::harness::{App, ensure};
-use crate::world::{TOPIC_NAME, TOPIC_WORDS, pending_memberships, topic_names, topics_world};
+use crate::harness::{App, ensure, ensure_eq};
+use crate::world::{
+    MemberSource, TOPIC_NAME, TOPIC_WORDS, add_topic, pending_memberships, topic_members,
+    topic_names, topic_words, topics_world,
+};
+
+/// A second Topic beside the Topics world's sessions, whose words match only the atlas session.
+const ATLAS_TOPIC: &str = "Atlas release";
+const ATLAS_WORDS: &str = "atlas release";
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
@@ -107,4 +116,164 @@ async fn creates_a_topic_from_the_form_and_collects_its_matches() {
     .await;
 
     assert_eq!(topic_names(&world.store()), [TOPIC_NAME]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn pins_a_search_hit_into_a_topic_and_finds_it_under_pinned() {
+    let (world, _) = topics_world(false);
+    let topic = add_topic(&world.store(), ATLAS_TOPIC, ATLAS_WORDS);
+
+    let doc = App::with(&world, async |ui| {
+        // A ledger sync turn, which the Topic's own words do not match.
+        ui.click("#nav-search").await?;
+        ui.type_into("#search-query", "smaller batches\u{E007}")
+            .await?;
+        let first = "#search-hits li.search-hit:first-child";
+        let hit = ui
+            .wait_text(first, |t| t.contains("smaller batches"))
+            .await?;
+        ensure!(hit.contains("user turn"), "{hit}");
+        let doc = ui
+            .find(first)
+            .await?
+            .attr("data-doc-id")
+            .await?
+            .unwrap_or_default();
+        ensure!(!doc.is_empty(), "the hit names its document");
+
+        // Pinned from its select, which says where it went and reads "Pin to Topic…" again.
+        let this = format!("#search-hits li.search-hit[data-doc-id='{doc}']");
+        ui.select(&format!("{this} select.hit-pin-topic"), &topic)
+            .await?;
+        let said = ui.text(&format!("{this} .hit-pinned")).await?;
+        ensure_eq!(said, format!("Pinned to {ATLAS_TOPIC}"));
+        let select = ui.find(&format!("{this} select.hit-pin-topic")).await?;
+        ensure_eq!(select.prop("value").await?.as_deref(), Some(""));
+        ui.screenshot("search-pinned").await;
+
+        // The Topic lists it under Pinned, saying why, and counts it.
+        ui.click("#nav-topics").await?;
+        ui.click(&format!(
+            "#topics-list li.topic-row[data-topic-id='{topic}']"
+        ))
+        .await?;
+        let member = format!("#topic-members-pinned li.topic-member[data-doc-id='{doc}']");
+        let text = ui
+            .wait_text(&member, |t| t.contains("smaller batches"))
+            .await?;
+        ensure!(text.contains("pinned"), "{text}");
+        let counts = ui
+            .text(&format!(
+                "#topics-list li.topic-row[data-topic-id='{topic}']"
+            ))
+            .await?;
+        ensure!(counts.contains("1 pinned"), "{counts}");
+        ui.screenshot("topic-pinned").await;
+        Ok(doc)
+    })
+    .await;
+
+    // On disk: the one pinned member is that document.
+    assert_eq!(
+        topic_members(&world.store(), &topic, MemberSource::Pinned),
+        [doc]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn editing_a_topics_words_changes_what_matches_its_rules() {
+    let (world, _) = topics_world(false);
+    let topic = add_topic(&world.store(), ATLAS_TOPIC, ATLAS_WORDS);
+    let before = topic_members(&world.store(), &topic, MemberSource::Rule);
+    assert!(!before.is_empty(), "the atlas session matches");
+
+    let shown = App::with(&world, async |ui| {
+        ui.click("#nav-topics").await?;
+        let rule = "#topic-members-rule";
+        ui.wait_count(&format!("{rule} li.topic-member"), before.len())
+            .await?;
+        let text = ui.text(rule).await?;
+        ensure!(text.contains("Draft the atlas release notes"), "{text}");
+
+        // The form starts from the Topic as it is.
+        ui.click("#topic-edit").await?;
+        let name = ui.find("#topic-edit-name").await?;
+        ensure_eq!(name.prop("value").await?.as_deref(), Some(ATLAS_TOPIC));
+        let words = ui.find("#topic-edit-query").await?;
+        ensure_eq!(words.prop("value").await?.as_deref(), Some(ATLAS_WORDS));
+        words.clear().await?;
+        words.send_keys(TOPIC_WORDS).await?;
+        ui.type_into("#topic-edit-description", "The nightly sync")
+            .await?;
+        ui.click("#topic-edit-save").await?;
+
+        // Its directive is off, so the note says it was saved and nothing more.
+        let note = ui
+            .wait_text("#topics-note", |t| t.starts_with("Saved"))
+            .await?;
+        ensure_eq!(note, format!("Saved “{ATLAS_TOPIC}”."));
+        ui.wait_gone("#topic-edit-form").await?;
+        let rules = ui.text("#topic-rules").await?;
+        ensure!(rules.contains(TOPIC_WORDS), "{rules}");
+        ui.wait_text(".topic-description", |t| t == "The nightly sync")
+            .await?;
+        // The three ledger sync sessions match now, and the atlas one no longer does.
+        let text = ui
+            .wait_text(rule, |t| {
+                t.contains("smaller batches") && !t.contains("atlas release notes")
+            })
+            .await?;
+        ensure!(text.contains("drops rows"), "{text}");
+        let mut shown = Vec::new();
+        for member in ui.find_all(&format!("{rule} li.topic-member")).await? {
+            shown.push(member.attr("data-doc-id").await?.unwrap_or_default());
+        }
+        ui.screenshot("topic-edited").await;
+        Ok(shown)
+    })
+    .await;
+
+    // On disk: the new words, and the lens's rule members are the ones the page showed.
+    let store = world.store();
+    assert_eq!(topic_words(&store, &topic), TOPIC_WORDS);
+    let mut after = topic_members(&store, &topic, MemberSource::Rule);
+    let mut shown = shown;
+    after.sort();
+    shown.sort();
+    assert_eq!(after, shown);
+    assert!(after.iter().all(|d| !before.contains(d)), "{after:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn deleting_a_topic_asks_first() {
+    let (world, _) = topics_world(false);
+    add_topic(&world.store(), ATLAS_TOPIC, ATLAS_WORDS);
+
+    App::with(&world, async |ui| {
+        ui.click("#nav-topics").await?;
+        ui.wait_text("#topic-title", |t| t == ATLAS_TOPIC).await?;
+
+        // The first click only asks; "Keep it" keeps it.
+        ui.click("#topic-delete").await?;
+        let ask = ui.text("#topic-delete-ask").await?;
+        ensure!(ask.contains(&format!("Delete “{ATLAS_TOPIC}”?")), "{ask}");
+        ui.screenshot("topic-delete-ask").await;
+        ui.click("#topic-delete-cancel").await?;
+        ui.wait_gone("#topic-delete-ask").await?;
+        ensure_eq!(ui.find_all("#topics-list li.topic-row").await?.len(), 1);
+
+        // Asked again and confirmed, it goes.
+        ui.click("#topic-delete").await?;
+        ui.click("#topic-delete-confirm").await?;
+        ui.wait_text("#topics-note", |t| t.starts_with("Topic deleted"))
+            .await?;
+        ui.find("#topics-empty").await?;
+        Ok(())
+    })
+    .await;
+
+    assert!(topic_names(&world.store()).is_empty());
 }

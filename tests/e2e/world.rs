@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use elnor_engine::OpenQuestionContent;
 use elnor_engine::{ContinuityEntry, SessionId};
 
+pub use elnor_engine::MemberSource;
 pub use elnor_engine::ObservationFilter;
 pub use elnor_engine::Proposal;
 pub use elnor_engine::change_node;
@@ -749,4 +750,52 @@ pub fn topic_names(store: &Store) -> Vec<String> {
 /// The Topic membership proposals waiting in the review queue.
 pub fn pending_memberships(store: &Store) -> usize {
     elnor_engine::membership_proposals(store).unwrap().len()
+}
+
+/// Makes a Topic named `name` whose rules need every word of `words`, with its collection
+/// directive off, as the "New topic" form would; returns its id. Nothing is proposed for it, so
+/// its lens holds only what its words match until the person pins something.
+pub fn add_topic(store: &Store, name: &str, words: &str) -> String {
+    let created = elnor_engine::create_topic(
+        store,
+        &elnor_engine::NewTopic {
+            name: name.into(),
+            description: String::new(),
+            rules: elnor_engine::TopicRules {
+                query: words.into(),
+                ..Default::default()
+            },
+            collecting: false,
+        },
+        Utc::now(),
+    )
+    .unwrap();
+    assert_eq!(
+        elnor_engine::membership_proposals(store).unwrap().len(),
+        0,
+        "a Topic without its directive proposes nothing"
+    );
+    created.topic.topic_id.to_string()
+}
+
+/// The document ids of a Topic's members that are there for `source`, as its lens has them now.
+pub fn topic_members(store: &Store, topic_id: &str, source: MemberSource) -> Vec<String> {
+    let id = elnor_engine::TopicId::new(topic_id).unwrap();
+    elnor_engine::topic_view(store, &id, Utc::now())
+        .unwrap()
+        .members
+        .into_iter()
+        .filter(|m| m.source == source)
+        .map(|m| m.doc_id)
+        .collect()
+}
+
+/// A Topic's rule words as stored.
+pub fn topic_words(store: &Store, topic_id: &str) -> String {
+    elnor_engine::topics(store)
+        .unwrap()
+        .into_iter()
+        .find(|t| t.topic.topic_id == topic_id)
+        .map(|t| t.topic.rules.query)
+        .unwrap_or_default()
 }

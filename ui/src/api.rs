@@ -24,8 +24,8 @@ use elnor_types::{Command, commands as cmd};
 use elnor_types::{
     CreateTopicRequest, EditTopicRequest, LibraryCollectionRow, LibraryDocumentDetail,
     LibraryDocumentRef, LibraryDocumentRow, LibraryDocumentsRequest, LibraryFolderRequest,
-    MembershipDecision, MembershipOutcomeRow, MembershipProposalRow, TopicChanged, TopicDetail,
-    TopicListRow, TopicMemberRequest, TopicRef,
+    MembershipDecision, MembershipOutcomeRow, MembershipProposalRow, MembershipRow, TopicChanged,
+    TopicDetail, TopicListRow, TopicMemberRequest, TopicRef,
 };
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -485,6 +485,14 @@ pub async fn topic_edit(request: EditTopicRequest) -> Result<TopicChanged, Comma
 
 pub async fn topic_delete(topic_id: String) -> Result<(), CommandError> {
     invoke::<cmd::TopicDelete>(TopicRef { topic_id }).await
+}
+
+/// Pins a search document (a hit's `doc_id`) into a Topic; the reply is the stored membership.
+pub async fn topic_member_pin(
+    topic_id: String,
+    doc_id: String,
+) -> Result<MembershipRow, CommandError> {
+    invoke::<cmd::TopicMemberPin>(TopicMemberRequest { topic_id, doc_id }).await
 }
 
 /// Takes a pinned or approved member out of a Topic.

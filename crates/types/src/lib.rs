@@ -1715,6 +1715,10 @@ pub struct LibraryCollectionRow {
     pub name: String,
     /// Library documents (markdown and plain text) recorded under it.
     pub documents: u64,
+    /// The folders under it that hold documents, relative to it with `/` separators, each
+    /// ancestor too (`notes`, `notes/2026`), sorted: the choices of the Library's folder filter,
+    /// so the page need not list every document to offer them.
+    pub folders: Vec<String>,
     /// Whether the folder is on disk now (a missing folder stays tracked until it comes back).
     pub present: bool,
 }

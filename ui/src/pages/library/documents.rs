@@ -1,24 +1,18 @@
-//! The Library's document list: grouped by collection, narrowed to a folder by the folder
-//! filter (its choices are the folders of the documents listed), each row its title and path.
+//! The Library's document list, grouped by collection, each row its title and path; and the
+//! folder filter above it, whose choices are the folders of the chosen collection (of every
+//! collection when none is chosen). The engine does the narrowing: the list holds only what the
+//! chosen collection and folder contain.
 
 use std::collections::BTreeSet;
 
-use elnor_types::LibraryDocumentRow;
+use elnor_types::{CommandError, LibraryCollectionRow, LibraryDocumentRow};
 use leptos::prelude::*;
 
 use super::Library;
 use crate::components::short_time;
 
-/// The folders a document sits in, each ancestor too: `a/b/c.md` is in `a` and `a/b`.
-fn folders_of(relative: &str) -> Vec<String> {
-    let parts: Vec<&str> = relative.split('/').collect();
-    (1..parts.len()).map(|n| parts[..n].join("/")).collect()
-}
-
-/// Whether a document is under `folder` (a whole path segment, as the engine matches it).
-fn under(relative: &str, folder: &str) -> bool {
-    folder.is_empty() || relative.starts_with(&format!("{folder}/"))
-}
+/// The collections as read for the page, which carry their folders.
+type Collections = LocalResource<Result<Vec<LibraryCollectionRow>, CommandError>>;
 
 /// The last segment of a path, as a collection's heading names it.
 fn folder_name(folder: &str) -> &str {
@@ -26,6 +20,51 @@ fn folder_name(folder: &str) -> &str {
         .rsplit(['/', '\\'])
         .find(|s| !s.is_empty())
         .unwrap_or(folder)
+}
+
+/// The folder choices: the chosen collection's folders, or every collection's (a folder is
+/// relative to its collection, so `notes` then narrows each collection to its own `notes`).
+#[component]
+pub(super) fn FolderFilter(collections: Collections, lib: Library) -> impl IntoView {
+    let folders = move || -> Vec<String> {
+        let chosen = lib.collection.get();
+        collections
+            .get()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|c| chosen.as_deref().is_none_or(|f| f == c.folder))
+            .flat_map(|c| c.folders)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    };
+    move || {
+        let folders = folders();
+        (!folders.is_empty()).then(|| {
+            view! {
+                <div class="review-toolbar">
+                    <label class="check" for="library-folder">
+                        "Folder"
+                        <select id="library-folder" on:change=move |ev| lib.folder.set(event_target_value(&ev))>
+                            <option value="" prop:selected=move || lib.folder.with(String::is_empty)>"all folders"</option>
+                            {folders
+                                .into_iter()
+                                .map(|f| {
+                                    let chosen = f.clone();
+                                    view! {
+                                        <option value=f.clone() prop:selected=move || lib.folder.with(|x| *x == chosen)>
+                                            {f.clone()}
+                                        </option>
+                                    }
+                                })
+                                .collect_view()}
+                        </select>
+                    </label>
+                </div>
+            }
+        })
+    }
 }
 
 #[component]
@@ -43,56 +82,23 @@ pub(super) fn DocumentList(docs: Vec<LibraryDocumentRow>, lib: Library) -> impl 
     if lib.selected.get_untracked().is_none() {
         lib.selected.set(docs.first().map(|d| d.path.clone()));
     }
-    let folders: BTreeSet<String> = docs.iter().flat_map(|d| folders_of(&d.relative)).collect();
-    let docs = StoredValue::new(docs);
-    let filter = (!folders.is_empty()).then(|| {
-        view! {
-            <label class="check" for="library-folder">
-                "Folder"
-                <select id="library-folder" on:change=move |ev| lib.folder.set(event_target_value(&ev))>
-                    <option value="" prop:selected=move || lib.folder.with(String::is_empty)>"all folders"</option>
-                    {folders
-                        .into_iter()
-                        .map(|f| {
-                            let chosen = f.clone();
-                            view! {
-                                <option value=f.clone() prop:selected=move || lib.folder.with(|x| *x == chosen)>
-                                    {f.clone()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-            </label>
-        }
-    });
-    let rows = move || {
-        let folder = lib.folder.get();
-        let mut last: Option<String> = None;
-        let mut out = Vec::new();
-        docs.with_value(|docs| {
-            for d in docs.iter().filter(|d| under(&d.relative, &folder)) {
-                if last.as_deref() != Some(d.collection.as_str()) {
-                    last = Some(d.collection.clone());
-                    out.push(
-                        view! {
-                            <li class="group-head" title=d.collection.clone()>
-                                {folder_name(&d.collection).to_owned()}
-                            </li>
-                        }
-                        .into_any(),
-                    );
+    let mut last: Option<String> = None;
+    let mut rows = Vec::new();
+    for d in docs {
+        if last.as_deref() != Some(d.collection.as_str()) {
+            last = Some(d.collection.clone());
+            rows.push(
+                view! {
+                    <li class="group-head" title=d.collection.clone()>
+                        {folder_name(&d.collection).to_owned()}
+                    </li>
                 }
-                out.push(row(d.clone(), lib).into_any());
-            }
-        });
-        out
-    };
-    view! {
-        <div class="review-toolbar">{filter}</div>
-        <ul class="proposal-list document-list" id="library-documents">{rows}</ul>
+                .into_any(),
+            );
+        }
+        rows.push(row(d, lib).into_any());
     }
-    .into_any()
+    view! { <ul class="proposal-list document-list" id="library-documents">{rows}</ul> }.into_any()
 }
 
 fn row(d: LibraryDocumentRow, lib: Library) -> impl IntoView {

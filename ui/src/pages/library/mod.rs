@@ -4,6 +4,10 @@
 //! text does, the watcher's observations of it, the entities it mentions), each opening where it
 //! lives. "Add folder" makes a folder a collection; its documents are listed at once.
 //!
+//! The list is asked of the engine one collection and folder at a time (`library_documents_list`
+//! with both), so a large Library never reaches the webview whole; the folder filter's choices
+//! come with the collections (`LibraryCollectionRow::folders`).
+//!
 //! A search hit on a document opens here (`Nav::open_document`).
 
 mod collections;
@@ -17,7 +21,7 @@ use crate::components::Loaded;
 use crate::nav::{Nav, use_nav};
 use collections::Collections;
 use document::DocumentPane;
-use documents::DocumentList;
+use documents::{DocumentList, FolderFilter};
 
 /// The page's state; every field is a signal, so handlers share it by copy.
 #[derive(Clone, Copy)]
@@ -50,10 +54,8 @@ pub fn LibraryPage() -> impl IntoView {
     let documents = LocalResource::new(move || {
         lib.generation.track();
         let collection = lib.collection.get();
-        api::library_documents_list(elnor_types::LibraryDocumentsRequest {
-            collection,
-            folder: None,
-        })
+        let folder = Some(lib.folder.get()).filter(|f| !f.is_empty());
+        api::library_documents_list(elnor_types::LibraryDocumentsRequest { collection, folder })
     });
     let detail = LocalResource::new(move || {
         let path = lib.selected.get();
@@ -75,6 +77,7 @@ pub fn LibraryPage() -> impl IntoView {
         </Loaded>
         <div class="review-layout library-layout">
             <div>
+                <FolderFilter collections lib />
                 <Loaded resource=documents loading="Reading the documents…" let:docs>
                     <DocumentList docs lib />
                 </Loaded>

@@ -2,13 +2,15 @@
 //! summaries), by words, by meaning, or both fused. The form narrows by kind, time window and
 //! work context; the results carry a low-trust banner, say so when the strategy asked for could
 //! not run (no embeddings yet) and how far the embeddings reach, and explain each hit's rank.
-//! A turn opens in its transcript at that turn; an entry or a summary in its work context.
+//! A turn opens in its transcript at that turn; an entry or a summary in its work context. Each
+//! hit's "Pin to Topic…" pins its document into one of the Topics (`pin.rs`).
 //!
 //! The Ctrl+K search box (`crate::search_box`) shows the first hits over any page, and its "See
 //! all results" comes here with the query, which runs as the page opens.
 
 mod form;
 pub(crate) mod hit;
+mod pin;
 mod results;
 
 use std::collections::BTreeSet;
@@ -70,6 +72,8 @@ pub fn SearchPage() -> impl IntoView {
         context: RwSignal::new(String::new()),
     };
     let contexts = LocalResource::new(api::work_contexts_list);
+    // Read once: the Topics a hit can be pinned into change on the Topics page, not here.
+    let topics = LocalResource::new(api::topics_list);
     let search = Action::new_local(|request: &SearchQueryRequest| {
         let request = request.clone();
         async move {
@@ -108,7 +112,7 @@ pub fn SearchPage() -> impl IntoView {
                 .value()
                 .get()
                 .map(|reply| match reply {
-                    Ok((r, hours)) => results_view(r, hours, contexts, coverage, nav).into_any(),
+                    Ok((r, hours)) => results_view(r, hours, contexts, coverage, topics, nav).into_any(),
                     Err(e) => view! { <div class="error" id="search-error" role="alert">{e}</div> }.into_any(),
                 })
         }}

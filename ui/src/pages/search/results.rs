@@ -1,5 +1,6 @@
 //! The Search page's results: the low-trust banner, the fallback notice with how far the
-//! embeddings reach, and the hits, each with its attribution, excerpt and "why this rank".
+//! embeddings reach, and the hits, each with its attribution, excerpt, "why this rank" and
+//! "Pin to Topic…".
 
 use std::collections::HashMap;
 
@@ -7,6 +8,7 @@ use elnor_types::{CommandError, EmbedCoverage, SearchResults, WorkContextRow};
 use leptos::prelude::*;
 
 use super::hit::{self, TRUST_BANNER};
+use super::pin::{PinToTopic, TopicChoices};
 use crate::nav::Nav;
 
 type Contexts = LocalResource<Result<Vec<WorkContextRow>, CommandError>>;
@@ -43,6 +45,7 @@ pub(super) fn results_view(
     hours: u32,
     contexts: Contexts,
     coverage: Coverage,
+    topics: TopicChoices,
     nav: Nav,
 ) -> impl IntoView {
     let fallback = r.fallback_mode.map(|mode| {
@@ -104,6 +107,7 @@ pub(super) fn results_view(
             let relevance = format!("{:.0}%", h.relevance_score * 100.0);
             let excerpt = h.excerpt.clone();
             let row = h.clone();
+            let doc_id = h.doc_id.clone();
             let where_from = move || hit::attribution(&row, &context_names(contexts));
             let body = match target {
                 Some(t) => view! {
@@ -127,11 +131,13 @@ pub(super) fn results_view(
                     data-kind=kind
                     data-session-id=h.session_id.clone()
                     data-turn-id=h.turn_id.clone()
+                    data-doc-id=h.doc_id.clone()
                 >
                     <div class="hit-head">
                         <span class=format!("badge hit-kind-{kind}")>{label}</span>
                         <span class="meta hit-where">{where_from}</span>
                         <span class="meta" title="relevance, relative to the best hit">{relevance}</span>
+                        <PinToTopic doc_id topics />
                     </div>
                     {body}
                     <details class="search-why">

@@ -2,12 +2,16 @@
 //! sits beside the open Topic's lens: its members grouped by why they are there (pinned by the
 //! person, approved from its collection directive's proposals, or matching its rules now), each
 //! saying why, where it came from, and opening where it lives. The pane turns the directive on or
-//! off, takes members out, deletes the Topic, and links to the proposals waiting in Review; the
-//! "New topic" form creates one from a name, query words, kinds and a time window.
+//! off, takes members out, edits the Topic (name, description, rules), deletes it after asking
+//! again, and links to the proposals waiting in Review; the "New topic" form creates one from a
+//! name, query words, kinds and a time window. Search hits are pinned into a Topic from the
+//! Search page.
 //!
 //! A Topic owns no document: deleting one loses nothing but the lens and its memberships.
 
 mod create;
+mod edit;
+mod fields;
 mod list;
 mod topic;
 

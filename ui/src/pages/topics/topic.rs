@@ -1,13 +1,18 @@
-//! The open Topic's lens: its name, description and rules, the directive's switch, the pending
-//! proposals (a link to Review), the delete button, and its members grouped by why they are
-//! there, each with its reason, where it came from, a click-through where it lives (as a search
-//! hit opens) and, for a pinned or approved member, a button that takes it out.
+//! The open Topic's lens: its name, description and rules with an Edit button that opens the
+//! Edit form in their place, the directive's switch, the pending proposals (a link to Review),
+//! the delete button with its confirmation step, and its members grouped by why they are there,
+//! each with its reason, where it came from, a click-through where it lives (as a search hit
+//! opens) and, for a pinned or approved member, a button that takes it out.
+//!
+//! Deleting asks again inside the pane rather than through `window.confirm`: a page dialog
+//! blocks the webview, and WebDriver cannot answer it reliably in the e2e tests.
 
 use std::collections::HashMap;
 
 use elnor_types::{CommandError, MemberSource, TopicDetail, TopicMemberRow, TopicRow};
 use leptos::prelude::*;
 
+use super::edit::EditForm;
 use super::{Change, Topics};
 use crate::components::Loaded;
 use crate::nav::{Page, Route};
@@ -55,6 +60,9 @@ fn topic_view(d: TopicDetail, t: Topics) -> impl IntoView {
     let id = d.topic.topic_id.clone();
     let (toggle_id, delete_id) = (id.clone(), id.clone());
     let busy = t.change.pending();
+    // The pane is drawn anew after every change, so both start closed again then.
+    let editing = RwSignal::new(false);
+    let confirming = RwSignal::new(false);
     let pending = (d.pending > 0).then(|| {
         view! {
             <p>
@@ -86,24 +94,74 @@ fn topic_view(d: TopicDetail, t: Topics) -> impl IntoView {
         })
         .collect::<Vec<_>>();
     let collecting = d.topic.collecting;
+    let name = d.topic.name.clone();
+    let rules = rules_line(&d.topic);
+    let topic = StoredValue::new(d.topic);
+    // Either the Topic as it is, or the form that edits it.
+    let about = move || {
+        if editing.get() {
+            let topic = topic.get_value();
+            view! { <EditForm topic editing t /> }.into_any()
+        } else {
+            view! {
+                {description.clone()}
+                <p class="meta" id="topic-rules">{rules.clone()}</p>
+            }
+            .into_any()
+        }
+    };
+    let confirm = move || {
+        confirming.get().then(|| {
+            let delete_id = delete_id.clone();
+            view! {
+                <div class="delete-confirm" id="topic-delete-ask" role="alertdialog">
+                    <p>
+                        {format!("Delete “{name}”? Its pins and memberships go with it; no document does.")}
+                    </p>
+                    <button
+                        class="small danger"
+                        id="topic-delete-confirm"
+                        disabled=move || busy.get()
+                        on:click=move |_| {
+                            t.change.dispatch_local(Change::Delete(delete_id.clone()));
+                        }
+                    >
+                        "Delete for good"
+                    </button>
+                    <button class="small" id="topic-delete-cancel" on:click=move |_| confirming.set(false)>
+                        "Keep it"
+                    </button>
+                </div>
+            }
+        })
+    };
     view! {
         <div class="card proposal-detail topic-detail" id="topic-detail" data-topic-id=id.clone()>
             <div class="pane-head">
-                <h3 id="topic-title">{d.topic.name.clone()}</h3>
-                <button
-                    class="small danger"
-                    id="topic-delete"
-                    title="Delete the Topic and its memberships; no document goes with it"
-                    disabled=move || busy.get()
-                    on:click=move |_| {
-                        t.change.dispatch_local(Change::Delete(delete_id.clone()));
-                    }
-                >
-                    "Delete"
-                </button>
+                <h3 id="topic-title">{topic.with_value(|t| t.name.clone())}</h3>
+                <span class="pane-actions">
+                    <button
+                        class="small"
+                        id="topic-edit"
+                        title="Change the name, description, words, kinds or time window"
+                        disabled=move || editing.get()
+                        on:click=move |_| editing.set(true)
+                    >
+                        "Edit"
+                    </button>
+                    <button
+                        class="small danger"
+                        id="topic-delete"
+                        title="Delete the Topic and its memberships; no document goes with it"
+                        disabled=move || busy.get() || confirming.get()
+                        on:click=move |_| confirming.set(true)
+                    >
+                        "Delete"
+                    </button>
+                </span>
             </div>
-            {description}
-            <p class="meta" id="topic-rules">{rules_line(&d.topic)}</p>
+            {confirm}
+            {about}
             <label class="check">
                 <input
                     type="checkbox"
