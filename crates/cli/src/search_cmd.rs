@@ -239,9 +239,34 @@ pub struct EmbedArgs {
     /// Embed at most N documents this run (the rest on the next).
     #[arg(long)]
     limit: Option<usize>,
+    /// Fetch the built-in model's files first (from its usual home, or $ELNOR_MODEL_BASE_URL),
+    /// each checked against its pinned SHA-256.
+    #[arg(long)]
+    download: bool,
 }
 
 pub fn embed(store: &Store, args: &EmbedArgs, json: bool) -> anyhow::Result<ExitCode> {
+    if args.download {
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let got = elnor_engine::download_embedding_model(
+            &mut |p| {
+                if !json {
+                    let total = p.total.map(|t| format!(" of {t}")).unwrap_or_default();
+                    eprint!("\r{}: {} bytes{total}   ", p.file, p.bytes);
+                }
+            },
+            &never,
+        )?;
+        if !json {
+            eprintln!();
+            println!(
+                "model in {} ({} file(s) fetched, {} bytes, checksums verified)",
+                got.dir.display(),
+                got.fetched.len(),
+                got.bytes
+            );
+        }
+    }
     let report = if args.status {
         elnor_engine::embed_status(store)?
     } else {

@@ -34,10 +34,10 @@ pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStat
 pub use usecase::{
     Edited, NewTopic, Pass, TopicChange, TopicEdit, add_library_collection, add_link_rule,
     capture_due, capture_session, change_node, collect_topics, create_entity, create_topic,
-    create_work_context, delete_topic, deliver_updates, edit_entity, edit_topic, edit_work_context,
-    embed, embed_status, ingest, link_entity, merge_entities, merge_work_contexts, pass,
-    pin_topic_member, push, reconcile_folders, refresh_views, reindex, remove_link_rule, search,
-    sweep_nodes, unlink_entity, unpin_topic_member,
+    create_work_context, delete_topic, deliver_updates, download_embedding_model, edit_entity,
+    edit_topic, edit_work_context, embed, embed_status, ingest, link_entity, merge_entities,
+    merge_work_contexts, pass, pin_topic_member, push, reconcile_folders, refresh_views, reindex,
+    remove_link_rule, search, sweep_nodes, unlink_entity, unpin_topic_member,
 };
 
 // Base: errors, ids, the clock, config and secrets.
@@ -112,6 +112,10 @@ pub use views::timeline::{
 pub use views::search::{
     Caller, Citation, DocKind, EmbedReport, Hit, Permission, SearchRequest, SearchResult, Strategy,
     SyncReport, Synthesis as SearchSynthesis, Why,
+};
+
+pub use views::search::embed::download::{
+    DEFAULT_BASE_URL as EMBEDDING_MODEL_URL, DownloadProgress, DownloadReport,
 };
 
 // The Library: collections of the person's documents, and who refers to each.

@@ -327,6 +327,26 @@ pub fn embed_status(store: &Store) -> Result<EmbedReport> {
     SearchIndex::open(store)?.embed_status(&embedder_id(&config))
 }
 
+/// Fetches the built-in embedding model's files for this person (`elnor embed --download`, the
+/// app's Settings) into its usual folder (or `$ELNOR_MINILM_DIR`), from its usual home (or
+/// `$ELNOR_MODEL_BASE_URL`, a mirror), each file checked against its pinned SHA-256. Search uses
+/// the model from the next query on; a cancelled download leaves nothing partial.
+pub fn download_embedding_model(
+    progress: &mut dyn FnMut(&crate::views::search::embed::download::DownloadProgress),
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<crate::views::search::embed::download::DownloadReport> {
+    use crate::views::search::embed::{self, download};
+    let dir = std::env::var_os("ELNOR_MINILM_DIR")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(embed::home_dir);
+    let base = std::env::var("ELNOR_MODEL_BASE_URL")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .unwrap_or_else(|| download::DEFAULT_BASE_URL.to_owned());
+    download::download(&dir, &base, progress, cancel)
+}
+
 /// The name the configured embedder's vectors are kept under, without reaching it.
 fn embedder_id(config: &crate::base::config::ContinuityConfig) -> String {
     use crate::base::config::EmbeddingProvider;

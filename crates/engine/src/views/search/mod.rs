@@ -22,7 +22,7 @@
 //! case) over the same text, so `src/main.rs` and `main` both find the turn that names the file.
 
 mod documents;
-pub(crate) mod embed;
+pub mod embed;
 mod query;
 mod vectors;
 

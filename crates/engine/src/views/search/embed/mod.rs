@@ -12,6 +12,7 @@
 //! pinned SHA-256, into `~/.cache/elnor/models/all-minilm-l6-v2/`. Without them search stays
 //! lexical.
 
+pub(crate) mod download;
 mod minilm;
 mod wordpiece;
 

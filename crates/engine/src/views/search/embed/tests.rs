@@ -12,7 +12,7 @@ use super::*;
 /// The model's folder when both files are there; otherwise the test is skipped the way
 /// `elnor_fixtures` skips a test whose corpus is absent: a failure when `ELNOR_REQUIRE_FIXTURES`
 /// is set, else one line on stderr and the test's name in `$ELNOR_SKIP_LOG`.
-fn model_dir() -> Option<PathBuf> {
+pub(crate) fn model_dir() -> Option<PathBuf> {
     let dir = default_dir().unwrap_or_else(home_dir);
     if dir.join(WEIGHTS_FILE).is_file() && dir.join(VOCAB_FILE).is_file() {
         return Some(dir);
