@@ -58,7 +58,7 @@ pub use query::{
 pub use vectors::EmbedReport;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 2;
+const INDEX_VERSION: u32 = 3;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -147,6 +147,9 @@ struct Fields {
     /// When the document entered the index, in seconds since the epoch: what a Topic's
     /// collection directive counts as new.
     indexed: Field,
+    /// The 64-bit key of `doc_id` (see `vectors::key_of`), a fast field: how a filter's
+    /// documents find their vectors.
+    key: Field,
     text: Field,
     ident: Field,
     context: Field,
@@ -187,6 +190,7 @@ fn schema() -> (Schema, Fields) {
         entities: b.add_text_field("entities", STRING),
         at: b.add_i64_field("at", INDEXED | FAST | STORED),
         indexed: b.add_i64_field("indexed", INDEXED | FAST),
+        key: b.add_u64_field("key", FAST),
         text: b.add_text_field("text", analysed(PROSE, true)),
         ident: b.add_text_field("ident", analysed(IDENT, false)),
         context: b.add_text_field("context", analysed(PROSE, false)),
@@ -647,6 +651,12 @@ impl SearchIndex {
         mut doc: TantivyDocument,
     ) -> Result<()> {
         doc.add_i64(self.fields.indexed, crate::base::clock::now().timestamp());
+        let key = doc
+            .get_first(self.fields.doc_id)
+            .and_then(|v| v.as_str())
+            .map(vectors::key_of)
+            .unwrap_or_default();
+        doc.add_u64(self.fields.key, key);
         writer
             .add_document(doc)
             .map_err(|e| index_err(&self.dir, e))?;

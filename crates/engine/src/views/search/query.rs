@@ -388,7 +388,7 @@ impl SearchIndex {
                         } else {
                             Some(self.allowed(&searcher, &BooleanQuery::new(filters))?)
                         };
-                        (Some(v.nearest(&q, allowed.as_ref(), CANDIDATES)), None)
+                        (Some(v.nearest(&q, allowed.as_deref(), CANDIDATES)?), None)
                     }
                     Err(err) => (
                         None,
