@@ -19,7 +19,7 @@ elnor="$target_dir/debug/elnor"
 
 store="${ELNOR_MEMORY:-$PWD/target/demo-store}"
 # The marker names the seed's version, so a demo store from an older checkout is seeded again.
-if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v8" ]; then
+if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v9" ]; then
   rm -rf "$store"
   echo "Seeding a demo store at $store"
   "$elnor" --store "$store" init >/dev/null
@@ -84,7 +84,11 @@ if [ -z "${ELNOR_MEMORY:-}" ] && [ ! -e "$store/.demo-seed-v8" ]; then
   "$elnor" --store "$store" folders scan >/dev/null
   "$elnor" --store "$store" push "Sent the damages outline to the Christensen report team" >/dev/null
   "$elnor" --store "$store" rollup >/dev/null
-  touch "$store/.demo-seed-v8"
+  # A Topic whose collection directive proposes what mentions the damages outline: the Topics
+  # page shows it, and its proposals wait in Review beside the promotions.
+  "$elnor" --store "$store" topics create "Damages outline" --query "damages outline" \
+    --description "Everything about the Henderson damages outline" --collect >/dev/null
+  touch "$store/.demo-seed-v9"
 fi
 
 if has_display; then
@@ -127,6 +131,15 @@ echo "\$ elnor --store $store nodes list"
 echo
 echo "\$ elnor --store $store timeline --days 7 --limit 8"
 "$elnor" --store "$store" timeline --days 7 --limit 8
+echo
+echo "\$ elnor --store $store query \"event study\" --hours 0"
+"$elnor" --store "$store" query "event study" --hours 0
+echo
+echo "\$ elnor --store $store library list"
+"$elnor" --store "$store" library list
+echo
+echo "\$ elnor --store $store topics proposals"
+"$elnor" --store "$store" topics proposals
 echo
 echo "\$ elnor --store $store config get"
 "$elnor" --store "$store" config get
