@@ -320,7 +320,7 @@ const RRF_K: f32 = 60.0;
 struct Lexical {
     per_field: Vec<(&'static str, Box<dyn Query>)>,
     filters: Vec<(Occur, Box<dyn Query>)>,
-    query: BooleanQuery,
+    query: Box<dyn Query>,
 }
 
 /// A document on its way into the results.
@@ -505,29 +505,54 @@ impl SearchIndex {
         // The query is a bag of words per field, built here rather than by tantivy's query
         // parser: a person's words are not syntax ("-", quotes and colons mean nothing), and
         // phrase and exclusion scorers are left out of the picture entirely.
-        let per_field: Vec<(&'static str, Box<dyn Query>)> = [
+        let fields = [
             ("text", f.text, super::PROSE, 1.0),
             ("ident", f.ident, super::IDENT, 1.0),
             ("context", f.context, super::PROSE, CONTEXT_BOOST),
             ("tool", f.tool, super::PROSE, TOOL_BOOST),
-        ]
-        .into_iter()
-        .filter_map(|(name, field, analyser, boost)| {
-            self.terms(field, analyser, query_text, boost)
-                .map(|q| (name, q))
-        })
-        .collect();
+        ];
+        let mut per_field: Vec<(&'static str, Box<dyn Query>)> = Vec::new();
+        // One flat union of every (field, word) term, each weighted by its field: a union of
+        // plain term queries is what tantivy's block-max WAND runs on, skipping the documents
+        // that cannot reach the top results (a union of per-field unions is scored document by
+        // document). The per-field unions are kept only to say which fields a hit matched.
+        let mut flat: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut prose_words: Vec<String> = Vec::new();
+        for (name, field, analyser, boost) in fields {
+            let Some(words) = self.words(analyser, query_text) else {
+                continue;
+            };
+            if name == "text" {
+                prose_words = words.clone();
+            }
+            let term = |w: &String| -> Box<dyn Query> {
+                Box::new(TermQuery::new(
+                    Term::from_field_text(field, w),
+                    IndexRecordOption::WithFreqs,
+                ))
+            };
+            per_field.push((
+                name,
+                Box::new(BooleanQuery::new(
+                    words.iter().map(|w| (Occur::Should, term(w))).collect(),
+                )),
+            ));
+            flat.extend(words.iter().map(|w| {
+                let q = term(w);
+                let q: Box<dyn Query> = if boost == 1.0 {
+                    q
+                } else {
+                    Box::new(BoostQuery::new(q, boost))
+                };
+                (Occur::Should, q)
+            }));
+        }
         if per_field.is_empty() {
             return Err(Error::InvalidInput(format!(
                 "nothing to search for in {query_text:?}: only common words or punctuation"
             )));
         }
-        let matched: Box<dyn Query> = Box::new(BooleanQuery::new(
-            per_field
-                .iter()
-                .map(|(_, q)| (Occur::Should, q.box_clone()))
-                .collect(),
-        ));
+        let matched: Box<dyn Query> = Box::new(BooleanQuery::new(flat));
         let mut filters: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         if !req.kinds.is_empty() {
             filters.push((
@@ -577,14 +602,7 @@ impl SearchIndex {
             ));
         }
         if req.all_words {
-            let mut analyser = self.index.tokenizers().get(super::PROSE).ok_or_else(|| {
-                Error::InvalidInput("the prose analyser is not registered".into())
-            })?;
-            let mut stream = analyser.token_stream(query_text);
-            let mut words = std::collections::BTreeSet::new();
-            while stream.advance() {
-                words.insert(stream.token().text.clone());
-            }
+            let words = prose_words;
             for w in words {
                 let either: Box<dyn Query> = Box::new(BooleanQuery::new(
                     [f.text, f.tool]
@@ -612,12 +630,19 @@ impl SearchIndex {
                 )),
             ));
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, matched)];
-        clauses.extend(filters.iter().map(|(o, q)| (*o, q.box_clone())));
+        // Without filters the flat union is the whole query, so the top results are found by
+        // block-max WAND; a filter makes it one required clause beside the filters.
+        let query: Box<dyn Query> = if filters.is_empty() {
+            matched
+        } else {
+            let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, matched)];
+            clauses.extend(filters.iter().map(|(o, q)| (*o, q.box_clone())));
+            Box::new(BooleanQuery::new(clauses))
+        };
         Ok(Lexical {
             per_field,
             filters,
-            query: BooleanQuery::new(clauses),
+            query,
         })
     }
 
@@ -724,40 +749,16 @@ impl SearchIndex {
             .collect()
     }
 
-    /// The query's words as `field`'s analyser makes them, each a term that may match, the
-    /// whole weighted by `boost`; `None` when nothing is left (only stop words, say).
-    fn terms(
-        &self,
-        field: Field,
-        analyser: &str,
-        text: &str,
-        boost: f32,
-    ) -> Option<Box<dyn Query>> {
+    /// The query's words as `analyser` makes them, each once; `None` when nothing is left (only
+    /// stop words, say).
+    fn words(&self, analyser: &str, text: &str) -> Option<Vec<String>> {
         let mut analyser = self.index.tokenizers().get(analyser)?;
         let mut stream = analyser.token_stream(text);
         let mut words = std::collections::BTreeSet::new();
         while stream.advance() {
             words.insert(stream.token().text.clone());
         }
-        if words.is_empty() {
-            return None;
-        }
-        let clauses = words
-            .into_iter()
-            .map(|w| {
-                let q: Box<dyn Query> = Box::new(TermQuery::new(
-                    Term::from_field_text(field, &w),
-                    IndexRecordOption::WithFreqs,
-                ));
-                (Occur::Should, q)
-            })
-            .collect();
-        let query: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
-        Some(if boost == 1.0 {
-            query
-        } else {
-            Box::new(BoostQuery::new(query, boost))
-        })
+        (!words.is_empty()).then(|| words.into_iter().collect())
     }
 
     fn hit(
