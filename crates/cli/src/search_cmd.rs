@@ -288,7 +288,8 @@ pub fn embed(store: &Store, args: &EmbedArgs, json: bool) -> anyhow::Result<Exit
     if json {
         output::json(&report)?;
     } else {
-        if report.embedded > 0 {
+        if !args.status {
+            // The progress line above is ended before the summary.
             eprintln!();
         }
         println!(

@@ -6,6 +6,7 @@
 
 pub mod access;
 #[cfg(test)]
+#[path = "tests/embedding.rs"]
 mod embedding_tests;
 pub mod nightly;
 mod synthesis;
@@ -372,7 +373,9 @@ fn embedder(
                 format!(
                     "no embedding model is installed (all-MiniLM-L6-v2 in {}; the app's Settings \
                      download it)",
-                    crate::views::search::embed::home_dir().display()
+                    crate::views::search::embed::default_dir()
+                        .unwrap_or_else(crate::views::search::embed::home_dir)
+                        .display()
                 )
             });
         }

@@ -332,6 +332,8 @@ impl SearchIndex {
         };
         let folder = Vectors::folder(&self.dir, &id);
         let mut dims = vectors.dims;
+        // Said once before the first batch, so a caller shows where the run starts from at once.
+        progress(&report);
         for batch in todo.chunks(BATCH) {
             if cancel.load(Ordering::Relaxed) {
                 report.cancelled = true;
