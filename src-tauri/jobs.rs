@@ -337,8 +337,7 @@ mod tests {
         let failed = settled(&jobs, JobKind::Reindex);
         assert_eq!(failed.state, JobState::Failed);
         assert_eq!(failed.error.as_deref(), Some("the disk is full"));
-        jobs.start(JobKind::Reindex, |_| panic!("a bug"))
-            .unwrap();
+        jobs.start(JobKind::Reindex, |_| panic!("a bug")).unwrap();
         let panicked = settled(&jobs, JobKind::Reindex);
         assert_eq!(panicked.state, JobState::Failed);
         let why = panicked.error.unwrap_or_default();
@@ -361,7 +360,10 @@ mod tests {
         })
         .unwrap();
         let refused = jobs
-            .start(JobKind::Embeddings, |_| Err("ran beside the rebuild".into()))
+            .start(
+                JobKind::Embeddings,
+                |_| Err("ran beside the rebuild".into()),
+            )
             .unwrap_err();
         assert_eq!(refused.kind, ErrorKind::InvalidInput);
         assert!(refused.message.contains("being rebuilt"), "{refused}");

@@ -2381,9 +2381,15 @@ mod tests {
             .iter()
             .map(|k| serde_json::to_string(k).unwrap())
             .collect();
-        assert_eq!(kinds, ["\"model_download\"", "\"embeddings\"", "\"reindex\""]);
+        assert_eq!(
+            kinds,
+            ["\"model_download\"", "\"embeddings\"", "\"reindex\""]
+        );
         for k in JobKind::ALL {
-            assert_eq!(serde_json::to_string(k).unwrap(), format!("\"{}\"", k.as_str()));
+            assert_eq!(
+                serde_json::to_string(k).unwrap(),
+                format!("\"{}\"", k.as_str())
+            );
         }
         let cancel = serde_json::to_string(&JobRef {
             kind: JobKind::Embeddings,
