@@ -4,7 +4,7 @@
 //! afterwards; the backfill's error without a model, and the index rebuild). (The continuity mode and fields are checked where
 //! they matter, in `home` and `contexts`; living memory in `inspector`.)
 
-use crate::harness::{App, ensure, ensure_eq};
+use crate::harness::{App, Check, Ui, ensure, ensure_eq};
 use crate::model_mirror;
 use crate::world::{EMBEDDING_TOPICS, ObservationFilter, World, embedding_world};
 
@@ -121,6 +121,17 @@ async fn tracked_folders_in_settings_feed_the_timeline() {
     assert_eq!(paths, [notes.join("kickoff.md")]);
 }
 
+/// Opens Settings and waits until the cards that load above the Search card have loaded: until
+/// then a click aims at a button that the arriving config cards are about to push down the page.
+async fn open_settings(ui: &Ui) -> Check {
+    ui.click("#nav-settings").await?;
+    ui.find("#mode-full").await?;
+    ui.find("#cfg-embedding_provider").await?;
+    ui.wait_text("#embed-coverage", |t| t.ends_with("documents embedded."))
+        .await?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
 async fn settings_downloads_the_model_builds_embeddings_and_search_ranks_by_meaning() {
@@ -136,7 +147,7 @@ async fn settings_downloads_the_model_builds_embeddings_and_search_ranks_by_mean
     let documents = 2 * EMBEDDING_TOPICS.len();
 
     App::with(&world, async |ui| {
-        ui.click("#nav-settings").await?;
+        open_settings(ui).await?;
         let embedder = ui.text("#embedder").await?;
         ensure!(embedder.contains("all-MiniLM-L6-v2"), "{embedder}");
         ui.wait_text("#embed-coverage", |t| {
@@ -236,7 +247,7 @@ async fn building_embeddings_without_a_model_says_why_and_the_index_rebuilds() {
     let world = embedding_world();
 
     App::with(&world, async |ui| {
-        ui.click("#nav-settings").await?;
+        open_settings(ui).await?;
         ui.click("#embeddings-start").await?;
         let failed = ui.text("#embeddings-status[data-state='failed']").await?;
         ensure!(
