@@ -5,12 +5,15 @@
 //! dir. A store that fails to open does not stop the window from opening: every command then
 //! returns the engine's error, which the UI shows. With a store, the nightly scheduler
 //! (`scheduler.rs`) and the file watcher over the tracked folders (`watcher.rs`) run beside the
-//! window for the app's lifetime.
+//! window for the app's lifetime. Long work the person starts from Settings (the embedding
+//! model's download, the embedding backfill, the index rebuild) runs on the job runner's threads
+//! (`jobs.rs`), which the UI polls for progress and can cancel.
 //!
 //! Diagnostics go to stderr through `tracing`; `ELNOR_LOG` (an env-filter spec, as for the CLI)
 //! chooses how much.
 
 mod commands;
+mod jobs;
 mod scheduler;
 mod state;
 mod watcher;
@@ -96,6 +99,11 @@ pub fn run() {
             commands::timeline::timeline_get,
             commands::search::search_query,
             commands::search::embeddings_get,
+            commands::jobs::model_download_start,
+            commands::jobs::embeddings_start,
+            commands::jobs::reindex_start,
+            commands::jobs::job_cancel,
+            commands::jobs::jobs_get,
             commands::library::library_collections_list,
             commands::library::library_collection_add,
             commands::library::library_documents_list,

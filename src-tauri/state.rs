@@ -1,7 +1,7 @@
 //! The shell's managed state: the open store (or why it could not be opened), the progress of the
 //! running ingest, the continuity agent that captures sessions after each ingest, what the app
-//! knows of the nightly job (whether it is running, its last report or error), and the file
-//! watcher over the tracked folders.
+//! knows of the nightly job (whether it is running, its last report or error), the file watcher
+//! over the tracked folders, and the long jobs Settings starts (`jobs.rs`).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -10,6 +10,7 @@ use elnor_engine::Agent;
 use elnor_engine::{Store, StoreLocation};
 use elnor_types::{CommandError, ErrorKind, IngestStatus};
 
+use crate::jobs::Jobs;
 use crate::scheduler::NightlyHandle;
 use crate::watcher::WatcherHandle;
 
@@ -24,6 +25,8 @@ pub struct AppState {
     nightly: NightlyHandle,
     /// Started in `run` once the store is open; commands reload it after a Settings change.
     watcher: Arc<WatcherHandle>,
+    /// The model download, the embedding backfill and the index rebuild, with their progress.
+    jobs: Jobs,
 }
 
 impl AppState {
@@ -41,6 +44,7 @@ impl AppState {
             agent: Arc::default(),
             nightly: Arc::default(),
             watcher: Arc::default(),
+            jobs: Jobs::default(),
         }
     }
 
@@ -62,6 +66,11 @@ impl AppState {
     /// The file watcher, shared with the commands that change what it watches.
     pub fn watcher(&self) -> Arc<WatcherHandle> {
         self.watcher.clone()
+    }
+
+    /// The long jobs, with their progress and outcomes.
+    pub fn jobs(&self) -> &Jobs {
+        &self.jobs
     }
 
     pub fn ingest_status(&self) -> IngestStatus {

@@ -5,6 +5,7 @@ pub mod brief;
 pub mod contexts;
 pub mod continuity;
 pub mod ingest;
+pub mod jobs;
 pub mod knowledge;
 pub mod library;
 pub mod observe;

@@ -1,7 +1,7 @@
 //! Search (issue 16): `search_query`, everything said and written (transcript turns, continuity
 //! entries, session summaries, Library documents, observations, durable nodes), every hit with why it ranked where it did, and a fallback to
-//! lexical retrieval that is said rather than hidden; and `embeddings_get`, how far the
-//! embeddings reach. One engine call each (`elnor_engine::search`, `elnor_engine::embed_status`);
+//! lexical retrieval that is said rather than hidden; and `embeddings_get`, the configured
+//! embedder and how far its embeddings reach. One engine call each (`elnor_engine::search`, `elnor_engine::embed_status`);
 //! this converts their types.
 
 use chrono::Local;
@@ -172,9 +172,13 @@ pub async fn embeddings_get(state: State<'_, AppState>) -> ReplyOf<cmd::Embeddin
     let store = state.store()?;
     blocking(move || {
         let r = elnor_engine::embed_status(&store).map_err(err)?;
+        let builtin = store.config().map_err(err)?.embedding_provider
+            == elnor_engine::EmbeddingProvider::Builtin;
         Ok(EmbedCoverage {
             covered: r.covered,
             documents: r.documents,
+            embedder: r.embedder,
+            builtin,
         })
     })
     .await

@@ -8,6 +8,7 @@
 //! a screenshot and prints the page source before the test fails, so no failure goes without
 //! them. Every wait polls through [`Ui::wait_until`] with the single timeout [`WAIT`].
 
+use std::ffi::OsString;
 use std::fmt::Display;
 use std::net::{TcpListener, TcpStream};
 use std::panic::AssertUnwindSafe;
@@ -162,11 +163,14 @@ fn free_port() -> u16 {
 
 impl Driver {
     /// Starts tauri-driver with `home` as the app's home directory, so transcript sources (and an
-    /// embedding model) found by default on the machine running the test never leak into it.
-    fn start(home: &Path) -> Driver {
+    /// embedding model) found by default on the machine running the test never leak into it, and
+    /// with the world's own variables (`env`), which the app inherits through tauri-driver and
+    /// WebKitWebDriver.
+    fn start(home: &Path, env: &[(String, OsString)]) -> Driver {
         let port = free_port();
         let native_port = free_port();
-        let child = Command::new("tauri-driver")
+        let mut command = Command::new("tauri-driver");
+        command
             .args([
                 "--port",
                 &port.to_string(),
@@ -179,8 +183,12 @@ impl Driver {
             // has none, as on a new machine, and a search says it fell back to words alone.
             .env_remove("ELNOR_MINILM_DIR")
             .env_remove("XDG_CACHE_HOME")
+            // Where a download fetches the model from: its usual home unless a world says.
+            .env_remove("ELNOR_MODEL_BASE_URL")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::inherit());
+        let child = command
             .spawn()
             .expect("tauri-driver on PATH (scripts/setup.sh test installs it)");
         let started = Instant::now();
@@ -230,7 +238,7 @@ impl Ui {
             "{} missing: build the app first",
             app.display()
         );
-        let driver = Driver::start(world.home());
+        let driver = Driver::start(world.home(), world.app_env());
         let mut caps = serde_json::Map::new();
         caps.insert(
             "tauri:options".into(),

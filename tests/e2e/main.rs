@@ -15,6 +15,7 @@
 //! follows a link onto another page stays with the page it started from.
 
 mod harness;
+mod model_mirror;
 mod world;
 
 mod contexts;

@@ -1,9 +1,12 @@
 //! Settings: the tracked folders and ignore patterns the file watcher works from, and the
-//! observations of it that reach the Timeline. (The continuity mode and fields are checked where
+//! observations of it that reach the Timeline; the Search card's long jobs (the model download
+//! from a local mirror, cancelled and then finished, the embedding backfill, and search by meaning
+//! afterwards; the backfill's error without a model, and the index rebuild). (The continuity mode and fields are checked where
 //! they matter, in `home` and `contexts`; living memory in `inspector`.)
 
-use crate::harness::{App, ensure, ensure_eq};
-use crate::world::{ObservationFilter, World};
+use crate::harness::{App, Check, Ui, ensure, ensure_eq};
+use crate::model_mirror;
+use crate::world::{EMBEDDING_TOPICS, ObservationFilter, World, embedding_world};
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
@@ -116,4 +119,167 @@ async fn tracked_folders_in_settings_feed_the_timeline() {
         .unwrap();
     let paths: Vec<_> = observed.iter().filter_map(|o| o.path.clone()).collect();
     assert_eq!(paths, [notes.join("kickoff.md")]);
+}
+
+/// Opens Settings and waits until the cards that load above the Search card have loaded: until
+/// then a click aims at a button that the arriving config cards are about to push down the page.
+async fn open_settings(ui: &Ui) -> Check {
+    ui.click("#nav-settings").await?;
+    ui.find("#mode-full").await?;
+    ui.find("#cfg-embedding_provider").await?;
+    ui.wait_text("#embed-coverage", |t| t.ends_with("documents embedded."))
+        .await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn settings_downloads_the_model_builds_embeddings_and_search_ranks_by_meaning() {
+    let Some(real) = model_mirror::real_model_dir() else {
+        return;
+    };
+    let mut world = embedding_world();
+    let models = world.path("models");
+    std::fs::create_dir(&models).unwrap();
+    world.set_app_env("ELNOR_MINILM_DIR", &models);
+    world.set_app_env("ELNOR_MODEL_BASE_URL", model_mirror::serve(&real));
+    // The person's four turns and the agent's four replies.
+    let documents = 2 * EMBEDDING_TOPICS.len();
+
+    App::with(&world, async |ui| {
+        open_settings(ui).await?;
+        let embedder = ui.text("#embedder").await?;
+        ensure!(embedder.contains("all-MiniLM-L6-v2"), "{embedder}");
+        ui.wait_text("#embed-coverage", |t| {
+            t == format!("0 of {documents} documents embedded.")
+        })
+        .await?;
+
+        // The download shows the file it is on and its bytes, with a bar; cancelled while it
+        // fetches the weights, it stops and keeps nothing of them.
+        ui.click("#model-download-start").await?;
+        let progress = ui
+            .wait_text("#model-download-status", |t| t.contains("(file 2 of 2)"))
+            .await?;
+        ensure!(
+            progress.starts_with("Downloading model.safetensors (file 2 of 2): "),
+            "{progress}"
+        );
+        ensure!(progress.contains(" MB of 90.9 MB"), "{progress}");
+        ui.find("#model-download-progress").await?;
+        ui.screenshot("settings-model-download").await;
+        ui.click("#model-download-cancel").await?;
+        let cancelled = ui
+            .text("#model-download-status[data-state='cancelled']")
+            .await?;
+        ensure_eq!(cancelled, "Download cancelled; nothing partial was kept.");
+        ui.wait_gone("#model-download-cancel").await?;
+        let left: Vec<String> = std::fs::read_dir(&models)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        ensure_eq!(
+            left,
+            ["vocab.txt"],
+            "only the whole, checked vocabulary stays"
+        );
+
+        // Again, to the end: the weights are fetched and checked, and the model is in place.
+        ui.click("#model-download-start").await?;
+        let done = ui
+            .text("#model-download-status[data-state='finished']")
+            .await?;
+        ensure!(
+            done.starts_with("Downloaded model.safetensors (90.9 MB) into "),
+            "{done}"
+        );
+        for file in model_mirror::FILES {
+            ensure!(models.join(file).is_file(), "{file} missing");
+        }
+
+        // The backfill embeds every document, and the coverage line says so.
+        ui.click("#embeddings-start").await?;
+        let built = ui.text("#embeddings-status[data-state='finished']").await?;
+        ensure_eq!(
+            built,
+            format!(
+                "Embedded {documents} documents: {documents} of {documents} documents embedded."
+            )
+        );
+        ui.wait_text("#embed-coverage", |t| {
+            t == format!("{documents} of {documents} documents embedded.")
+        })
+        .await?;
+        ui.screenshot("settings-search").await;
+
+        // Search by meaning: words the hiking turn does not say find it first, with a rank by
+        // meaning in its why line, and nothing fell back.
+        ui.click("#nav-search").await?;
+        ui.select("#search-strategy", "hybrid").await?;
+        ui.type_into("#search-query", "mountain walking holiday\u{E007}")
+            .await?;
+        ui.find("#search-summary").await?;
+        let first = "#search-hits li.search-hit:first-child";
+        let excerpt = ui
+            .js(&format!(
+                "return document.querySelector(\"{first}\").textContent"
+            ))
+            .await?;
+        let excerpt = excerpt.as_str().unwrap_or_default().to_owned();
+        ensure!(excerpt.contains("hiking trip in the Alps"), "{excerpt}");
+        ensure!(
+            ui.find_all("#search-fallback").await?.is_empty(),
+            "the search fell back"
+        );
+        ui.click(&format!("{first} .search-why summary")).await?;
+        let line = ui
+            .wait_text(&format!("{first} .search-why .why-line"), |t| !t.is_empty())
+            .await?;
+        ensure!(line.contains("meaning: rank 1 (similarity "), "{line}");
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn building_embeddings_without_a_model_says_why_and_the_index_rebuilds() {
+    let world = embedding_world();
+
+    App::with(&world, async |ui| {
+        open_settings(ui).await?;
+        ui.click("#embeddings-start").await?;
+        let failed = ui.text("#embeddings-status[data-state='failed']").await?;
+        ensure!(
+            failed.starts_with("Building the embeddings failed: no embedding model is installed"),
+            "{failed}"
+        );
+        ensure!(
+            failed.contains("the app's Settings download it"),
+            "{failed}"
+        );
+        ensure!(ui.find_all("#embeddings-cancel").await?.is_empty());
+        // Nothing was embedded, and the button can be pressed again.
+        ensure_eq!(
+            ui.text("#embed-coverage").await?,
+            format!("0 of {} documents embedded.", 2 * EMBEDDING_TOPICS.len())
+        );
+        ensure!(
+            ui.find("#embeddings-start").await?.is_enabled().await?,
+            "the button stayed disabled"
+        );
+
+        // The index rebuild needs no model: it finishes and counts what it indexed.
+        ui.click("#reindex-start").await?;
+        let rebuilt = ui.text("#reindex-status[data-state='finished']").await?;
+        ensure_eq!(
+            rebuilt,
+            format!(
+                "Rebuilt the search index: {} documents.",
+                2 * EMBEDDING_TOPICS.len()
+            )
+        );
+        Ok(())
+    })
+    .await;
 }

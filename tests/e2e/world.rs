@@ -5,6 +5,7 @@
 //! that the tests' checks on disk name are re-exported from here. The engine's public paths are
 //! still moving (issue 15), and keeping them in one file makes following such a move one edit.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -23,6 +24,8 @@ pub use elnor_engine::{nightly_last_run, session};
 /// directory goes when the world is dropped.
 pub struct World {
     dir: tempfile::TempDir,
+    /// Variables the app is started with beyond the harness's own (see [`World::set_app_env`]).
+    env: Vec<(String, OsString)>,
 }
 
 impl World {
@@ -30,7 +33,20 @@ impl World {
     pub fn new() -> World {
         World {
             dir: tempfile::tempdir().unwrap(),
+            env: Vec::new(),
         }
+    }
+
+    /// Starts the app with `name` set to `value`, as a person's shell would: how a test points it
+    /// at an embedding model folder or a mirror of the model's files. Set last, so it wins over
+    /// what the harness removes.
+    pub fn set_app_env(&mut self, name: &str, value: impl Into<OsString>) {
+        self.env.push((name.to_owned(), value.into()));
+    }
+
+    /// The variables [`World::set_app_env`] set, in order.
+    pub fn app_env(&self) -> &[(String, OsString)] {
+        &self.env
     }
 
     /// The home directory the app runs with, so that transcript sources found by default on the
@@ -363,6 +379,30 @@ fn write_session(root: &Path, session: &str, cwd: &str, at: DateTime<Utc>, said:
         lines.join("\n") + "\n",
     )
     .unwrap();
+}
+
+/// What the embedding world's sessions are about, one session each: no two share a content word,
+/// so only meaning can bring one to a query that says none of its words.
+pub const EMBEDDING_TOPICS: [&str; 4] = [
+    "Plan the quarterly budget review with finance.",
+    "Fix the flaky login test in continuous integration.",
+    "Draft a blog post about our hiking trip in the Alps.",
+    "Choose a database engine for the analytics service.",
+];
+
+/// Four short Claude Code sessions last week, one per [`EMBEDDING_TOPICS`] entry, ingested (and so
+/// indexed) but not embedded: the store a person has before their first embedding backfill.
+pub fn embedding_world() -> World {
+    let world = World::new();
+    let transcripts = world.path("transcripts");
+    let at = Utc::now() - chrono::Duration::days(7);
+    for (n, said) in EMBEDDING_TOPICS.iter().enumerate() {
+        let session = format!("e3bedd00-0000-4000-8000-00000000000{n}");
+        let when = at + chrono::Duration::hours(n as i64);
+        write_session(&transcripts, &session, "/home/ann/work/misc", when, said);
+    }
+    ingest_claude_code(&world.store(), transcripts);
+    world
 }
 
 /// The word only one turn of the search world says, and a few that many turns say.

@@ -27,6 +27,7 @@ use elnor_types::{
     MembershipDecision, MembershipOutcomeRow, MembershipProposalRow, MembershipRow, TopicChanged,
     TopicDetail, TopicListRow, TopicMemberRequest, TopicRef,
 };
+use elnor_types::{JobKind, JobRef, JobStatus};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -422,6 +423,31 @@ pub async fn search_query(request: SearchQueryRequest) -> Result<SearchResults, 
 /// How many of the indexed documents have an embedding.
 pub async fn embeddings_get() -> Result<EmbedCoverage, CommandError> {
     invoke::<cmd::EmbeddingsGet>(()).await
+}
+
+/// Starts fetching the built-in embedding model in the background; the reply is the job's status.
+pub async fn model_download_start() -> Result<JobStatus, CommandError> {
+    invoke::<cmd::ModelDownloadStart>(()).await
+}
+
+/// Starts embedding every indexed document that has no vector yet, in the background.
+pub async fn embeddings_start() -> Result<JobStatus, CommandError> {
+    invoke::<cmd::EmbeddingsStart>(()).await
+}
+
+/// Starts rebuilding the search index from the stores, in the background.
+pub async fn reindex_start() -> Result<JobStatus, CommandError> {
+    invoke::<cmd::ReindexStart>(()).await
+}
+
+/// Asks the running job of `kind` to stop.
+pub async fn job_cancel(kind: JobKind) -> Result<JobStatus, CommandError> {
+    invoke::<cmd::JobCancel>(JobRef { kind }).await
+}
+
+/// Every background job's status, in `JobKind::ALL` order.
+pub async fn jobs_get() -> Result<Vec<JobStatus>, CommandError> {
+    invoke::<cmd::JobsGet>(()).await
 }
 
 /// The tracked folders, the ignore rules and the file watcher's state.

@@ -181,7 +181,8 @@ pub mod commands {
         /// `search_query`: `SearchQueryRequest -> SearchResults`
         /// (everything said and written, every hit with why it ranked where it did)
         SearchQuery = "search_query"(SearchQueryRequest) -> SearchResults;
-        /// `embeddings_get`: `() -> EmbedCoverage` (how far the search embeddings reach)
+        /// `embeddings_get`: `() -> EmbedCoverage`
+        /// (the configured embedder, and how far its embeddings reach)
         EmbeddingsGet = "embeddings_get"() -> EmbedCoverage;
         /// `library_collections_list`: `() -> Vec<LibraryCollectionRow>`
         /// (every tracked folder, with its document count)
@@ -223,6 +224,19 @@ pub mod commands {
         TrackedFoldersRemove = "tracked_folders_remove"(TrackedFolderRequest) -> TrackedFolders;
         /// `ignore_patterns_set`: `IgnorePatternsRequest -> TrackedFolders`
         IgnorePatternsSet = "ignore_patterns_set"(IgnorePatternsRequest) -> TrackedFolders;
+        /// `model_download_start`: `() -> JobStatus`
+        /// (fetches the built-in embedding model in the background, unless it is being fetched)
+        ModelDownloadStart = "model_download_start"() -> JobStatus;
+        /// `embeddings_start`: `() -> JobStatus`
+        /// (embeds every indexed document that has no vector yet, in the background)
+        EmbeddingsStart = "embeddings_start"() -> JobStatus;
+        /// `reindex_start`: `() -> JobStatus`
+        /// (deletes the search index and builds it again, in the background)
+        ReindexStart = "reindex_start"() -> JobStatus;
+        /// `job_cancel`: `JobRef -> JobStatus` (asks a running job to stop at its next check)
+        JobCancel = "job_cancel"(JobRef) -> JobStatus;
+        /// `jobs_get`: `() -> Vec<JobStatus>` (every kind of job, in `JobKind::ALL` order)
+        JobsGet = "jobs_get"() -> Vec<JobStatus>;
     }
 }
 
@@ -1701,10 +1715,101 @@ pub struct SearchResults {
 /// How far the search embeddings reach: documents with a vector, of the documents indexed.
 /// A query that falls back to words alone says so; this says how much of the history meaning
 /// would reach once it can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmbedCoverage {
     pub covered: u64,
     pub documents: u64,
+    /// The name the configured embedder's vectors are kept under (`builtin-all-minilm-l6-v2`, or
+    /// the provider and model of an embedding endpoint).
+    pub embedder: String,
+    /// Whether the config names the built-in model, the one Settings can download.
+    pub builtin: bool,
+}
+
+wire_enum!(
+    /// The app's long jobs (issue 16). Each runs on a thread of its own in the shell, one at a
+    /// time per kind, with progress to poll and a way to cancel it.
+    JobKind {
+        /// Fetching the built-in embedding model's files (all-MiniLM-L6-v2).
+        ModelDownload => "model_download", "model download",
+        /// Embedding every indexed document that has no vector yet.
+        Embeddings => "embeddings", "embedding backfill",
+        /// Deleting the search index and building it again from the stores.
+        Reindex => "reindex", "index rebuild",
+    }
+);
+
+wire_enum!(
+    /// Where a job stands. A job's last outcome is kept until it is started again.
+    JobState {
+        /// Not run since the app started.
+        Idle => "idle", "not run yet",
+        Running => "running", "running",
+        Finished => "finished", "finished",
+        /// Stopped because the person cancelled it; what it finished is kept.
+        Cancelled => "cancelled", "cancelled",
+        Failed => "failed", "failed",
+    }
+);
+
+/// How far a running (or the last) job got.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobProgress {
+    /// The model download: `bytes` of `total` of file `file_index` (0-based) of `files`.
+    Download {
+        file: String,
+        file_index: u32,
+        files: u32,
+        bytes: u64,
+        /// The file's size, when the server said it.
+        total: Option<u64>,
+    },
+    /// The embedding backfill: `covered` of `documents` have a vector, `embedded` by this run.
+    Embeddings {
+        embedded: u64,
+        covered: u64,
+        documents: u64,
+    },
+}
+
+/// One job, as `jobs_get` and every start and cancel answer it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobStatus {
+    pub kind: JobKind,
+    pub state: JobState,
+    /// A cancel was asked for and the job has not stopped yet (it stops at its next check: the
+    /// download between reads, the backfill between batches).
+    pub cancel_requested: bool,
+    pub progress: Option<JobProgress>,
+    /// What a finished or cancelled job did, in words.
+    pub summary: Option<String>,
+    /// Why a failed job failed, in words.
+    pub error: Option<String>,
+}
+
+impl JobStatus {
+    /// A job that has not run since the app started.
+    pub fn idle(kind: JobKind) -> JobStatus {
+        JobStatus {
+            kind,
+            state: JobState::Idle,
+            cancel_requested: false,
+            progress: None,
+            summary: None,
+            error: None,
+        }
+    }
+
+    pub fn running(&self) -> bool {
+        self.state == JobState::Running
+    }
+}
+
+/// Request of [`commands::JobCancel`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobRef {
+    pub kind: JobKind,
 }
 
 /// A Library collection: one tracked folder.
@@ -2266,5 +2371,48 @@ mod tests {
             warrant,
             r#"{"node_id":"md_1","warrant":"verify_before_use","reason":null}"#
         );
+    }
+
+    /// The jobs' words are part of the contract: the UI polls `jobs_get` and names a job to
+    /// cancel by its kind.
+    #[test]
+    fn jobs_on_the_wire() {
+        let kinds: Vec<String> = JobKind::ALL
+            .iter()
+            .map(|k| serde_json::to_string(k).unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            ["\"model_download\"", "\"embeddings\"", "\"reindex\""]
+        );
+        for k in JobKind::ALL {
+            assert_eq!(
+                serde_json::to_string(k).unwrap(),
+                format!("\"{}\"", k.as_str())
+            );
+        }
+        let cancel = serde_json::to_string(&JobRef {
+            kind: JobKind::Embeddings,
+        })
+        .unwrap();
+        assert_eq!(cancel, r#"{"kind":"embeddings"}"#);
+        let status = JobStatus {
+            state: JobState::Running,
+            progress: Some(JobProgress::Download {
+                file: "vocab.txt".into(),
+                file_index: 0,
+                files: 2,
+                bytes: 10,
+                total: Some(20),
+            }),
+            ..JobStatus::idle(JobKind::ModelDownload)
+        };
+        let json = serde_json::to_string(&status).unwrap();
+        assert_eq!(
+            json,
+            r#"{"kind":"model_download","state":"running","cancel_requested":false,"progress":{"download":{"file":"vocab.txt","file_index":0,"files":2,"bytes":10,"total":20}},"summary":null,"error":null}"#
+        );
+        assert_eq!(serde_json::from_str::<JobStatus>(&json).unwrap(), status);
+        assert!(status.running() && !JobStatus::idle(JobKind::Reindex).running());
     }
 }

@@ -13,10 +13,15 @@
 //! "missing" badge for one that is gone, to add and remove, with the person's ignore patterns (one
 //! per line), the built-in ones, and the file watcher's status line, its problem (such as an
 //! exhausted inotify watch limit, with the fix) shown prominently.
+//!
+//! Search shows the embedder and how many documents it has embedded, with the long jobs that
+//! change that: downloading the built-in model, building the embeddings and rebuilding the index,
+//! each with its progress (polled while it runs) and, where the engine can stop, Cancel.
 
 mod continuity;
 mod folders;
 mod living_memory;
+mod search;
 
 use leptos::prelude::*;
 
@@ -26,6 +31,7 @@ use crate::pages::sessions::IngestCard;
 use continuity::{ContinuityConfigCards, ContinuitySection};
 use folders::TrackedFoldersCard;
 use living_memory::LivingMemoryCard;
+use search::SearchCard;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -40,6 +46,7 @@ pub fn SettingsPage() -> impl IntoView {
         <Loaded resource=continuity loading="Reading the continuity config…" let:s>
             <ContinuityConfigCards initial=s />
         </Loaded>
+        <SearchCard />
         <LivingMemoryCard />
         <TrackedFoldersCard />
         <IngestCard generation />
