@@ -361,3 +361,63 @@ fn quantised_nearest_neighbours_match_the_exact_ones() {
     // A query of another length finds nothing rather than comparing apples with pears.
     assert!(vectors.nearest(&[1.0; 16], None, 10).unwrap().is_empty());
 }
+
+/// On a store large enough for the sign-bit prefilter (forced here on a small one), documents
+/// that are about the same thing as the query are all kept by the prefilter: the neighbours match
+/// an exact scan. The vectors are clustered, as embeddings of real text are.
+#[test]
+fn the_sign_bit_prefilter_keeps_the_true_neighbours() {
+    use super::vectors::Vectors;
+    let dir = tempfile::tempdir().unwrap();
+    let dims = 384;
+    let mut seed = 0x0bad_cafe_f00d_1234u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 20_001) as f32 / 10_000.0 - 1.0
+    };
+    let unit = |v: Vec<f32>| {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
+    };
+    let centres: Vec<Vec<f32>> = (0..200)
+        .map(|_| unit((0..dims).map(|_| next()).collect()))
+        .collect();
+    let rows: Vec<Vec<f32>> = (0..12_000)
+        .map(|i| {
+            let c = &centres[i % centres.len()];
+            unit(c.iter().map(|x| x + next() * 0.06).collect())
+        })
+        .collect();
+    let ids: Vec<String> = (0..rows.len()).map(|i| format!("turn:{i}")).collect();
+    let bytes: Vec<u8> = rows
+        .iter()
+        .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
+        .collect();
+    std::fs::write(dir.path().join("dims"), "384").unwrap();
+    std::fs::write(dir.path().join("vectors.f32"), bytes).unwrap();
+    std::fs::write(dir.path().join("vectors.ids"), ids.join("\n") + "\n").unwrap();
+    let vectors = Vectors::load(dir.path()).unwrap();
+    for trial in 0..10 {
+        let q = unit(
+            centres[trial * 7]
+                .iter()
+                .map(|x| x + next() * 0.06)
+                .collect(),
+        );
+        let mut exact: Vec<(f32, usize)> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.iter().zip(&q).map(|(a, b)| a * b).sum(), i))
+            .collect();
+        exact.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let want: Vec<&String> = exact.iter().take(10).map(|(_, i)| &ids[*i]).collect();
+        let found = vectors.nearest_from(&q, None, 10, 0).unwrap();
+        assert_eq!(
+            found.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            want,
+            "trial {trial}"
+        );
+    }
+}

@@ -41,6 +41,13 @@ const EMBED_CHARS: usize = 600;
 /// How many candidates the quantised scan hands to the exact rescoring, per result asked for.
 const RESCORE_FACTOR: usize = 4;
 
+/// From this many vectors on, an unfiltered search first ranks every vector by the Hamming
+/// distance of its sign bits to the query's (48 bytes a vector instead of 384, compared by
+/// popcount) and scores only the closest [`BINARY_KEEP`] with the signed bytes: the byte scan of
+/// two million vectors takes longer than a query may.
+const BINARY_FROM: usize = 100_000;
+const BINARY_KEEP: usize = 4_000;
+
 /// Threads one full scan uses: the scan is bound by memory bandwidth, and two keep it from taking
 /// every core of the person's machine.
 const SCAN_THREADS: usize = 2;
@@ -53,6 +60,9 @@ pub(crate) struct Vectors {
     pub(crate) ids: Vec<String>,
     codes: Vec<i8>,
     scales: Vec<f32>,
+    /// The sign of each value, 64 to a word, `words` words a vector.
+    bits: Vec<u64>,
+    words: usize,
     row_of: std::collections::HashMap<u64, u32>,
     dims: usize,
     data_path: PathBuf,
@@ -74,6 +84,18 @@ fn quantise(v: &[f32]) -> (Vec<i8>, f32) {
     }
     let scale = max / 127.0;
     (v.iter().map(|x| (x / scale).round() as i8).collect(), scale)
+}
+
+/// A vector's sign bits, 64 to a word.
+fn sign_bits(v: &[f32]) -> Vec<u64> {
+    v.chunks(64)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |w, (i, x)| if *x > 0.0 { w | (1 << i) } else { w })
+        })
+        .collect()
 }
 
 fn dot_codes(a: &[i8], b: &[i8]) -> i32 {
@@ -113,6 +135,8 @@ impl Vectors {
             ids: Vec::new(),
             codes: Vec::new(),
             scales: Vec::new(),
+            bits: Vec::new(),
+            words: dims.div_ceil(64),
             row_of: Default::default(),
             dims,
             data_path: data_path.clone(),
@@ -146,6 +170,7 @@ impl Vectors {
                     let (codes, scale) = quantise(&v);
                     out.codes.extend(codes);
                     out.scales.push(scale);
+                    out.bits.extend(sign_bits(&v));
                 }
                 done += take;
             }
@@ -173,6 +198,18 @@ impl Vectors {
         allowed: Option<&[u64]>,
         limit: usize,
     ) -> Result<Vec<(String, f32)>> {
+        self.nearest_from(query, allowed, limit, BINARY_FROM)
+    }
+
+    /// [`nearest`](Self::nearest), with the store size from which the sign-bit prefilter runs
+    /// (the tests make it run on a small set).
+    pub(crate) fn nearest_from(
+        &self,
+        query: &[f32],
+        allowed: Option<&[u64]>,
+        limit: usize,
+        binary_from: usize,
+    ) -> Result<Vec<(String, f32)>> {
         if self.dims == 0 || query.len() != self.dims || limit == 0 {
             return Ok(Vec::new());
         }
@@ -188,30 +225,64 @@ impl Vectors {
                 .filter_map(|k| self.row_of.get(k))
                 .map(|&row| (score(row as usize), row as usize))
                 .collect(),
-            None => {
-                let rows = self.len();
-                let part = rows.div_ceil(SCAN_THREADS).max(1);
-                std::thread::scope(|scope| {
-                    let handles: Vec<_> = (0..rows)
-                        .step_by(part)
-                        .map(|start| {
-                            let end = (start + part).min(rows);
-                            scope.spawn(move || {
-                                let mut best: Vec<(f32, usize)> =
-                                    (start..end).map(|row| (score(row), row)).collect();
-                                top(&mut best, keep);
-                                best
-                            })
-                        })
-                        .collect();
-                    handles
-                        .into_iter()
-                        .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                        .collect()
-                })
+            None if self.len() >= binary_from => {
+                let q_bits = sign_bits(query);
+                let mut near = self.scan(
+                    |row| {
+                        let bits = &self.bits[row * self.words..(row + 1) * self.words];
+                        let distance: u32 = bits
+                            .iter()
+                            .zip(&q_bits)
+                            .map(|(a, b)| (a ^ b).count_ones())
+                            .sum();
+                        // Fewer differing signs is better: negated, so the best is the largest.
+                        -(distance as f32)
+                    },
+                    BINARY_KEEP.max(keep),
+                );
+                near.iter_mut().for_each(|(s, row)| *s = score(*row));
+                near
             }
+            None => self.scan(score, keep),
         };
         top(&mut candidates, keep);
+        self.rescore(query, candidates, limit)
+    }
+
+    /// Scores every row with `score` on [`SCAN_THREADS`] threads and keeps the best `keep`.
+    fn scan(&self, score: impl Fn(usize) -> f32 + Sync, keep: usize) -> Vec<(f32, usize)> {
+        let rows = self.len();
+        let part = rows.div_ceil(SCAN_THREADS).max(1);
+        let score = &score;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..rows)
+                .step_by(part)
+                .map(|start| {
+                    let end = (start + part).min(rows);
+                    scope.spawn(move || {
+                        let mut best: Vec<(f32, usize)> =
+                            (start..end).map(|row| (score(row), row)).collect();
+                        top(&mut best, keep);
+                        best
+                    })
+                })
+                .collect();
+            let mut all: Vec<(f32, usize)> = handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect();
+            top(&mut all, keep);
+            all
+        })
+    }
+
+    /// The candidates' exact similarities, read back from the file, best `limit` first.
+    fn rescore(
+        &self,
+        query: &[f32],
+        candidates: Vec<(f32, usize)>,
+        limit: usize,
+    ) -> Result<Vec<(String, f32)>> {
         // Rescore with the exact values: the bytes order near-ties only roughly.
         let mut file = File::open(&self.data_path).map_err(|e| Error::io(&self.data_path, e))?;
         let mut row_bytes = vec![0u8; self.dims * 4];
