@@ -1674,6 +1674,8 @@ pub struct SearchHitRow {
     pub turn_id: Option<String>,
     /// The turn's own id in the harness's file.
     pub record: Option<String>,
+    /// A turn's row in its session's transcript view (0-based), to open the viewer there.
+    pub position: Option<u64>,
     pub entry_id: Option<String>,
     pub entry_type: Option<String>,
     pub work_context_id: Option<String>,

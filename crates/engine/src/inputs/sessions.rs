@@ -438,6 +438,25 @@ fn turn_tokens(turn: &TranscriptTurn) -> usize {
             .sum::<usize>()
 }
 
+/// Where a turn sits in its session's default transcript view (0-based, counting the turns of
+/// [`CONVERSATION_KINDS`] before it), so a link can open the viewer at that row directly; `None`
+/// when the turn is not stored.
+pub fn turn_position(graph: &Graph, turn_id: &str) -> Result<Option<u64>> {
+    let kinds = kinds_json(false);
+    graph.with_conn_result(|c| {
+        c.query_row(
+            "SELECT (SELECT count(*) FROM turns b
+                      WHERE b.session_id = t.session_id AND b.seq < t.seq
+                        AND b.kind IN (SELECT value FROM json_each(?2)))
+               FROM turns t WHERE t.turn_id = ?1",
+            params![turn_id, kinds],
+            |r| r.get::<_, i64>(0),
+        )
+        .optional()
+        .map(|n| n.map(|n| n as u64))
+    })
+}
+
 /// The kinds a read returns, as a JSON array for `json_each`.
 fn kinds_json(include_events: bool) -> String {
     let extra: &[&str] = if include_events {

@@ -32,7 +32,7 @@ use crate::inputs::observe::{Push, PushOutcome};
 use crate::review::sweep::Sweep;
 use crate::views::search::embed::{Embedder, MiniLm};
 use crate::views::search::{
-    EmbedReport, SearchIndex, SearchRequest, SearchResult, Strategy, SyncReport,
+    DocKind, EmbedReport, SearchIndex, SearchRequest, SearchResult, Strategy, SyncReport,
 };
 
 /// What one [`pass`] did: what ingest read, then what the agent captured.
@@ -293,6 +293,11 @@ pub fn search(
         },
     };
     let mut result = index.search(req, embedder.as_ref(), &unavailable)?;
+    for hit in result.hits.iter_mut().filter(|h| h.kind == DocKind::Turn) {
+        if let Some(turn) = hit.turn_id.as_deref() {
+            hit.position = crate::inputs::sessions::turn_position(store.graph(), turn)?;
+        }
+    }
     if req.synthesis {
         match synthesis::answer(store, secrets, &req.query, &result.hits, req.now) {
             Ok(s) => result.synthesis = Some(s),

@@ -58,6 +58,25 @@ fn an_agent_reads_its_permission_s_contexts_within_its_rate_and_the_person_reads
         contexts.len() >= 2,
         "the samples span contexts: {contexts:?}"
     );
+    // A turn hit says its row in the transcript view: the page at that row is that turn.
+    let turns: Vec<_> = everything
+        .hits
+        .iter()
+        .filter(|h| h.kind == crate::DocKind::Turn)
+        .collect();
+    assert!(!turns.is_empty());
+    for h in turns {
+        let page = crate::inputs::sessions::turn_page(
+            store.graph(),
+            h.session_id.as_deref().unwrap(),
+            h.position.expect("a turn hit has its position"),
+            1,
+            false,
+            100,
+        )
+        .unwrap();
+        assert_eq!(page.turns[0].turn_id, h.turn_id.clone().unwrap(), "{h:?}");
+    }
     // The person cannot ask for an agent's relative permission.
     let relative = request(Caller::Person, Some(Permission::Lineage), now());
     assert!(matches!(search(&relative), Err(Error::InvalidInput(_))));

@@ -245,6 +245,9 @@ pub struct Hit {
     /// OpenClaw entry `id`, Codex `line:N`).
     pub turn_id: Option<String>,
     pub record: Option<String>,
+    /// A turn's row in its session's transcript view (0-based), so a link opens it directly;
+    /// filled by the search use case.
+    pub position: Option<u64>,
     pub entry_id: Option<String>,
     pub entry_type: Option<String>,
     pub work_context_id: Option<String>,
@@ -783,6 +786,7 @@ impl SearchIndex {
             session_id: opt(f.session_id),
             turn_id: opt(f.turn_id),
             record: opt(f.record),
+            position: None,
             entry_id: opt(f.entry_id),
             entry_type: opt(f.entry_type),
             work_context_id: opt(f.work_context_id),
