@@ -301,9 +301,20 @@ fn queries(words: &[String], n: usize) -> Vec<Vec<String>> {
 }
 
 fn engine_query(store: &Store, q: &[String], strategy: Strategy) -> (Duration, usize) {
-    let mut req = SearchRequest::new(q.join(" "), Utc::now());
+    windowed_query(store, q, strategy, Utc::now(), 0)
+}
+
+/// A query within the last `hours` before `now` (the app's default is 720: thirty days).
+fn windowed_query(
+    store: &Store,
+    q: &[String],
+    strategy: Strategy,
+    now: chrono::DateTime<Utc>,
+    hours: u32,
+) -> (Duration, usize) {
+    let mut req = SearchRequest::new(q.join(" "), now);
     req.strategy = strategy;
-    req.hours = 0;
+    req.hours = hours;
     let t = Instant::now();
     let r = elnor_engine::search(store, &req, &elnor_engine::MemorySecrets::default()).unwrap();
     (t.elapsed(), r.hits.len())
@@ -346,6 +357,15 @@ fn main() {
         .map(|q| engine_query(&store, q, Strategy::LexicalOnly).0)
         .collect();
 
+    // The app's default window, thirty days, ending where the generated history ends: a filter
+    // the lexical query must intersect with.
+    let history_end = Utc.with_ymd_and_hms(2025, 11, 1, 0, 0, 0).unwrap()
+        + chrono::Duration::minutes((s.turns / s.turns_per_session * 50) as i64);
+    let mut windowed: Vec<Duration> = qs
+        .iter()
+        .map(|q| windowed_query(&store, q, Strategy::LexicalOnly, history_end, 720).0)
+        .collect();
+
     let fts = rusqlite::Connection::open(&p.fts).unwrap();
     let mut stmt = fts
         .prepare("SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rank LIMIT 5")
@@ -380,6 +400,14 @@ fn main() {
             rg_times.push(t.elapsed());
         }
     }
+
+    // A Library document page: who refers to it is a search of the identifier terms for its
+    // path, whose cost grows with the index's vocabulary of names.
+    let page = p.library.join("folder7/note7.md");
+    let t = Instant::now();
+    let document = elnor_engine::library_document(&store, &page).unwrap();
+    let library_page = t.elapsed();
+    std::hint::black_box(document.references.sessions.len());
 
     // A new session: from the start of its ingest until a search finds its one rare word.
     let new_root = p.root.join("new");
@@ -515,11 +543,20 @@ fn main() {
         ingested.as_secs_f64() * 1000.0,
         searchable.as_secs_f64() * 1000.0
     );
+    println!(
+        "a Library document page with who refers to it: {:.0} ms",
+        library_page.as_secs_f64() * 1000.0
+    );
     println!("\n| engine | p50 ms | p99 ms | queries |");
     println!("|---|---|---|---|");
     println!(
         "| ELNOR lexical_only | {lex50:.2} | {lex99:.2} | {} |",
         lexical.len()
+    );
+    let (win50, win99) = percentiles(&mut windowed);
+    println!(
+        "| ELNOR lexical_only, last 30 days | {win50:.2} | {win99:.2} | {} |",
+        windowed.len()
     );
     println!(
         "| SQLite FTS5 (bm25, same text) | {fts50:.2} | {fts99:.2} | {} |",
