@@ -291,71 +291,91 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
     );
 }
 
-/// The quantised scan with exact rescoring finds the same nearest vectors as an exact scan over
-/// every `f32`, with and without a filter, and the similarities it reports are the exact ones.
-#[test]
-fn quantised_nearest_neighbours_match_the_exact_ones() {
-    use super::vectors::{Vectors, key_of};
-    let dir = tempfile::tempdir().unwrap();
-    let dims = 384;
-    let mut seed = 0x1234_5678_9abc_def0u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % 20_001) as f32 / 10_000.0 - 1.0
-    };
-    let unit = |v: Vec<f32>| {
+/// Random numbers in [-1, 1] from a fixed seed (xorshift), so every run sees the same vectors.
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % 20_001) as f32 / 10_000.0 - 1.0
+    }
+
+    /// A unit vector of 384 values near `centre` (or anywhere, without one).
+    fn unit_near(&mut self, centre: Option<&[f32]>, spread: f32) -> Vec<f32> {
+        let v: Vec<f32> = (0..384)
+            .map(|i| centre.map_or(0.0, |c| c[i]) + self.next() * spread)
+            .collect();
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
-    };
-    let rows: Vec<Vec<f32>> = (0..3_000)
-        .map(|_| unit((0..dims).map(|_| next()).collect()))
-        .collect();
+        v.into_iter().map(|x| x / n).collect()
+    }
+}
+
+/// `rows` written as a backfill writes them (ids `turn:{i}`), loaded back.
+fn vectors_of(dir: &std::path::Path, rows: &[Vec<f32>]) -> (super::vectors::Vectors, Vec<String>) {
     let ids: Vec<String> = (0..rows.len()).map(|i| format!("turn:{i}")).collect();
     let bytes: Vec<u8> = rows
         .iter()
         .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
         .collect();
-    std::fs::write(dir.path().join("dims"), "384").unwrap();
-    std::fs::write(dir.path().join("vectors.f32"), bytes).unwrap();
-    std::fs::write(dir.path().join("vectors.ids"), ids.join("\n") + "\n").unwrap();
-    let vectors = Vectors::load(dir.path()).unwrap();
+    std::fs::write(dir.join("dims"), "384").unwrap();
+    std::fs::write(dir.join("vectors.f32"), bytes).unwrap();
+    std::fs::write(dir.join("vectors.ids"), ids.join("\n") + "\n").unwrap();
+    let vectors = super::vectors::Vectors::load(dir).unwrap();
     assert_eq!(vectors.len(), rows.len());
+    (vectors, ids)
+}
 
-    let exact = |q: &[f32], allowed: Option<&[usize]>| {
-        let mut all: Vec<(f32, usize)> = (0..rows.len())
-            .filter(|i| allowed.is_none_or(|a| a.contains(i)))
-            .map(|i| (rows[i].iter().zip(q).map(|(a, b)| a * b).sum(), i))
-            .collect();
-        all.sort_by(|a, b| b.0.total_cmp(&a.0));
-        all.into_iter()
-            .take(10)
-            .map(|(s, i)| (ids[i].clone(), s))
-            .collect::<Vec<_>>()
-    };
+/// The ids of the 10 rows nearest `q` by an exact scan, among `allowed` (all when `None`), with
+/// their similarities.
+fn exact_top(
+    rows: &[Vec<f32>],
+    ids: &[String],
+    q: &[f32],
+    allowed: Option<&[usize]>,
+) -> Vec<(String, f32)> {
+    let mut all: Vec<(f32, usize)> = (0..rows.len())
+        .filter(|i| allowed.is_none_or(|a| a.contains(i)))
+        .map(|i| (rows[i].iter().zip(q).map(|(a, b)| a * b).sum(), i))
+        .collect();
+    all.sort_by(|a, b| b.0.total_cmp(&a.0));
+    all.into_iter()
+        .take(10)
+        .map(|(s, i)| (ids[i].clone(), s))
+        .collect()
+}
+
+fn names(found: &[(String, f32)]) -> Vec<&String> {
+    found.iter().map(|(id, _)| id).collect()
+}
+
+/// The quantised scan with exact rescoring finds the same nearest vectors as an exact scan over
+/// every `f32`, with and without a filter, and the similarities it reports are the exact ones.
+#[test]
+fn quantised_nearest_neighbours_match_the_exact_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut noise = Noise(0x1234_5678_9abc_def0);
+    let rows: Vec<Vec<f32>> = (0..3_000).map(|_| noise.unit_near(None, 1.0)).collect();
+    let (vectors, ids) = vectors_of(dir.path(), &rows);
     for trial in 0..20 {
         // A query near a stored row, as a real query is near its answer.
-        let base = &rows[trial * 97];
-        let q = unit(base.iter().map(|x| x + next() * 0.05).collect());
+        let q = noise.unit_near(Some(&rows[trial * 97]), 0.05);
         let found = vectors.nearest(&q, None, 10).unwrap();
-        assert_eq!(
-            found.iter().map(|(id, _)| id).collect::<Vec<_>>(),
-            exact(&q, None).iter().map(|(id, _)| id).collect::<Vec<_>>(),
-            "trial {trial}"
-        );
-        for ((_, got), (_, want)) in found.iter().zip(exact(&q, None)) {
-            assert!((got - want).abs() < 1e-5);
+        let want = exact_top(&rows, &ids, &q, None);
+        assert_eq!(names(&found), names(&want), "trial {trial}");
+        for ((_, got), (_, exact)) in found.iter().zip(&want) {
+            assert!((got - exact).abs() < 1e-5);
         }
         let subset: Vec<usize> = (0..rows.len()).filter(|i| i % 3 == trial % 3).collect();
-        let keys: Vec<u64> = subset.iter().map(|&i| key_of(&ids[i])).collect();
+        let keys: Vec<u64> = subset
+            .iter()
+            .map(|&i| super::vectors::key_of(&ids[i]))
+            .collect();
         let filtered = vectors.nearest(&q, Some(&keys), 10).unwrap();
         assert_eq!(
-            filtered.iter().map(|(id, _)| id).collect::<Vec<_>>(),
-            exact(&q, Some(&subset))
-                .iter()
-                .map(|(id, _)| id)
-                .collect::<Vec<_>>()
+            names(&filtered),
+            names(&exact_top(&rows, &ids, &q, Some(&subset)))
         );
     }
     // A query of another length finds nothing rather than comparing apples with pears.
@@ -367,56 +387,19 @@ fn quantised_nearest_neighbours_match_the_exact_ones() {
 /// an exact scan. The vectors are clustered, as embeddings of real text are.
 #[test]
 fn the_sign_bit_prefilter_keeps_the_true_neighbours() {
-    use super::vectors::Vectors;
     let dir = tempfile::tempdir().unwrap();
-    let dims = 384;
-    let mut seed = 0x0bad_cafe_f00d_1234u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % 20_001) as f32 / 10_000.0 - 1.0
-    };
-    let unit = |v: Vec<f32>| {
-        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
-    };
-    let centres: Vec<Vec<f32>> = (0..200)
-        .map(|_| unit((0..dims).map(|_| next()).collect()))
-        .collect();
+    let mut noise = Noise(0x0bad_cafe_f00d_1234);
+    let centres: Vec<Vec<f32>> = (0..200).map(|_| noise.unit_near(None, 1.0)).collect();
     let rows: Vec<Vec<f32>> = (0..12_000)
-        .map(|i| {
-            let c = &centres[i % centres.len()];
-            unit(c.iter().map(|x| x + next() * 0.06).collect())
-        })
+        .map(|i| noise.unit_near(Some(&centres[i % centres.len()]), 0.06))
         .collect();
-    let ids: Vec<String> = (0..rows.len()).map(|i| format!("turn:{i}")).collect();
-    let bytes: Vec<u8> = rows
-        .iter()
-        .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
-        .collect();
-    std::fs::write(dir.path().join("dims"), "384").unwrap();
-    std::fs::write(dir.path().join("vectors.f32"), bytes).unwrap();
-    std::fs::write(dir.path().join("vectors.ids"), ids.join("\n") + "\n").unwrap();
-    let vectors = Vectors::load(dir.path()).unwrap();
+    let (vectors, ids) = vectors_of(dir.path(), &rows);
     for trial in 0..10 {
-        let q = unit(
-            centres[trial * 7]
-                .iter()
-                .map(|x| x + next() * 0.06)
-                .collect(),
-        );
-        let mut exact: Vec<(f32, usize)> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.iter().zip(&q).map(|(a, b)| a * b).sum(), i))
-            .collect();
-        exact.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let want: Vec<&String> = exact.iter().take(10).map(|(_, i)| &ids[*i]).collect();
+        let q = noise.unit_near(Some(&centres[trial * 7]), 0.06);
         let found = vectors.nearest_from(&q, None, 10, 0).unwrap();
         assert_eq!(
-            found.iter().map(|(id, _)| id).collect::<Vec<_>>(),
-            want,
+            names(&found),
+            names(&exact_top(&rows, &ids, &q, None)),
             "trial {trial}"
         );
     }
