@@ -12,7 +12,7 @@ use std::path::Path;
 
 use tantivy::{IndexWriter, TantivyDocument, Term};
 
-use super::{DocKind, MAX_TEXT_CHARS, SearchIndex, SyncReport, SyncState, bounded};
+use super::{DocKind, SearchIndex, SyncReport, SyncState};
 use crate::base::error::Result;
 use crate::graph::store::Store;
 use crate::inputs::observe::markdown;
@@ -88,9 +88,7 @@ impl SearchIndex {
             };
             let (parsed_title, text) = document_text(Path::new(&path), &source);
             let title = parsed_title.or(title).unwrap_or_else(|| file_name(&path));
-            let mut doc = TantivyDocument::default();
-            doc.add_text(f.doc_id, &doc_id);
-            doc.add_text(f.kind, DocKind::Document.as_str());
+            let mut doc = self.new_doc(&doc_id, DocKind::Document);
             doc.add_text(f.path, &path);
             doc.add_text(f.title, &title);
             doc.add_i64(f.at, mtime_ns / 1_000_000_000);
@@ -103,9 +101,7 @@ impl SearchIndex {
             } else {
                 format!("{title}\n{text}")
             };
-            let body = bounded(&body, MAX_TEXT_CHARS);
-            doc.add_text(f.text, &body);
-            doc.add_text(f.ident, &body);
+            self.add_body(&mut doc, &body);
             doc.add_text(f.ident, &path);
             self.add(writer, doc)?;
             report.library += 1;
@@ -171,9 +167,7 @@ impl SearchIndex {
                 .collect()
         })?;
         for ((id, path, title, text, work_context, at), entity_ids) in rows {
-            let mut doc = TantivyDocument::default();
-            doc.add_text(f.doc_id, format!("obs:{id}"));
-            doc.add_text(f.kind, DocKind::Observation.as_str());
+            let mut doc = self.new_doc(format!("obs:{id}"), DocKind::Observation);
             doc.add_text(f.observation_id, id.to_string());
             if let Some(p) = &path {
                 doc.add_text(f.path, p);
@@ -193,9 +187,7 @@ impl SearchIndex {
                 Some(t) => format!("{t}\n{text}"),
                 None => text,
             };
-            let body = bounded(&body, MAX_TEXT_CHARS);
-            doc.add_text(f.text, &body);
-            doc.add_text(f.ident, &body);
+            self.add_body(&mut doc, &body);
             self.add(writer, doc)?;
             state.observations_id = id;
             report.observations += 1;
@@ -248,9 +240,7 @@ impl SearchIndex {
             }
             let doc_id = format!("node:{id}");
             writer.delete_term(Term::from_field_text(f.doc_id, &doc_id));
-            let mut doc = TantivyDocument::default();
-            doc.add_text(f.doc_id, &doc_id);
-            doc.add_text(f.kind, DocKind::Node.as_str());
+            let mut doc = self.new_doc(&doc_id, DocKind::Node);
             doc.add_text(f.node_id, &id);
             doc.add_text(f.node_kind, &kind);
             // A directive's scope is a work context id or a wider word (`global`): only an id
@@ -262,9 +252,7 @@ impl SearchIndex {
                 doc.add_text(f.entities, e);
             }
             doc.add_i64(f.at, super::seconds(Some(&updated_at)));
-            let body = bounded(&text, MAX_TEXT_CHARS);
-            doc.add_text(f.text, &body);
-            doc.add_text(f.ident, &body);
+            self.add_body(&mut doc, &text);
             self.add(writer, doc)?;
             report.nodes += 1;
             seen.insert(id, updated_at);

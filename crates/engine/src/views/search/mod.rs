@@ -497,9 +497,7 @@ impl SearchIndex {
                     latest.insert(key.clone(), before);
                 }
                 let context = latest.get(&key).cloned().unwrap_or_default();
-                let mut doc = TantivyDocument::default();
-                doc.add_text(f.doc_id, format!("turn:{}", row.seq));
-                doc.add_text(f.kind, DocKind::Turn.as_str());
+                let mut doc = self.new_doc(format!("turn:{}", row.seq), DocKind::Turn);
                 doc.add_text(f.session_id, &row.session_id);
                 doc.add_text(f.turn_id, &row.turn_id);
                 if let Some(record) = record_of(row, &mut lines) {
@@ -508,9 +506,7 @@ impl SearchIndex {
                 doc.add_text(f.harness, &row.harness);
                 doc.add_text(f.role, &row.role);
                 doc.add_i64(f.at, seconds(row.timestamp.as_deref()));
-                let text = bounded(&text, MAX_TEXT_CHARS);
-                doc.add_text(f.text, &text);
-                doc.add_text(f.ident, &text);
+                self.add_body(&mut doc, &text);
                 doc.add_text(f.context, bounded(&context, MAX_CONTEXT_CHARS));
                 if !tool.is_empty() {
                     doc.add_text(f.tool, &tool);
@@ -524,7 +520,11 @@ impl SearchIndex {
                     } else {
                         "assistant"
                     };
-                    latest.insert((row.session_id.clone(), own), text);
+                    // Only its start is ever used, as the next turn's context.
+                    latest.insert(
+                        (row.session_id.clone(), own),
+                        bounded(&text, MAX_CONTEXT_CHARS),
+                    );
                 }
             }
         }
@@ -552,14 +552,10 @@ impl SearchIndex {
                 .collect()
             })?;
         for (rowid, id, session, text, at) in rows {
-            let mut doc = TantivyDocument::default();
-            doc.add_text(f.doc_id, format!("summary:{id}"));
-            doc.add_text(f.kind, DocKind::Summary.as_str());
+            let mut doc = self.new_doc(format!("summary:{id}"), DocKind::Summary);
             doc.add_text(f.session_id, &session);
             doc.add_i64(f.at, seconds(Some(&at)));
-            let text = bounded(&text, MAX_TEXT_CHARS);
-            doc.add_text(f.text, &text);
-            doc.add_text(f.ident, &text);
+            self.add_body(&mut doc, &text);
             self.add(writer, doc)?;
             state.summaries_rowid = rowid;
             report.summaries += 1;
@@ -613,9 +609,7 @@ impl SearchIndex {
                         continue;
                     }
                 };
-                let mut doc = TantivyDocument::default();
-                doc.add_text(f.doc_id, format!("entry:{}", entry.entry_id));
-                doc.add_text(f.kind, DocKind::Entry.as_str());
+                let mut doc = self.new_doc(format!("entry:{}", entry.entry_id), DocKind::Entry);
                 doc.add_text(f.log, id.as_str());
                 doc.add_text(f.entry_id, entry.entry_id.as_str());
                 doc.add_text(f.entry_type, entry.entry_type().as_str());
@@ -627,9 +621,7 @@ impl SearchIndex {
                 } else {
                     format!("{text}\n{extra}")
                 };
-                let body = bounded(&body, MAX_TEXT_CHARS);
-                doc.add_text(f.text, &body);
-                doc.add_text(f.ident, &body);
+                self.add_body(&mut doc, &body);
                 self.add(writer, doc)?;
                 report.entries += 1;
             }
@@ -642,6 +634,21 @@ impl SearchIndex {
             );
         }
         Ok(())
+    }
+
+    /// A new document with its stable id and kind.
+    fn new_doc(&self, doc_id: impl AsRef<str>, kind: DocKind) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.fields.doc_id, doc_id.as_ref());
+        doc.add_text(self.fields.kind, kind.as_str());
+        doc
+    }
+
+    /// A document's own words, bounded, searched both as prose and as whole identifiers.
+    fn add_body(&self, doc: &mut TantivyDocument, body: &str) {
+        let body = bounded(body, MAX_TEXT_CHARS);
+        doc.add_text(self.fields.text, &body);
+        doc.add_text(self.fields.ident, &body);
     }
 
     /// Adds a document, stamped with the time it entered the index.
