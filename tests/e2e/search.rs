@@ -190,6 +190,8 @@ async fn search_box_pins_the_marked_hit_to_a_topic_from_the_keyboard() {
     let topic = add_topic(&world.store(), "Atlas", "atlas");
 
     App::with(&world, async |ui| {
+        // A click first, as a person's would, so the window has the keyboard.
+        ui.click("#nav-topics").await?;
         ui.keys("\u{E009}k").await?;
         ui.find("#search-dialog").await?;
         ui.wait_until("the search box to have the focus", async || {
