@@ -1,15 +1,16 @@
 //! Search (issue 16): `search_query`, everything said and written (transcript turns, continuity
 //! entries, session summaries, Library documents, observations, durable nodes), every hit with why it ranked where it did, and a fallback to
 //! lexical retrieval that is said rather than hidden; and `embeddings_get`, the configured
-//! embedder and how far its embeddings reach. One engine call each (`elnor_engine::search`, `elnor_engine::embed_status`);
+//! embedder and how far its embeddings reach. A query can ask for the synthesis model's answer
+//! over its hits, which comes back with its citations, or with why there is none. One engine call each (`elnor_engine::search`, `elnor_engine::embed_status`);
 //! this converts their types.
 
 use chrono::Local;
 use elnor_engine::{DocKind, Strategy};
 use elnor_types::commands as cmd;
 use elnor_types::{
-    CommandError, EmbedCoverage, ErrorKind, SearchHitRow, SearchKind, SearchResults,
-    SearchStrategy, SearchWhy,
+    CommandError, EmbedCoverage, ErrorKind, SearchCitation, SearchHitRow, SearchKind,
+    SearchResults, SearchStrategy, SearchSynthesis, SearchWhy,
 };
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
@@ -125,6 +126,51 @@ pub(crate) fn hit(h: elnor_engine::Hit) -> SearchHitRow {
     }
 }
 
+/// A whole search result on the wire. Destructured whole, like a hit, so an answer or a note the
+/// engine adds cannot be dropped here unnoticed.
+fn results(r: elnor_engine::SearchResult) -> SearchResults {
+    let elnor_engine::SearchResult {
+        hits,
+        strategy,
+        fallback_mode,
+        fallback_reason,
+        embedded,
+        trust_banner,
+        documents,
+        synthesis,
+        synthesis_fallback,
+    } = r;
+    SearchResults {
+        hits: hits.into_iter().map(hit).collect(),
+        strategy: wire_strategy(strategy),
+        fallback_mode: fallback_mode.map(wire_strategy),
+        fallback_reason,
+        embedded,
+        documents,
+        trust_banner: trust_banner.to_owned(),
+        synthesis: synthesis.map(wire_synthesis),
+        synthesis_fallback,
+    }
+}
+
+fn wire_synthesis(s: elnor_engine::SearchSynthesis) -> SearchSynthesis {
+    let elnor_engine::SearchSynthesis {
+        answer,
+        citations,
+        dropped,
+        withheld,
+    } = s;
+    SearchSynthesis {
+        answer,
+        citations: citations
+            .into_iter()
+            .map(|elnor_engine::Citation { doc_id, snippet }| SearchCitation { doc_id, snippet })
+            .collect(),
+        dropped,
+        withheld: u64::try_from(withheld).unwrap_or(u64::MAX),
+    }
+}
+
 #[tauri::command]
 pub async fn search_query(
     state: State<'_, AppState>,
@@ -155,16 +201,9 @@ pub async fn search_query(
         req.harness = harness;
         req.hours = request.hours;
         req.max_results = usize::try_from(request.max_results).unwrap_or(usize::MAX);
+        req.synthesis = request.synthesis;
         let r = elnor_engine::search(&store, &req, &elnor_engine::OsKeyring::new()).map_err(err)?;
-        Ok(SearchResults {
-            hits: r.hits.into_iter().map(hit).collect(),
-            strategy: wire_strategy(r.strategy),
-            fallback_mode: r.fallback_mode.map(wire_strategy),
-            fallback_reason: r.fallback_reason,
-            embedded: r.embedded,
-            documents: r.documents,
-            trust_banner: r.trust_banner.to_owned(),
-        })
+        Ok(results(r))
     })
     .await
 }

@@ -14,6 +14,7 @@
 //! There is one module per page, named after the page a test is mostly about; a test that
 //! follows a link onto another page stays with the page it started from.
 
+mod chat_standin;
 mod harness;
 mod model_mirror;
 mod world;

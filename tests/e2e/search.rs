@@ -1,9 +1,11 @@
-//! Search: the Ctrl+K box from any page down to a turn opened in its transcript, and the Search
-//! page's banner, fallback notice, "why this rank" line and the link from an entry to its work
-//! context.
+//! Search: the Ctrl+K box from any page down to a turn opened in its transcript (at its row) and
+//! its Pin to Topic reached by the keyboard, the Search page's banner, fallback notice, "why this
+//! rank" line and the link from an entry to its work context, and the model's answer over the
+//! hits from a stand-in model, with its citations linked to the hits.
 
+use crate::chat_standin::{self, ANSWER, SNIPPET, UNGIVEN};
 use crate::harness::{App, ensure, ensure_eq};
-use crate::world::{QUESTION, RARE_WORD, review_world, search_world};
+use crate::world::{QUESTION, RARE_WORD, add_topic, review_world, search_world};
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
@@ -72,6 +74,9 @@ async fn search_box_opens_a_turn_hit_scrolled_to_its_turn() {
         .await?;
         let row = format!(".turn-row.selected[data-turn-id='{}']", target.turn_id);
         ui.find(&row).await?;
+        // The hit carried the turn's row, and the row held the turn: the viewer went straight to
+        // its chunk instead of reading the chunks before it in turn.
+        ui.find(".viewer[data-turn-found-by='row']").await?;
         let detail = ui
             .wait_text(".turn-detail", |t| t.contains(RARE_WORD))
             .await?;
@@ -173,6 +178,117 @@ async fn search_page_says_it_fell_back_explains_ranks_and_opens_entries_in_their
             .await?;
         ui.wait_text("#wc-detail", |t| t.contains("Henderson"))
             .await?;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn search_box_pins_the_marked_hit_to_a_topic_from_the_keyboard() {
+    let (world, target) = search_world();
+    let topic = add_topic(&world.store(), "Atlas", "atlas");
+
+    App::with(&world, async |ui| {
+        // A click first, as a person's would, so the window has the keyboard.
+        ui.click("#nav-topics").await?;
+        ui.keys("\u{E009}k").await?;
+        ui.find("#search-dialog").await?;
+        ui.wait_until("the search box to have the focus", async || {
+            let focused = ui.focused().await?.attr("id").await?;
+            Ok((focused.as_deref() == Some("search-box-query")).then_some(()))
+        })
+        .await?;
+        ui.focused()
+            .await?
+            .send_keys(&format!("{RARE_WORD}\u{E007}"))
+            .await?;
+        let marked = format!(
+            "#search-box-hits li.search-box-hit.marked[data-turn-id='{}']",
+            target.turn_id
+        );
+        ui.find(&marked).await?;
+        // Tab goes from the words to the marked hit's Topic choice: the other hits' are hidden.
+        ui.focused().await?.send_keys("\u{E004}").await?;
+        let focused = ui.focused().await?;
+        ensure_eq!(
+            focused.attr("class").await?.as_deref(),
+            Some("hit-pin-topic")
+        );
+        let inside = ui
+            .js(&format!(
+                "return document.querySelector(\"{marked}\").contains(document.activeElement)"
+            ))
+            .await?;
+        ensure_eq!(inside, serde_json::Value::Bool(true));
+        ui.select(&format!("{marked} select.hit-pin-topic"), &topic)
+            .await?;
+        let said = ui.text(&format!("{marked} .hit-pinned")).await?;
+        ensure_eq!(said, "Pinned to Atlas");
+        // The pin did not open the hit: the box is still there, over the page it was opened on.
+        ui.find("#search-dialog").await?;
+        ui.screenshot("search-box-pinned").await;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn search_page_shows_the_models_answer_with_its_citations_linked_to_the_hits() {
+    let (world, _) = search_world();
+    // The synthesis model is a stand-in Ollama on a loopback port.
+    let base = chat_standin::serve();
+    let store = world.store();
+    store.set_config("synthesis_provider", "ollama").unwrap();
+    store.set_config("synthesis_base_url", &base).unwrap();
+    store.set_config("synthesis_model", "stand-in:1b").unwrap();
+    drop(store);
+
+    App::with(&world, async |ui| {
+        ui.click("#nav-search").await?;
+        ui.click("#search-synthesis").await?;
+        ui.type_into("#search-query", &format!("{RARE_WORD}\u{E007}"))
+            .await?;
+        let text = ui
+            .wait_text("#search-answer-text", |t| !t.is_empty())
+            .await?;
+        ensure_eq!(text, ANSWER);
+        let banner = ui.text("#search-answer .trust-banner").await?;
+        ensure!(banner.contains("check its sources"), "{banner}");
+
+        // One citation: the result the model was given and cited, linked to it; the id it was
+        // not given is dropped and counted, not linked.
+        let links = ui
+            .find_all("#search-answer-citations a.answer-cite")
+            .await?;
+        ensure_eq!(links.len(), 1);
+        let doc = links[0].attr("data-doc-id").await?.unwrap_or_default();
+        ensure!(doc != UNGIVEN && !doc.is_empty(), "{doc}");
+        let cites = ui.text("#search-answer-citations").await?;
+        ensure!(cites.contains(SNIPPET), "{cites}");
+        let dropped = ui.text("#search-answer-dropped").await?;
+        ensure!(
+            dropped.contains("The model cited 1 result(s) it was not given"),
+            "{dropped}"
+        );
+        ensure!(ui.find_all("#search-answer-withheld").await?.is_empty());
+
+        // The link highlights the hit it cites, and only that one.
+        let hit = format!("#search-hits li.search-hit[data-doc-id='{doc}']");
+        ensure!(ui.find_all(&format!("{hit}.cited")).await?.is_empty());
+        ui.click("#search-answer-citations a.answer-cite").await?;
+        ui.find(&format!("{hit}.cited")).await?;
+        ensure_eq!(
+            ui.find_all("#search-hits li.search-hit.cited").await?.len(),
+            1
+        );
+        ui.screenshot("search-answer").await;
+
+        // Without the box ticked, no model is asked and no answer shows.
+        ui.click("#search-synthesis").await?;
+        ui.click("#search-submit").await?;
+        ui.wait_gone("#search-answer").await?;
         Ok(())
     })
     .await;

@@ -24,16 +24,26 @@ pub enum Page {
     Settings,
 }
 
+/// A turn a link names: our turn id (as a search hit names it), and its row in the session's
+/// transcript view when the link knows it (a search hit does; a Library reference does not). The
+/// row lets the viewer read just the chunk that holds it; the id checks the row is still that
+/// turn, since the transcript may have grown or been read again since the link was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnLink {
+    pub turn_id: String,
+    pub position: Option<u64>,
+}
+
 /// Which view is shown, with the item a link asked it to open (`None` when the view was reached
 /// through the sidebar, or once the page has taken its target).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
     Home,
-    /// The Sessions page, with the session whose transcript to open and the turn (our turn id,
-    /// as a search hit names it) to scroll to and select in it.
+    /// The Sessions page, with the session whose transcript to open and the turn to scroll to
+    /// and select in it.
     Sessions {
         session: Option<String>,
-        turn: Option<String>,
+        turn: Option<TurnLink>,
     },
     /// The Work contexts page, with the work context to open.
     Contexts {
@@ -151,11 +161,11 @@ impl Nav {
     }
 
     /// Shows a session's transcript on the Sessions page, scrolled to one turn and with that turn
-    /// selected.
-    pub fn open_turn(self, session_id: String, turn_id: String) {
+    /// selected; `position` is the turn's row when the link knows it.
+    pub fn open_turn(self, session_id: String, turn_id: String, position: Option<u64>) {
         self.go(Route::Sessions {
             session: Some(session_id),
-            turn: Some(turn_id),
+            turn: Some(TurnLink { turn_id, position }),
         });
     }
 
@@ -240,7 +250,7 @@ impl Nav {
     }
 
     /// The turn a link asked the Sessions page to show in the session it opens.
-    pub fn take_turn(self) -> Option<String> {
+    pub fn take_turn(self) -> Option<TurnLink> {
         self.take(|r| match r {
             Route::Sessions { turn, .. } => turn.take(),
             _ => None,

@@ -1,7 +1,8 @@
 //! The search box: Ctrl+K (⌘K on a Mac) opens it over any page. Enter searches and lists the
 //! first hits; the arrow keys move between them and "See all results", Enter opens the one
 //! marked (a turn in its transcript, an entry in its work context, or the Search page with the
-//! query), and Escape closes the box. The hits are the Search page's, with its defaults.
+//! query), and Escape closes the box. The hits are the Search page's, with its defaults. The
+//! marked hit shows the Search page's "Pin to Topic…" choice, which Tab reaches from the words.
 
 use std::collections::HashMap;
 
@@ -11,6 +12,7 @@ use leptos::prelude::*;
 use crate::api;
 use crate::nav::use_nav;
 use crate::pages::search::hit::{self, TRUST_BANNER};
+use crate::pages::search::pin::PinToTopic;
 
 /// Hits the box lists; the rest are a "See all results" away.
 const BOX_RESULTS: u32 = 8;
@@ -41,6 +43,8 @@ pub fn SearchDialog(open: RwSignal<bool>) -> impl IntoView {
         }
     });
     let contexts = LocalResource::new(api::work_contexts_list);
+    // Read once per opening of the box: the Topics a hit can be pinned into.
+    let topics = LocalResource::new(api::topics_list);
     let names = move || -> HashMap<String, String> {
         contexts
             .get()
@@ -128,6 +132,7 @@ pub fn SearchDialog(open: RwSignal<bool>) -> impl IntoView {
                     .map(|(i, h)| {
                         let label = hit::kind_label(&h);
                         let from = hit::attribution(&h, &names);
+                        let doc_id = h.doc_id.clone();
                         view! {
                             <li
                                 class="search-box-hit"
@@ -139,6 +144,12 @@ pub fn SearchDialog(open: RwSignal<bool>) -> impl IntoView {
                             >
                                 <span class="meta">{format!("{label} · {from}")}</span>
                                 <span class="excerpt">{h.excerpt.clone()}</span>
+                                // Shown on the marked hit only (style.css), so Tab from the words
+                                // reaches the marked hit's Topic choice next. A click on it must
+                                // not also open the hit, which a click on the row does.
+                                <span class="search-box-pin" on:click=|ev| ev.stop_propagation()>
+                                    <PinToTopic doc_id topics />
+                                </span>
                             </li>
                         }
                     })
@@ -189,7 +200,7 @@ pub fn SearchDialog(open: RwSignal<bool>) -> impl IntoView {
                 {move || search.pending().get().then(|| view! { <p class="hint">"Searching…"</p> })}
                 {results}
                 <div class="dialog-buttons">
-                    <span class="hint">"Enter searches, then opens; ↑ ↓ choose; Esc closes."</span>
+                    <span class="hint">"Enter searches, then opens; ↑ ↓ choose; Tab reaches Pin to Topic; Esc closes."</span>
                     <button class="small" id="search-box-close" on:click=move |_| open.set(false)>
                         "Close"
                     </button>

@@ -1643,6 +1643,8 @@ pub struct SearchQueryRequest {
     pub hours: u32,
     /// At most this many hits (the engine caps it).
     pub max_results: u32,
+    /// Ask the configured synthesis model for a short answer over the hits, citing them.
+    pub synthesis: bool,
 }
 
 /// Why a hit ranked where it did.
@@ -1712,6 +1714,31 @@ pub struct SearchResults {
     pub documents: u64,
     /// Always `low_trust`: a search result is evidence to check, not a fact.
     pub trust_banner: String,
+    /// The model's answer over the hits, when one was asked for and could be given.
+    pub synthesis: Option<SearchSynthesis>,
+    /// Why no answer came when one was asked for (no model configured, over the spend limit, a
+    /// failed call): said, never silent.
+    pub synthesis_fallback: Option<String>,
+}
+
+/// A model's answer over a search's hits, with what it cited. Low trust: the answer is a
+/// model's reading of the hits, to be checked against them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchSynthesis {
+    pub answer: String,
+    /// Citations of hits the model was given, each with the snippet it quoted.
+    pub citations: Vec<SearchCitation>,
+    /// Ids the model cited that it was not given: dropped from `citations`, and said here.
+    pub dropped: Vec<String>,
+    /// Hits from local-only work contexts that were not sent to a model off this machine.
+    pub withheld: u64,
+}
+
+/// One citation of a hit ([`SearchHitRow::doc_id`]) in a model's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchCitation {
+    pub doc_id: String,
+    pub snippet: String,
 }
 
 /// How far the search embeddings reach: documents with a vector, of the documents indexed.
@@ -2287,11 +2314,12 @@ mod tests {
             harness: None,
             hours: 0,
             max_results: 5,
+            synthesis: true,
         })
         .unwrap();
         assert_eq!(
             search,
-            r#"{"query":"q","strategy":"hybrid","work_context_id":null,"kinds":["turn","summary"],"harness":null,"hours":0,"max_results":5}"#
+            r#"{"query":"q","strategy":"hybrid","work_context_id":null,"kinds":["turn","summary"],"harness":null,"hours":0,"max_results":5,"synthesis":true}"#
         );
     }
 

@@ -195,7 +195,8 @@ fn session_ref(s: LibrarySessionRef, lib: Library) -> impl IntoView {
                 on:click=move |ev| {
                     ev.prevent_default();
                     match turn.clone() {
-                        Some(t) => lib.nav.open_turn(session.clone(), t),
+                        // A reference knows the turn but not its row: the viewer finds it.
+                        Some(t) => lib.nav.open_turn(session.clone(), t, None),
                         None => lib.nav.open_session(session.clone()),
                     }
                 }

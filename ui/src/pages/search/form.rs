@@ -1,5 +1,6 @@
 //! The Search page's form: the words, the strategy, the kinds, the time window and the work
-//! context. Enter in the words, or the button, runs it.
+//! context, and whether to ask the synthesis model for an answer. Enter in the words, or the
+//! button, runs it.
 
 use elnor_types::{CommandError, SearchKind, SearchStrategy, WorkContextRow};
 use leptos::prelude::*;
@@ -127,6 +128,19 @@ pub(super) fn SearchForm(
                     }
                 })
                 .collect_view()}
+            <label
+                class="chip"
+                class:on=move || choices.synthesis.get()
+                title="The configured synthesis model answers from the hits, citing them (Settings names the model)"
+            >
+                <input
+                    type="checkbox"
+                    id="search-synthesis"
+                    prop:checked=move || choices.synthesis.get()
+                    on:change=move |ev| choices.synthesis.set(event_target_checked(&ev))
+                />
+                "Ask for an answer"
+            </label>
         </div>
     }
 }

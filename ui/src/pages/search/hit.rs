@@ -28,6 +28,7 @@ pub(crate) fn request(query: String, max_results: u32) -> SearchQueryRequest {
         harness: None,
         hours: DEFAULT_HOURS,
         max_results,
+        synthesis: false,
     }
 }
 
@@ -55,10 +56,12 @@ pub(crate) fn kind_filter_label(k: SearchKind) -> &'static str {
 /// Where clicking a hit goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Target {
-    /// The session's transcript, scrolled to the turn and with it selected.
+    /// The session's transcript, scrolled to the turn (at its row, when the hit says it) and
+    /// with it selected.
     Turn {
         session: String,
         turn: String,
+        position: Option<u64>,
     },
     Session(String),
     WorkContext(String),
@@ -77,7 +80,11 @@ pub(crate) fn target(h: &SearchHitRow) -> Option<Target> {
     // Exhaustive: a kind the wire gains must say here where it opens.
     match h.kind {
         SearchKind::Turn => match (session, h.turn_id.clone()) {
-            (Some(session), Some(turn)) => Some(Target::Turn { session, turn }),
+            (Some(session), Some(turn)) => Some(Target::Turn {
+                session,
+                turn,
+                position: h.position,
+            }),
             (session, None) => session.map(Target::Session),
             (None, Some(_)) => None,
         },
@@ -94,7 +101,11 @@ pub(crate) fn target(h: &SearchHitRow) -> Option<Target> {
 /// Goes where `target` says.
 pub(crate) fn open(nav: Nav, target: Target) {
     match target {
-        Target::Turn { session, turn } => nav.open_turn(session, turn),
+        Target::Turn {
+            session,
+            turn,
+            position,
+        } => nav.open_turn(session, turn, position),
         Target::Session(session) => nav.open_session(session),
         Target::WorkContext(id) => nav.open_work_context(id),
         Target::Observation(id) => nav.open_observation(id),

@@ -3,14 +3,17 @@
 //! work context; the results carry a low-trust banner, say so when the strategy asked for could
 //! not run (no embeddings yet) and how far the embeddings reach, and explain each hit's rank.
 //! A turn opens in its transcript at that turn; an entry or a summary in its work context. Each
-//! hit's "Pin to Topic…" pins its document into one of the Topics (`pin.rs`).
+//! hit's "Pin to Topic…" pins its document into one of the Topics (`pin.rs`). "Ask for an
+//! answer" adds the synthesis model's answer over the hits above them, marked low trust, with
+//! its citations linked to the hits they cite (`answer.rs`).
 //!
 //! The Ctrl+K search box (`crate::search_box`) shows the first hits over any page, and its "See
 //! all results" comes here with the query, which runs as the page opens.
 
+mod answer;
 mod form;
 pub(crate) mod hit;
-mod pin;
+pub(crate) mod pin;
 mod results;
 
 use std::collections::BTreeSet;
@@ -34,6 +37,8 @@ struct Choices {
     kinds: RwSignal<BTreeSet<SearchKind>>,
     hours: RwSignal<u32>,
     context: RwSignal<String>,
+    /// Whether to ask the synthesis model for an answer over the hits.
+    synthesis: RwSignal<bool>,
 }
 
 impl Choices {
@@ -55,6 +60,7 @@ impl Choices {
         };
         request.hours = self.hours.get_untracked();
         request.work_context_id = Some(self.context.get_untracked()).filter(|c| !c.is_empty());
+        request.synthesis = self.synthesis.get_untracked();
         Some(request)
     }
 }
@@ -70,6 +76,7 @@ pub fn SearchPage() -> impl IntoView {
         kinds: RwSignal::new(SearchKind::ALL.iter().copied().collect()),
         hours: RwSignal::new(hit::DEFAULT_HOURS),
         context: RwSignal::new(String::new()),
+        synthesis: RwSignal::new(false),
     };
     let contexts = LocalResource::new(api::work_contexts_list);
     // Read once: the Topics a hit can be pinned into change on the Topics page, not here.

@@ -1,7 +1,7 @@
 //! "Pin to Topic…" on a search hit: a select of the existing Topics that pins the hit's document
 //! into the one chosen (`topic_member_pin`), then says "Pinned to <Topic>" beside it, or the
 //! engine's refusal. A pinned member stays in the Topic's lens under Pinned whatever its rules
-//! match.
+//! match. The Ctrl+K box (`crate::search_box`) shows it on the hit it marks.
 
 use elnor_types::{CommandError, TopicListRow};
 use leptos::prelude::*;
@@ -9,13 +9,13 @@ use leptos::prelude::*;
 use crate::api;
 
 /// The Topics a hit can be pinned into, read once per page.
-pub(super) type TopicChoices = LocalResource<Result<Vec<TopicListRow>, CommandError>>;
+pub(crate) type TopicChoices = LocalResource<Result<Vec<TopicListRow>, CommandError>>;
 
 /// The select's value while no Topic is chosen: its "Pin to Topic…" line.
 const NONE: &str = "";
 
 #[component]
-pub(super) fn PinToTopic(doc_id: String, topics: TopicChoices) -> impl IntoView {
+pub(crate) fn PinToTopic(doc_id: String, topics: TopicChoices) -> impl IntoView {
     // The Topic chosen, shown while the pin is under way; back to none once it replies, so the
     // select reads "Pin to Topic…" again and the same hit can go into a second Topic.
     let choice = RwSignal::new(NONE.to_owned());

@@ -1,12 +1,13 @@
 //! The Search page's results: the low-trust banner, the fallback notice with how far the
 //! embeddings reach, and the hits, each with its attribution, excerpt, "why this rank" and
-//! "Pin to Topic…".
+//! "Pin to Topic…"; above the hits, the model's answer when one was asked for (`answer.rs`).
 
 use std::collections::HashMap;
 
 use elnor_types::{CommandError, EmbedCoverage, SearchResults, WorkContextRow};
 use leptos::prelude::*;
 
+use super::answer::{answer_view, hit_element_id};
 use super::hit::{self, TRUST_BANNER};
 use super::pin::{PinToTopic, TopicChoices};
 use crate::nav::Nav;
@@ -81,6 +82,9 @@ pub(super) fn results_view(
                 </p>
             }
         });
+    // The hit a citation of the answer last pointed at, highlighted in the list.
+    let cited = RwSignal::new(None::<String>);
+    let answer = answer_view(&r, cited);
     let n = r.hits.len();
     let summary = if n == 0 {
         let window = if hours == 0 {
@@ -99,7 +103,8 @@ pub(super) fn results_view(
     let hits = r
         .hits
         .into_iter()
-        .map(|h| {
+        .enumerate()
+        .map(|(i, h)| {
             let target = hit::target(&h);
             let kind = h.kind.as_str();
             let label = hit::kind_label(&h);
@@ -108,6 +113,10 @@ pub(super) fn results_view(
             let excerpt = h.excerpt.clone();
             let row = h.clone();
             let doc_id = h.doc_id.clone();
+            let is_cited = {
+                let doc_id = h.doc_id.clone();
+                move || cited.with(|c| c.as_deref() == Some(doc_id.as_str()))
+            };
             let where_from = move || hit::attribution(&row, &context_names(contexts));
             let body = match target {
                 Some(t) => view! {
@@ -128,6 +137,8 @@ pub(super) fn results_view(
             view! {
                 <li
                     class="search-hit"
+                    id=hit_element_id(i)
+                    class:cited=is_cited
                     data-kind=kind
                     data-session-id=h.session_id.clone()
                     data-turn-id=h.turn_id.clone()
@@ -154,6 +165,7 @@ pub(super) fn results_view(
         </div>
         {fallback}
         {partial}
+        {answer}
         <p class="meta" id="search-summary">{summary}</p>
         <ol class="search-hits" id="search-hits">{hits}</ol>
     }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::transcript::TranscriptViewer;
 use crate::api;
 use crate::components::Loaded;
+use crate::nav::TurnLink;
 
 #[component]
 pub(super) fn SessionBrowser(
@@ -14,7 +15,7 @@ pub(super) fn SessionBrowser(
     /// A session to open as soon as the list has it.
     target: Option<String>,
     /// A turn of the target session to scroll to and select once its transcript opens.
-    turn: Option<String>,
+    turn: Option<TurnLink>,
 ) -> impl IntoView {
     // Handed to the first transcript that opens (the target's), which takes it.
     let focus = RwSignal::new(turn);

@@ -1,6 +1,8 @@
 //! The virtualised transcript viewer: it pages through a session by position, a chunk of turns at
 //! a time, and keeps only the rows in (or near) view in the DOM. A link may name a turn to open it
-//! at (a search hit): the viewer finds its position, scrolls it into view and selects it.
+//! at (a search hit, with the turn's row; a Library reference, without): the viewer reads the
+//! chunk of that row, or the chunks in order until one holds the turn, scrolls it into view and
+//! selects it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -9,6 +11,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
+use crate::nav::TurnLink;
 
 /// Height of one row in the transcript viewer; rows are fixed-height so only the visible ones
 /// need to exist in the DOM.
@@ -18,12 +21,48 @@ pub(super) const VIEW_H: f64 = 520.0;
 /// Turns fetched per request.
 pub(super) const CHUNK: u64 = 100;
 
+/// What reading a chunk of a session's turns fills in: the turn count, the chunk itself, the
+/// compaction points (with the first chunk), or the error.
+#[derive(Clone)]
+struct Pages {
+    session: String,
+    total: RwSignal<Option<u64>>,
+    chunks: RwSignal<HashMap<u64, Vec<TurnRow>>>,
+    marks: RwSignal<Vec<CompactionMark>>,
+    error: RwSignal<Option<String>>,
+}
+
+impl Pages {
+    /// The turns of `chunk`, read once and kept; `None` after an error, which the viewer shows.
+    async fn read(&self, chunk: u64) -> Option<Vec<TurnRow>> {
+        if let Some(rows) = self.chunks.with_untracked(|c| c.get(&chunk).cloned()) {
+            return Some(rows);
+        }
+        match api::turns_list(self.session.clone(), chunk * CHUNK, CHUNK as u32).await {
+            Ok(page) => {
+                self.total.set(Some(page.total));
+                if chunk == 0 {
+                    self.marks.set(page.compactions);
+                }
+                self.chunks.update(|c| {
+                    c.insert(chunk, page.turns.clone());
+                });
+                Some(page.turns)
+            }
+            Err(e) => {
+                self.error.set(Some(e.message));
+                None
+            }
+        }
+    }
+}
+
 #[component]
 pub(super) fn TranscriptViewer(
     session: SessionRow,
-    /// A turn (our turn id) to scroll to and select; the viewer takes it, so the next session
-    /// picked opens at its start.
-    focus: RwSignal<Option<String>>,
+    /// A turn to scroll to and select; the viewer takes it, so the next session picked opens at
+    /// its start.
+    focus: RwSignal<Option<TurnLink>>,
 ) -> impl IntoView {
     let id = session.session_id.clone();
     let total = RwSignal::new(None::<u64>);
@@ -35,6 +74,9 @@ pub(super) fn TranscriptViewer(
     let detail = RwSignal::new(None::<TurnRow>);
     let scroller = NodeRef::<leptos::html::Div>::new();
     let lost = RwSignal::new(None::<String>);
+    // How a linked turn was found: `row` when the link's row held it, `search` when the chunks
+    // were read in order. Shown on the viewer as `data-turn-found-by`, for whoever checks.
+    let found_by = RwSignal::new(None::<&'static str>);
 
     let ensure = {
         let id = id.clone();
@@ -99,38 +141,42 @@ pub(super) fn TranscriptViewer(
         detail.set(row_at(position));
     };
 
-    // The turn a link named. A hit names a turn by id, not by position, so the viewer reads the
+    // The turn a link named. With its row (a search hit's), the viewer reads the one chunk that
+    // holds the row and checks the turn is there. Without a row (a Library reference), or when
+    // the row now holds another turn (the transcript was read again since), it reads the
     // session's chunks in order until one holds it; they are the chunks the rows need anyway.
     let mut wanted = None;
     focus.update_untracked(|f| wanted = f.take());
-    if let Some(turn_id) = wanted {
-        let id = id.clone();
+    if let Some(link) = wanted {
+        let pages = Pages {
+            session: id.clone(),
+            total,
+            chunks,
+            marks,
+            error,
+        };
         spawn_local(async move {
-            let mut chunk = 0u64;
-            loop {
-                let cached = chunks.with_untracked(|c| c.get(&chunk).cloned());
-                let rows = match cached {
-                    Some(rows) => rows,
-                    None => match api::turns_list(id.clone(), chunk * CHUNK, CHUNK as u32).await {
-                        Ok(page) => {
-                            total.set(Some(page.total));
-                            if chunk == 0 {
-                                marks.set(page.compactions);
-                            }
-                            chunks.update(|c| {
-                                c.insert(chunk, page.turns.clone());
-                            });
-                            page.turns
-                        }
-                        Err(e) => {
-                            error.set(Some(e.message));
-                            return;
-                        }
-                    },
+            if let Some(position) = link.position {
+                let Some(rows) = pages.read(position / CHUNK).await else {
+                    return;
                 };
-                if let Some(i) = rows.iter().position(|t| t.turn_id == turn_id) {
+                let at = usize::try_from(position % CHUNK).unwrap_or(usize::MAX);
+                if rows.get(at).is_some_and(|t| t.turn_id == link.turn_id) {
+                    found_by.set(Some("row"));
                     // The canvas takes its height from `total` when the page renders again;
                     // scrolling before that would be clamped to the old, empty canvas.
+                    api::sleep(30).await;
+                    jump(position);
+                    return;
+                }
+            }
+            let mut chunk = 0u64;
+            loop {
+                let Some(rows) = pages.read(chunk).await else {
+                    return;
+                };
+                if let Some(i) = rows.iter().position(|t| t.turn_id == link.turn_id) {
+                    found_by.set(Some("search"));
                     api::sleep(30).await;
                     jump(chunk * CHUNK + i as u64);
                     return;
@@ -195,7 +241,7 @@ pub(super) fn TranscriptViewer(
         </div>
         {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
         {move || lost.get().map(|m| view! { <p class="hint" id="turn-missing">{m}</p> })}
-        <div class="viewer">
+        <div class="viewer" data-turn-found-by=move || found_by.get()>
             <div
                 class="viewer-scroll"
                 node_ref=scroller
