@@ -3,15 +3,14 @@
 //! (tracked folder) and folder, and one document rendered with who refers to it. One engine call
 //! each (`elnor_engine::library_*`, `add_library_collection`); this converts their types.
 //!
-//! A collection's row carries the folders that hold its documents, so the page's folder filter
-//! can offer them while the documents themselves are listed one folder at a time
-//! (`library_documents_list` with `folder`), never the whole Library at once.
+//! A collection's row carries the folders that hold its documents (the engine lists them), so
+//! the page's folder filter can offer them while the documents themselves are listed one folder
+//! at a time (`library_documents_list` with `folder`), never the whole Library at once.
 //!
 //! Adding a collection tracks a folder, so the app's watcher is told to reload afterwards, as
 //! Settings' tracked folders do; the engine has already recorded and indexed the folder's files
 //! when it replies, so the new documents are listed at once.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Local, Utc};
@@ -41,27 +40,14 @@ fn display(p: &Path) -> String {
     p.display().to_string()
 }
 
-/// The folders a document sits in, relative to its collection, each ancestor too: `a/b/c.md` is
-/// in `a` and `a/b`.
-fn folders_of(relative: &str) -> impl Iterator<Item = String> + '_ {
-    let parts: Vec<&str> = relative.split('/').collect();
-    (1..parts.len()).map(move |n| parts[..n].join("/"))
-}
-
-/// A collection as the page shows it, with the folders of `docs` (the Library's documents, or
-/// at least the collection's) that lie in it.
-fn collection(c: LibraryCollection, docs: &[EngineRow]) -> LibraryCollectionRow {
-    let folders: BTreeSet<String> = docs
-        .iter()
-        .filter(|d| d.collection == c.folder)
-        .flat_map(|d| folders_of(&d.relative))
-        .collect();
+/// A collection as the page shows it.
+fn collection(c: LibraryCollection) -> LibraryCollectionRow {
     LibraryCollectionRow {
         folder: display(&c.folder),
         name: c.name,
         documents: c.documents,
         present: c.present,
-        folders: folders.into_iter().collect(),
+        folders: c.folders,
     }
 }
 
@@ -88,9 +74,7 @@ pub async fn library_collections_list(
     let store = state.store()?;
     blocking(move || {
         let list = elnor_engine::library_collections(&store).map_err(err)?;
-        let docs =
-            elnor_engine::library_documents(&store, &LibraryQuery::default()).map_err(err)?;
-        Ok(list.into_iter().map(|c| collection(c, &docs)).collect())
+        Ok(list.into_iter().map(collection).collect())
     })
     .await
 }
@@ -111,12 +95,7 @@ pub async fn library_collection_add(
         .map_err(err)?;
         // The folder is tracked now; the watcher follows its changes from here on.
         watcher.reload(store.clone());
-        let query = LibraryQuery {
-            collection: Some(added.folder.clone()),
-            folder: None,
-        };
-        let docs = elnor_engine::library_documents(&store, &query).map_err(err)?;
-        Ok(collection(added, &docs))
+        Ok(collection(added))
     })
     .await
 }
@@ -210,42 +189,4 @@ pub async fn library_document_get(
         })
     })
     .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn doc(collection: &str, relative: &str) -> EngineRow {
-        EngineRow {
-            path: Path::new(collection).join(relative),
-            collection: PathBuf::from(collection),
-            relative: relative.to_owned(),
-            title: relative.to_owned(),
-            size: 1,
-            modified_at: None,
-        }
-    }
-
-    /// A collection offers every folder that holds one of its documents, ancestors included,
-    /// once each and sorted, and none of another collection's.
-    #[test]
-    fn a_collection_lists_the_folders_of_its_documents() {
-        let docs = [
-            doc("/home/ann/work", "notes/2026/may.md"),
-            doc("/home/ann/work", "notes/plan.md"),
-            doc("/home/ann/work", "readme.txt"),
-            doc("/home/ann/work", "design/api.md"),
-            doc("/home/ann/other", "drafts/x.md"),
-        ];
-        let c = LibraryCollection {
-            folder: PathBuf::from("/home/ann/work"),
-            name: "work".into(),
-            documents: 4,
-            present: true,
-        };
-        let row = collection(c, &docs);
-        assert_eq!(row.folders, ["design", "notes", "notes/2026"]);
-        assert_eq!(row.documents, 4);
-    }
 }

@@ -54,6 +54,9 @@ pub struct Collection {
     pub name: String,
     /// Library documents recorded under it.
     pub documents: u64,
+    /// The folders (relative, `/`-separated) that hold its documents, each ancestor too, for a
+    /// folder filter: `notes/2026/q4.md` is in `notes` and `notes/2026`.
+    pub folders: Vec<String>,
     /// Whether the folder is on disk now (a missing folder stays tracked until it comes back).
     pub present: bool,
 }
@@ -152,8 +155,10 @@ pub fn collections(store: &Store) -> Result<Vec<Collection>> {
     Ok(folders
         .into_iter()
         .map(|folder| {
-            let documents = rows.iter().filter(|r| r.collection == folder).count() as u64;
+            let mine: Vec<&DocumentRow> = rows.iter().filter(|r| r.collection == folder).collect();
+            let documents = mine.len() as u64;
             Collection {
+                folders: folders_of(mine.iter().map(|r| r.relative.as_str())),
                 name: folder
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
@@ -164,6 +169,17 @@ pub fn collections(store: &Store) -> Result<Vec<Collection>> {
             }
         })
         .collect())
+}
+
+/// The folders that hold documents at these relative paths, each ancestor too, once each and
+/// sorted: `notes/2026/may.md` is in `notes` and `notes/2026`.
+fn folders_of<'a>(relatives: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut folders = std::collections::BTreeSet::new();
+    for relative in relatives {
+        let parts: Vec<&str> = relative.split('/').collect();
+        folders.extend((1..parts.len()).map(|n| parts[..n].join("/")));
+    }
+    folders.into_iter().collect()
 }
 
 /// The documents of the Library, or of one collection or folder, by collection then path.

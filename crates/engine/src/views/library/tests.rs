@@ -76,6 +76,7 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
     let collection = crate::usecase::add_library_collection(&store, &work, now()).unwrap();
     assert_eq!(collection.name, "work");
     assert_eq!(collection.documents, 2, "the picture is not a document");
+    assert_eq!(collection.folders, vec!["notes".to_owned()]);
     assert!(collection.present);
 
     let all = documents(&store, &DocumentQuery::default()).unwrap();
@@ -168,4 +169,20 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
     assert!(index.search(&req, None, NONE).unwrap().hits.is_empty());
     let err = document(&store, &plan).unwrap_err().to_string();
     assert!(err.contains("Library document"), "{err}");
+}
+
+/// A collection offers every folder that holds one of its documents, ancestors included, once
+/// each and sorted.
+#[test]
+fn a_collection_lists_the_folders_of_its_documents() {
+    let relatives = [
+        "notes/2026/may.md",
+        "notes/plan.md",
+        "readme.txt",
+        "design/api.md",
+    ];
+    assert_eq!(
+        folders_of(relatives.into_iter()),
+        ["design", "notes", "notes/2026"]
+    );
 }
