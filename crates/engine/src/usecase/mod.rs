@@ -358,9 +358,10 @@ fn embedder_id(config: &crate::base::config::ContinuityConfig) -> String {
     use crate::base::config::EmbeddingProvider;
     match config.embedding_provider {
         EmbeddingProvider::Builtin => crate::views::search::embed::BUILTIN_ID.to_owned(),
+        // Trimmed as `embedder` trims it, so the status and the searches name the same folder.
         other => crate::views::search::embed::remote_id(
             other.as_str(),
-            config.embedding_model.as_deref().unwrap_or_default(),
+            config.embedding_model.as_deref().unwrap_or_default().trim(),
         ),
     }
 }
@@ -406,9 +407,7 @@ fn embedder(
             .map_err(|e| format!("the embedding API key is unavailable: {e}"))?,
         SynthesisProvider::Ollama => None,
     };
-    let embedder = Embedder::Remote { endpoint, key };
-    debug_assert_eq!(embedder.id(), embedder_id(&config));
-    Ok(embedder)
+    Ok(Embedder::Remote { endpoint, key })
 }
 
 /// The local embedding model, loaded once per process as soon as its files are on disk: a
