@@ -217,7 +217,7 @@ pub fn document(store: &Store, path: &Path) -> Result<Document> {
     let html = if is_markdown {
         render_markdown(&source)
     } else {
-        format!("<pre>{}</pre>", escape(&source))
+        render_text(&source)
     };
     let references = references(store, &row)?;
     Ok(Document {
@@ -323,17 +323,16 @@ fn render_markdown(source: &str) -> String {
     out
 }
 
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            other => out.push(other),
-        }
-    }
+/// A plain-text file as one preformatted block, escaped by pulldown-cmark's own HTML writer.
+fn render_text(source: &str) -> String {
+    use pulldown_cmark::{CodeBlockKind, CowStr, Tag, TagEnd};
+    let events = [
+        Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)),
+        Event::Text(CowStr::Borrowed(source)),
+        Event::End(TagEnd::CodeBlock),
+    ];
+    let mut out = String::new();
+    html::push_html(&mut out, events.into_iter());
     out
 }
 

@@ -186,3 +186,16 @@ fn a_collection_lists_the_folders_of_its_documents() {
         ["design", "notes", "notes/2026"]
     );
 }
+
+/// A plain-text document is shown as it is, its markup characters escaped rather than read.
+#[test]
+fn plain_text_is_escaped_not_rendered() {
+    let html = render_text("a <b>bold</b> & \"quoted\" line\n");
+    assert!(html.starts_with("<pre>"), "{html}");
+    // Quotes need no escaping inside an element's text; angle brackets and ampersands do.
+    assert!(
+        html.contains("a &lt;b&gt;bold&lt;/b&gt; &amp; \"quoted\" line"),
+        "{html}"
+    );
+    assert!(!html.contains("<b>"), "{html}");
+}
