@@ -122,6 +122,14 @@ pub fn add_library_collection(
     folder: &std::path::Path,
     now: DateTime<Utc>,
 ) -> Result<crate::views::library::Collection> {
+    // A tracked folder may go missing and come back, but a collection added from a path that is
+    // not a folder now is a typo far more often than a drive not yet mounted.
+    if !folder.is_dir() {
+        return Err(crate::base::error::Error::InvalidInput(format!(
+            "{} is not a folder: a Library collection is a folder of documents",
+            folder.display()
+        )));
+    }
     let before = store.tracked_folders().load()?.folders;
     let after = store.tracked_folders().add(folder)?.folders;
     let added = after.into_iter().find(|f| !before.contains(f));

@@ -73,6 +73,12 @@ fn a_collection_is_browsable_rendered_searchable_and_shows_who_refers_to_a_docum
     .unwrap();
     fs::write(work.join("logo.png"), [0x89, b'P', b'N', b'G', 0, 1, 2]).unwrap();
 
+    // A path that is not a folder is refused, and nothing is tracked.
+    let typo = crate::usecase::add_library_collection(&store, &dir.path().join("wrok"), now())
+        .unwrap_err()
+        .to_string();
+    assert!(typo.contains("is not a folder"), "{typo}");
+    assert!(collections(&store).unwrap().is_empty());
     let collection = crate::usecase::add_library_collection(&store, &work, now()).unwrap();
     assert_eq!(collection.name, "work");
     assert_eq!(collection.documents, 2, "the picture is not a document");
