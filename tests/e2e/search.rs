@@ -4,7 +4,7 @@
 //! hits from a stand-in model, with its citations linked to the hits.
 
 use crate::chat_standin::{self, ANSWER, SNIPPET, UNGIVEN};
-use crate::harness::{App, ensure, ensure_eq};
+use crate::harness::{App, Check, Ui, ensure, ensure_eq};
 use crate::world::{QUESTION, RARE_WORD, add_topic, review_world, search_world};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -13,26 +13,10 @@ async fn search_box_opens_a_turn_hit_scrolled_to_its_turn() {
     let (world, target) = search_world();
 
     App::with(&world, async |ui| {
-        // From another page, Ctrl+K opens the box with the cursor in it.
+        // From another page, Ctrl+K opens the box with the cursor in it, and Enter searches:
+        // the one turn that says the word comes first, marked, under the banner.
         ui.click("#nav-timeline").await?;
-        ui.keys("\u{E009}k").await?;
-        ui.find("#search-dialog").await?;
-        ui.wait_until("the search box to have the focus", async || {
-            let focused = ui.focused().await?.attr("id").await?;
-            Ok((focused.as_deref() == Some("search-box-query")).then_some(()))
-        })
-        .await?;
-
-        // Enter searches: the one turn that says the word comes first, marked, under the banner.
-        ui.focused()
-            .await?
-            .send_keys(&format!("{RARE_WORD}\u{E007}"))
-            .await?;
-        let first = format!(
-            "#search-box-hits li.search-box-hit.marked[data-turn-id='{}']",
-            target.turn_id
-        );
-        ui.find(&first).await?;
+        let first = search_from_the_box(ui, &target.turn_id).await?;
         let trust = ui.text("#search-box-trust").await?;
         ensure!(trust.contains("evidence to check, not facts"), "{trust}");
         // textContent, not WebDriver's rendered text: the excerpt is clipped with an ellipsis,
@@ -192,22 +176,7 @@ async fn search_box_pins_the_marked_hit_to_a_topic_from_the_keyboard() {
     App::with(&world, async |ui| {
         // A click first, as a person's would, so the window has the keyboard.
         ui.click("#nav-topics").await?;
-        ui.keys("\u{E009}k").await?;
-        ui.find("#search-dialog").await?;
-        ui.wait_until("the search box to have the focus", async || {
-            let focused = ui.focused().await?.attr("id").await?;
-            Ok((focused.as_deref() == Some("search-box-query")).then_some(()))
-        })
-        .await?;
-        ui.focused()
-            .await?
-            .send_keys(&format!("{RARE_WORD}\u{E007}"))
-            .await?;
-        let marked = format!(
-            "#search-box-hits li.search-box-hit.marked[data-turn-id='{}']",
-            target.turn_id
-        );
-        ui.find(&marked).await?;
+        let marked = search_from_the_box(ui, &target.turn_id).await?;
         // Tab goes from the words to the marked hit's Topic choice: the other hits' are hidden.
         ui.focused().await?.send_keys("\u{E004}").await?;
         let focused = ui.focused().await?;
@@ -292,4 +261,23 @@ async fn search_page_shows_the_models_answer_with_its_citations_linked_to_the_hi
         Ok(())
     })
     .await;
+}
+
+/// Opens the search box with Ctrl+K (it takes the keyboard), searches for the rare word, and
+/// waits for `turn` to come first and marked. Returns the selector of that marked hit.
+async fn search_from_the_box(ui: &Ui, turn: &str) -> Check<String> {
+    ui.keys("\u{E009}k").await?;
+    ui.find("#search-dialog").await?;
+    ui.wait_until("the search box to have the focus", async || {
+        let focused = ui.focused().await?.attr("id").await?;
+        Ok((focused.as_deref() == Some("search-box-query")).then_some(()))
+    })
+    .await?;
+    ui.focused()
+        .await?
+        .send_keys(&format!("{RARE_WORD}\u{E007}"))
+        .await?;
+    let marked = format!("#search-box-hits li.search-box-hit.marked[data-turn-id='{turn}']");
+    ui.find(&marked).await?;
+    Ok(marked)
 }
