@@ -23,6 +23,10 @@ use crate::views::search::{Caller, Permission, Scope, SearchRequest};
 /// Checks the caller's access, records an agent's search for its limits, and sets the request's
 /// scope. Fails with [`Error::Refused`] when the search may not run.
 pub(crate) fn admit(store: &Store, req: &mut SearchRequest) -> Result<()> {
+    // Words first: a search refused for having none is not counted against an agent's limits.
+    if req.query.trim().is_empty() {
+        return Err(Error::InvalidInput("a search needs some words".into()));
+    }
     let contexts: Option<Vec<String>> = match &req.caller {
         Caller::Person => match req.permission {
             // The person may narrow their own search like an agent's, for a preview of what an

@@ -149,6 +149,10 @@ fn an_agent_reads_its_permission_s_contexts_within_its_rate_and_the_person_reads
     };
     let at = |secs: i64| t + Duration::seconds(secs);
     search(&request(agent.clone(), None, at(0))).unwrap();
+    // A search with no words is refused before it is counted.
+    let mut empty = request(agent.clone(), None, at(0));
+    empty.query = "  ".into();
+    assert!(matches!(search(&empty), Err(Error::InvalidInput(_))));
     search(&request(agent.clone(), None, at(1))).unwrap();
     let limited = search(&request(agent.clone(), None, at(2))).unwrap_err();
     assert!(

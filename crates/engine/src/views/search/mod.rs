@@ -373,6 +373,12 @@ impl SearchIndex {
         writer.commit().map_err(|e| index_err(&self.dir, e))?;
         drop(writer);
         write_state(&self.dir, &state)?;
+        // The index now holds what the store held: a throttled check right after need not
+        // compare them again.
+        *self
+            .checked
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(std::time::Instant::now());
         report.documents = self.reader()?.searcher().num_docs();
         Ok(report)
     }
