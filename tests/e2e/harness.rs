@@ -437,6 +437,16 @@ impl Ui {
         Ok(self.client.execute(script, vec![]).await?)
     }
 
+    /// Runs `script` in the page with `arg` as `arguments[0]`, and returns its value.
+    pub async fn js_with(&self, script: &str, arg: serde_json::Value) -> Check<serde_json::Value> {
+        Ok(self.client.execute(script, vec![arg]).await?)
+    }
+
+    /// Sets the window's outer size, as a person dragging its corner would.
+    pub async fn resize(&self, width: u32, height: u32) -> Check {
+        Ok(self.client.set_window_size(width, height).await?)
+    }
+
     /// Runs `script` in the page; it returns by calling `arguments[0]`.
     pub async fn js_async(&self, script: &str) -> Check<serde_json::Value> {
         Ok(self.client.execute_async(script, vec![]).await?)

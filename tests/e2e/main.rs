@@ -31,3 +31,4 @@ mod sessions;
 mod settings;
 mod timeline;
 mod topics;
+mod tour;

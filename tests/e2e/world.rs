@@ -839,3 +839,49 @@ pub fn topic_words(store: &Store, topic_id: &str) -> String {
         .map(|t| t.topic.rules.query)
         .unwrap_or_default()
 }
+
+/// A store built from the real-history corpus the way a new user's first day builds it: every
+/// harness's sessions ingested from their usual layout, then the nightly sweep, in deterministic
+/// mode so no model is needed. `None` (the test counted as skipped) without the corpus.
+pub fn real_history_world() -> Option<World> {
+    let real = elnor_fixtures::real()?;
+    let world = World::new();
+    let store = world.store();
+    store.set_config("mode", "deterministic").unwrap();
+    let mut roots = vec![
+        elnor_engine::SourceRoot {
+            harness: elnor_engine::Harness::ClaudeCode,
+            root: real.join("claude-code"),
+        },
+        elnor_engine::SourceRoot {
+            harness: elnor_engine::Harness::Codex,
+            root: real.join("codex/sessions"),
+        },
+    ];
+    // OpenClaw keeps one state folder per installation, each with its `agents/` inside.
+    let mut openclaw: Vec<PathBuf> = std::fs::read_dir(real.join("openclaw"))
+        .map(|rd| rd.flatten().map(|e| e.path().join("agents")).collect())
+        .unwrap_or_default();
+    openclaw.sort();
+    roots.extend(openclaw.into_iter().filter(|p| p.is_dir()).map(|root| {
+        elnor_engine::SourceRoot {
+            harness: elnor_engine::Harness::OpenClaw,
+            root,
+        }
+    }));
+    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
+    let run = elnor_engine::Agent::new(&store.config().unwrap())
+        .sweep(&store, &elnor_engine::MemorySecrets::default(), Utc::now())
+        .unwrap();
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    Some(world)
+}
+
+/// The config keys written in snake_case: words of the config file that no label may show.
+pub fn snake_case_config_keys() -> Vec<&'static str> {
+    elnor_engine::CONFIG_FIELDS
+        .iter()
+        .map(|f| f.key)
+        .filter(|k| k.contains('_'))
+        .collect()
+}
