@@ -45,6 +45,7 @@ pub async fn sessions_list(
         Ok(rows
             .into_iter()
             .map(|s| SessionRow {
+                title: s.display_title(),
                 session_id: s.session_id.to_string(),
                 harness: s.harness.as_str().to_owned(),
                 agent_id: s.agent_id.map(|a| a.to_string()),
@@ -52,7 +53,6 @@ pub async fn sessions_list(
                 last_activity_at: s.last_activity_at,
                 turn_count: s.turn_count,
                 compaction_count: s.compaction_count,
-                title: s.title,
                 cwd: s.cwd,
                 has_summary: s.has_doc73_summary,
                 parent_session_id: s.parent_session_id.map(|p| p.to_string()),

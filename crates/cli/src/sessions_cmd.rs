@@ -99,8 +99,7 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
                         } else {
                             String::new()
                         },
-                        s.title
-                            .as_deref()
+                        s.display_title()
                             .map(|t| format!("{t}  "))
                             .unwrap_or_default()
                             + &s.session_id

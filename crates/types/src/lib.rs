@@ -353,6 +353,8 @@ pub struct SessionRow {
     pub last_activity_at: Option<String>,
     pub turn_count: u64,
     pub compaction_count: u64,
+    /// What the session is called: the harness's own title when it says something, else the
+    /// person's first request, else the harness's slug; `None` when there is none of them.
     pub title: Option<String>,
     pub cwd: Option<String>,
     pub has_summary: bool,

@@ -221,10 +221,12 @@ pub(crate) fn ingest(
         p.bytes += report.bytes_read - before.1;
         progress(&p);
     }
-    kinds::classify_touched(conn, &report.touched).map_err(|source| Error::Sqlite {
-        path: db_path.to_owned(),
-        source,
-    })?;
+    kinds::classify_touched(conn, &report.touched)
+        .and_then(|()| kinds::title_touched(conn, &report.touched))
+        .map_err(|source| Error::Sqlite {
+            path: db_path.to_owned(),
+            source,
+        })?;
     tracing::info!(
         files = report.files_seen,
         records = report.records_added,

@@ -92,6 +92,17 @@ pub struct SessionInfo {
     pub session_kind: crate::inputs::ingest::kinds::SessionKind,
     /// Why a session is not `primary`.
     pub kind_reason: Option<String>,
+    /// The person's first request, one line (empty when there was none; `None` before the
+    /// ingest that reads it).
+    pub request: Option<String>,
+}
+
+impl SessionInfo {
+    /// What a list calls this session: the harness's title when it says something, else the
+    /// person's first request, else the harness's slug (`None` when there is none of them).
+    pub fn display_title(&self) -> Option<String> {
+        crate::inputs::ingest::kinds::display_title(self.title.as_deref(), self.request.as_deref())
+    }
 }
 
 /// `session.list`: newest activity first.
@@ -111,14 +122,14 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                     s.work_context_id, s.turn_count, s.record_count, s.compaction_count,
                     EXISTS (SELECT 1 FROM session_summaries x WHERE x.session_id = s.session_id),
                     s.title, s.cwd, s.parent_session_id, s.source_path, s.session_kind,
-                    s.kind_reason
+                    s.kind_reason, s.request
              FROM transcript_sessions s
              WHERE (?1 IS NULL OR s.work_context_id = ?1)
                AND (?2 IS NULL OR s.last_turn_at >= ?2)
                AND (?3 IS NULL OR s.agent_id = ?3)
                AND (?4 IS NULL OR s.harness = ?4)
                AND (?5 IS NULL OR s.title LIKE ?5 ESCAPE '\\' OR s.cwd LIKE ?5 ESCAPE '\\'
-                    OR s.session_id LIKE ?5 ESCAPE '\\')
+                    OR s.request LIKE ?5 ESCAPE '\\' OR s.session_id LIKE ?5 ESCAPE '\\')
                AND (?8 IS NULL OR s.session_id = ?8)
              ORDER BY s.last_turn_at DESC NULLS LAST, s.session_id
              LIMIT ?6 OFFSET ?7",
@@ -156,6 +167,7 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                     )
                     .unwrap_or(crate::inputs::ingest::kinds::SessionKind::Primary),
                     kind_reason: r.get(15)?,
+                    request: r.get(16)?,
                 })
             },
         )?;

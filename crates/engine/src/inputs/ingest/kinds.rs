@@ -163,3 +163,97 @@ pub(crate) fn classify_touched<'a>(
     }
     Ok(())
 }
+
+/// How many of a session's user messages are read looking for the person's first request: a
+/// session whose first fifty messages hold none has no request worth a title.
+const REQUEST_SCAN: usize = 50;
+
+/// The longest title taken from a request, in characters; a longer first line is cut at a word.
+const REQUEST_TITLE_CHARS: usize = 90;
+
+/// The person's first request in a session as a one-line title, or `None` when no user message
+/// holds words a person typed. A request of at least two words that is not a bare slash command
+/// is preferred ("/start" or "hi" say little); the first words typed are the fallback.
+pub(crate) fn request_of(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user' AND kind = 'message'
+           AND is_sidechain = 0 ORDER BY seq LIMIT ?2",
+    )?;
+    let mut rows = stmt.query(params![session_id, REQUEST_SCAN as i64])?;
+    let mut fallback = None;
+    while let Some(row) = rows.next()? {
+        let cleaned = clean::person_text(&row.get::<_, String>(0)?);
+        let Some(line) = title_line(&cleaned.text) else {
+            continue;
+        };
+        if line.split_whitespace().count() >= 2 && !line.starts_with('/') {
+            return Ok(Some(line));
+        }
+        fallback.get_or_insert(line);
+    }
+    Ok(fallback)
+}
+
+/// The first line of `text` with words in it, whitespace collapsed, cut to
+/// [`REQUEST_TITLE_CHARS`] at a word boundary.
+pub(crate) fn title_line(text: &str) -> Option<String> {
+    let line = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .find(|l| l.chars().any(char::is_alphanumeric))?;
+    if line.chars().count() <= REQUEST_TITLE_CHARS {
+        return Some(line);
+    }
+    let cut: String = line.chars().take(REQUEST_TITLE_CHARS).collect();
+    let cut = match cut.rfind(' ') {
+        Some(at) if at > REQUEST_TITLE_CHARS / 2 => cut[..at].to_owned(),
+        _ => cut,
+    };
+    Some(format!(
+        "{}…",
+        cut.trim_end_matches([',', ';', ':', '.', ' '])
+    ))
+}
+
+/// Reads the request title of the sessions that received records, and of every session whose
+/// title was never read (a store made before titles existed): an empty string records "no
+/// request in it", so no session is read twice for nothing.
+pub(crate) fn title_touched<'a>(
+    conn: &Connection,
+    sessions: impl IntoIterator<Item = &'a String>,
+) -> rusqlite::Result<()> {
+    let mut ids: std::collections::BTreeSet<String> = sessions.into_iter().cloned().collect();
+    let mut stmt =
+        conn.prepare_cached("SELECT session_id FROM transcript_sessions WHERE request IS NULL")?;
+    ids.extend(stmt.query_map([], |r| r.get::<_, String>(0))?.flatten());
+    for id in ids {
+        let request = request_of(conn, &id)?.unwrap_or_default();
+        conn.execute(
+            "UPDATE transcript_sessions SET request = ?2 WHERE session_id = ?1",
+            params![id, request],
+        )?;
+    }
+    Ok(())
+}
+
+/// Whether a harness's title is a generated slug ("effervescent-napping-tide") rather than
+/// words about the work: lower-case words joined by hyphens, no spaces.
+pub(crate) fn is_slug(title: &str) -> bool {
+    title.contains('-')
+        && title
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// The title a list shows for a session: the harness's own title when it says something, else
+/// the person's first request, else the harness's slug; `None` when there is neither.
+pub fn display_title(title: Option<&str>, request: Option<&str>) -> Option<String> {
+    let title = title.map(str::trim).filter(|t| !t.is_empty());
+    let request = request.map(str::trim).filter(|r| !r.is_empty());
+    match (title, request) {
+        (Some(t), _) if !is_slug(t) => Some(t.to_owned()),
+        (_, Some(r)) => Some(r.to_owned()),
+        (Some(t), None) => Some(t.to_owned()),
+        (None, None) => None,
+    }
+}

@@ -590,3 +590,64 @@ fn records_of_a_session_with_an_unusable_id_are_counted_not_stored() {
     assert_eq!(count(&store, "SELECT count(*) FROM turns"), 0);
     assert_eq!(count(&store, "SELECT count(*) FROM transcript_sessions"), 0);
 }
+
+#[test]
+fn a_session_is_titled_by_its_harness_title_or_the_persons_first_request() {
+    use super::kinds::{display_title, is_slug, title_line};
+    // A harness's real title wins; a generated slug gives way to the person's request.
+    assert_eq!(
+        display_title(Some("Voice fix: MCP"), Some("fix the voice")),
+        Some("Voice fix: MCP".into())
+    );
+    assert!(is_slug("gentle-hopping-treehouse"));
+    assert!(!is_slug("PAI - TPOS"));
+    assert_eq!(
+        display_title(Some("gentle-hopping-treehouse"), Some("fix the voice")),
+        Some("fix the voice".into())
+    );
+    assert_eq!(
+        display_title(Some("gentle-hopping-treehouse"), Some("")),
+        Some("gentle-hopping-treehouse".into())
+    );
+    assert_eq!(display_title(None, Some("  ")), None);
+    // One line, whitespace collapsed, a long line cut at a word with an ellipsis.
+    assert_eq!(
+        title_line("\n  Split   the ledger\nimport in two").as_deref(),
+        Some("Split the ledger")
+    );
+    let long = "word ".repeat(40);
+    let cut = title_line(&long).unwrap();
+    assert!(cut.ends_with("word…") && cut.chars().count() <= 91, "{cut}");
+    assert_eq!(title_line("```\n---\n"), None);
+}
+
+#[test]
+fn real_sessions_get_titles_in_words() {
+    let Some((_dir, store, _real)) = crate::test_support::real_store() else {
+        eprintln!("skipped: no real-history corpus");
+        return;
+    };
+    let q = crate::inputs::sessions::ListQuery {
+        limit: Some(100),
+        ..Default::default()
+    };
+    let sessions =
+        crate::inputs::sessions::list(store.graph(), &q, crate::base::clock::now()).unwrap();
+    let primary: Vec<_> = sessions
+        .iter()
+        .filter(|s| s.session_kind == super::kinds::SessionKind::Primary)
+        .collect();
+    let titled: Vec<String> = primary.iter().filter_map(|s| s.display_title()).collect();
+    eprintln!(
+        "{} of {} primary sessions titled; e.g. {:?}",
+        titled.len(),
+        primary.len(),
+        titled.iter().take(5).collect::<Vec<_>>()
+    );
+    // Every session had its request read, and no title is an id or injected text.
+    assert!(sessions.iter().all(|s| s.request.is_some()));
+    assert!(titled.len() * 10 >= primary.len() * 8, "{titled:?}");
+    for t in &titled {
+        assert!(!t.contains('<') && t.chars().count() <= 91, "{t}");
+    }
+}

@@ -115,6 +115,12 @@ const WHOLE_MESSAGE: &[(&str, Injected)] = &[
         Injected::CompactionSummary,
     ),
     ("[cron", Injected::Scheduled),
+    // OpenClaw's greeting prompt after the person types `/new` or `/reset`: the person started
+    // the session, but the words are the harness's.
+    (
+        "a new session was started via /new or /reset",
+        Injected::Marker,
+    ),
     ("<user-prompt-submit-hook>", Injected::HookOutput),
 ];
 

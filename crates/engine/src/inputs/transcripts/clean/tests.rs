@@ -34,6 +34,7 @@ fn person_text_keeps_only_what_was_typed() {
         person.as_str(),
         "Conversation info (untrusted metadata):\n```json\n{\"timestamp\": \"Tue\"}\n```\n\nRevisa mis tareas",
         "[Tue 2026-03-03 15:23 UTC] revisa si tengo actividades",
+        "A new session was started via /new or /reset. Say hi briefly.",
         "[Telegram Ann (@ann) id:12 +8m 2026-01-30 17:19 GMT+9] /start\n[message_id: 5]",
         "# Context from my IDE setup:\n\n## Open tabs:\n- a.py\n\n## My request for Codex:\nShould we keep the old parser?\n",
         "Why does it fail?\n```\n$ cargo test\nerror[E0432]: unresolved import\n```\n<system-reminder>Be brief.</system-reminder>",
@@ -54,6 +55,7 @@ fn person_text_keeps_only_what_was_typed() {
         "You are right about the parser. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one. Keep the old one." skipped []
         "Revisa mis tareas" skipped [gateway_metadata×1]
         "revisa si tengo actividades" skipped [gateway_metadata×1]
+        "" skipped [marker×1]
         "/start" skipped [gateway_metadata×2]
         "Should we keep the old parser?" skipped [environment_context×1]
         "Why does it fail?" skipped [system_reminder×1, code×1]
