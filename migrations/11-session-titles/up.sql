@@ -4,3 +4,4 @@
 -- session, so a store made before this column gets its titles without reading transcripts again;
 -- an empty string means the session has no request of a person in it.
 ALTER TABLE transcript_sessions ADD COLUMN request TEXT;
+

@@ -13,8 +13,9 @@ use elnor_engine::{EntryContent, WorkPhase};
 use elnor_engine::{LinkRuleKind, NewWorkContext, WorkContext, WorkContextEdit};
 use elnor_types::commands as cmd;
 use elnor_types::{
-    CommandError, ContinuityEntryRow, EntityRow, ErrorKind, LinkRuleRow, ProjectOverviewRow,
-    WorkContextDetail, WorkContextRow,
+    CommandError, ContinuityEntryRow, EntityRow, ErrorKind, HealthAlertRow, LinkRuleRow,
+    MovedContextRow, ProjectOverviewRow, TodayView, WaitingQuestionRow, WorkContextDetail,
+    WorkContextRow,
 };
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
@@ -165,22 +166,72 @@ pub async fn projects_list(state: State<'_, AppState>) -> ReplyOf<cmd::ProjectsL
     let store = state.store()?;
     blocking(move || {
         elnor_engine::projects_overview(&store, OVERVIEW_LIMIT)
-            .map(|rows| {
-                rows.into_iter()
-                    .map(|p| ProjectOverviewRow {
-                        work_context_id: p.work_context_id.to_string(),
-                        name: p.name,
-                        origin: p.origin.as_str().to_owned(),
-                        session_count: p.session_count,
-                        last_active_at: p.last_active_at,
-                        phase: p.phase.map(phase_name),
-                        latest_summary: p.latest_summary,
-                        open_questions: p.open_questions,
-                        heuristic_questions: p.heuristic_questions as u64,
-                    })
-                    .collect()
-            })
+            .map(|rows| rows.into_iter().map(project_row).collect())
             .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+/// A project as the app shows it.
+fn project_row(p: elnor_engine::ProjectOverview) -> ProjectOverviewRow {
+    ProjectOverviewRow {
+        work_context_id: p.work_context_id.to_string(),
+        name: p.name,
+        origin: p.origin.as_str().to_owned(),
+        session_count: p.session_count,
+        last_active_at: p.last_active_at,
+        phase: p.phase.map(phase_name),
+        latest_summary: p.latest_summary,
+        open_questions: p.open_questions,
+        heuristic_questions: p.heuristic_questions as u64,
+    }
+}
+
+#[tauri::command]
+pub async fn today_get(state: State<'_, AppState>) -> ReplyOf<cmd::TodayGet> {
+    let store = state.store()?;
+    blocking(move || {
+        let now = elnor_engine::now();
+        let t = elnor_engine::today(&store, now).map_err(|e| to_command_error(&e))?;
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Ok(TodayView {
+            pending_reviews: count(t.pending_reviews),
+            waiting_questions: t
+                .waiting_questions
+                .into_iter()
+                .map(|q| WaitingQuestionRow {
+                    work_context_id: q.work_context_id.to_string(),
+                    context_name: q.context_name,
+                    question: q.question,
+                    asked_at: q.asked_at.to_rfc3339(),
+                    days_open: u32::try_from((now - q.asked_at).num_days().max(0))
+                        .unwrap_or(u32::MAX),
+                    heuristic: q.heuristic,
+                })
+                .collect(),
+            waiting_question_count: count(t.waiting_question_count),
+            last_looked_at: t.last_looked_at.map(|at| at.to_rfc3339()),
+            moved: t
+                .moved
+                .into_iter()
+                .map(|m| MovedContextRow {
+                    work_context_id: m.work_context_id.to_string(),
+                    name: m.name,
+                    sessions_since: m.sessions_since,
+                    last_active_at: m.last_active_at,
+                })
+                .collect(),
+            alerts: t
+                .alerts
+                .into_iter()
+                .map(|a| HealthAlertRow {
+                    kind: a.kind.as_str().to_owned(),
+                    message: a.message,
+                })
+                .collect(),
+            projects: t.projects.into_iter().map(project_row).collect(),
+            project_count: count(t.project_count),
+        })
     })
     .await
 }

@@ -18,8 +18,8 @@ use elnor_engine::{
 use elnor_engine::{Store, WorkContextId};
 use elnor_types::commands as cmd;
 use elnor_types::{
-    CommandError, ErrorKind, ObservationRow, ObservedEntity, PushOutcome, TrackedFolderRow,
-    TrackedFolders,
+    CommandError, ErrorKind, ObservationRow, ObservedEntity, PushOutcome, PushPreview, PushTarget,
+    TrackedFolderRow, TrackedFolders,
 };
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
@@ -85,9 +85,53 @@ pub async fn observations_push(
         Ok(PushOutcome {
             observation: observation_row(outcome.observation, &names(&store)?),
             entities_created: outcome.entities_created,
+            reach: preview(outcome.reach),
         })
     })
     .await
+}
+
+#[tauri::command]
+pub async fn observations_preview_push(
+    state: State<'_, AppState>,
+    request: RequestOf<cmd::ObservationsPreviewPush>,
+) -> ReplyOf<cmd::ObservationsPreviewPush> {
+    let store = state.store()?;
+    blocking(move || {
+        let push = Push {
+            text: request.text,
+            work_context: work_context_id(request.work_context_id)?,
+            entities: request.entities,
+        };
+        Ok(preview(
+            elnor_engine::preview_push(&store, &push).map_err(err)?,
+        ))
+    })
+    .await
+}
+
+/// The engine's reach of a push, as the push box shows it.
+fn preview(reach: elnor_engine::PushReach) -> PushPreview {
+    let context = |c: elnor_engine::ReachedContext| PushTarget {
+        id: Some(c.work_context_id.to_string()),
+        name: c.name,
+        how: c.found.describe(),
+        via: c.via_entity,
+    };
+    PushPreview {
+        entities: reach
+            .entities
+            .into_iter()
+            .map(|e| PushTarget {
+                id: e.entity_id.map(|id| id.to_string()),
+                name: e.name,
+                how: e.found.describe(),
+                via: None,
+            })
+            .collect(),
+        lands_in: reach.work_context.map(context),
+        told: reach.told.into_iter().map(context).collect(),
+    }
 }
 
 #[tauri::command]

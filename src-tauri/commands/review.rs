@@ -92,13 +92,9 @@ fn row(p: Proposal, names: &Names) -> Result<ProposalRow, CommandError> {
 /// Everything waiting for the person in the review queue: promotion proposals and Topic
 /// membership proposals, which the Review page lists together, so the badge counts both.
 fn pending_count(store: &Store) -> Result<u32, CommandError> {
-    let n = store.graph().pending_proposal_count().map_err(err)?;
-    let memberships = elnor_engine::membership_proposals(store)
-        .map_err(err)?
-        .len();
-    Ok(u32::try_from(n)
-        .unwrap_or(u32::MAX)
-        .saturating_add(count(memberships)))
+    Ok(count(
+        elnor_engine::pending_review_count(store).map_err(err)?,
+    ))
 }
 
 /// The session behind a proposal, with what the store knows of it. A session whose transcript

@@ -13,9 +13,9 @@ use elnor_types::{
     KnowledgeList, KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow,
     NightlyStatus, NodeDetail, NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant,
     NodeWarrantRequest, ObservationListRequest, ObservationRef, ObservationRow, PendingCount,
-    ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushRequest,
-    RejectRequest, RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome, ReviewQueue,
-    RollupView, SearchQueryRequest, SearchResults, SessionListRequest, SessionRow,
+    ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushPreview,
+    PushRequest, RejectRequest, RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome,
+    ReviewQueue, RollupView, SearchQueryRequest, SearchResults, SessionListRequest, SessionRow,
     SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
     SourceRow, StoreStatus, Timeline, TimelineRequest, TrackedFolderRequest, TrackedFolders,
     TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
@@ -396,6 +396,11 @@ pub async fn knowledge_supersede(
 /// "I just did X": records the push as an observation; the reply says what it touched.
 pub async fn observations_push(request: PushRequest) -> Result<PushOutcome, CommandError> {
     invoke::<cmd::ObservationsPush>(request).await
+}
+
+/// Where a push would reach, nothing stored: the push box's preview.
+pub async fn observations_preview_push(request: PushRequest) -> Result<PushPreview, CommandError> {
+    invoke::<cmd::ObservationsPreviewPush>(request).await
 }
 
 /// Observations (file changes and pushes), newest first.

@@ -4,10 +4,15 @@
 //! entities it mentions, and writes cross-conversation updates into the other work contexts that
 //! reference them; the reply says all of that, so the person sees what their sentence reached.
 //!
+//! Before it is sent, the form previews where the push will reach as the person types: the
+//! entities its words name (whole names, aliases, or one distinctive word such as "Christensen"
+//! for "Christensen report"), the work context it lands in, and the contexts told through its
+//! entities. The engine works the preview out the same way the push does.
+//!
 //! The same form sits on Home and in a dialog that any page opens with Ctrl+Shift+P (⌘⇧P on a
 //! Mac) or the sidebar's "I just did…" button; the two differ only in their element ids.
 
-use elnor_types::{PushOutcome, PushRequest};
+use elnor_types::{PushOutcome, PushPreview, PushRequest, PushTarget};
 use leptos::prelude::*;
 
 use crate::api;
@@ -88,6 +93,22 @@ pub fn PushForm(
             }
         });
     }
+    // The preview follows the inputs, a moment after the typing stops: a newer read replaces an
+    // older one, so only the last keystroke's preview is shown.
+    let preview = LocalResource::new(move || {
+        let request = PushRequest {
+            text: text.get().trim().to_owned(),
+            work_context_id: Some(context.get()).filter(|c| !c.is_empty()),
+            entities: entity_names(&entities.get()),
+        };
+        async move {
+            if request.text.is_empty() && request.entities.is_empty() {
+                return None;
+            }
+            api::sleep(PREVIEW_DELAY_MS).await;
+            api::observations_preview_push(request).await.ok()
+        }
+    });
     let push = move || {
         let said = text.get_untracked();
         if busy.get_untracked() || said.trim().is_empty() {
@@ -170,9 +191,14 @@ pub fn PushForm(
             </div>
             <p class="hint">
                 "Enter pushes; Shift+Enter starts a new line. Entities named in the text are "
-                "recognised on their own; names you list that ELNOR does not know yet become new "
-                "entities."
+                "recognised on their own, by their whole name or one distinctive word; names you "
+                "list that ELNOR does not know yet become new entities."
             </p>
+            <div class="push-preview" id=id("preview")>
+                {move || {
+                    preview.get().flatten().map(|p| preview_view(&p))
+                }}
+            </div>
             {move || {
                 pushing
                     .value()
@@ -183,6 +209,40 @@ pub fn PushForm(
                     })
             }}
         </div>
+    }
+}
+
+/// How long the preview waits after the last keystroke before it asks the engine.
+const PREVIEW_DELAY_MS: i32 = 250;
+
+/// One reached thing in words: its name and how it was found.
+fn target_line(t: &PushTarget) -> String {
+    match &t.via {
+        Some(via) => format!("{} (through {via})", t.name),
+        None => format!("{} ({})", t.name, t.how),
+    }
+}
+
+/// Where the push would reach, as lines under the form.
+fn preview_view(p: &PushPreview) -> impl IntoView + use<> {
+    let entities = (!p.entities.is_empty()).then(|| {
+        let names: Vec<String> = p.entities.iter().map(target_line).collect();
+        view! { <li class="preview-entities">"About: " {names.join(", ")}</li> }
+    });
+    let lands = match &p.lands_in {
+        Some(t) => format!("Lands in: {}", target_line(t)),
+        None => "Lands in no work context; pick one above to place it.".to_owned(),
+    };
+    let told = (!p.told.is_empty()).then(|| {
+        let names: Vec<String> = p.told.iter().map(target_line).collect();
+        view! { <li class="preview-told">"Also tells: " {names.join(", ")}</li> }
+    });
+    view! {
+        <ul class="reach">
+            {entities}
+            <li class="preview-lands">{lands}</li>
+            {told}
+        </ul>
     }
 }
 
@@ -200,6 +260,7 @@ fn outcome_view(
         Some(name) => format!("Pushed as observation #{observation_id}, in {name}."),
         None => format!("Pushed as observation #{observation_id}, outside any work context."),
     };
+    let reach = preview_view(&o.reach);
     let entities = if obs.entities.is_empty() {
         "No entities named or recognised in the text.".to_owned()
     } else {
@@ -232,6 +293,7 @@ fn outcome_view(
             <p class="saved">{place}</p>
             <p class="push-entities">{entities}</p>
             <p class="push-updates">{updates}</p>
+            {reach}
             <a
                 href="#"
                 id=format!("{prefix}-open")

@@ -38,6 +38,8 @@ pub enum Command {
     Init,
     /// Show the store: path, schema version, counts and config summary.
     Status,
+    /// What needs you first, then where each project stands (what the app opens on).
+    Today,
     /// Read or change the continuity config.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -155,6 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Today => crate::today_cmd::today(&store, args.json),
         Command::Log(cmd) => log_cmd::run(&store, cmd, args.json),
         Command::Ingest(a) => crate::ingest_cmd::ingest(&store, a, args.json),
         Command::Sources(cmd) => crate::ingest_cmd::sources(&store, cmd, args.json),

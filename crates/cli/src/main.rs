@@ -18,6 +18,7 @@ mod output;
 mod review_cmd;
 mod search_cmd;
 mod sessions_cmd;
+mod today_cmd;
 mod topics_cmd;
 
 use std::process::ExitCode;

@@ -24,6 +24,10 @@ pub struct PushArgs {
     /// An entity it is about (repeatable); a name not in the graph becomes a new entity.
     #[arg(long = "entity", value_name = "NAME")]
     entities: Vec<String>,
+    /// Only say where the push would reach (entities, the context it lands in, the contexts told
+    /// through its entities), storing nothing.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,33 +80,52 @@ pub struct TimelineArgs {
 
 pub fn push(store: &Store, args: &PushArgs, json: bool) -> anyhow::Result<ExitCode> {
     let work_context = args.context.clone().map(WorkContextId::new).transpose()?;
-    let out = elnor_engine::push(
-        store,
-        &Push {
-            text: args.text.clone(),
-            work_context,
-            entities: args.entities.clone(),
-        },
-        elnor_engine::now(),
-    )?;
+    let push = Push {
+        text: args.text.clone(),
+        work_context,
+        entities: args.entities.clone(),
+    };
+    if args.dry_run {
+        let reach = elnor_engine::preview_push(store, &push)?;
+        if json {
+            output::json(&reach)?;
+        } else {
+            println!("would reach (nothing stored):");
+            print_reach(&reach);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let out = elnor_engine::push(store, &push, elnor_engine::now())?;
     if json {
         output::json(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
     let o = &out.observation;
     println!("pushed observation {}", o.observation_id);
-    if !o.entities.is_empty() {
-        let names: Vec<&str> = o.entities.iter().map(|(_, n)| n.as_str()).collect();
-        println!("  entities: {}", names.join(", "));
-    }
-    if !out.entities_created.is_empty() {
-        println!("  new entities: {}", out.entities_created.join(", "));
-    }
+    print_reach(&out.reach);
     println!(
         "  {} cross-conversation update(s) written; the next brief of each context shows it",
         o.updates_written
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The entities a push touches, where it lands and who is told, one line each.
+fn print_reach(r: &elnor_engine::PushReach) {
+    for e in &r.entities {
+        println!("  entity   {} ({})", e.name, e.found.describe());
+    }
+    match &r.work_context {
+        Some(c) => println!("  lands in {} ({})", c.name, c.found.describe()),
+        None => println!("  lands in no work context"),
+    }
+    for c in &r.told {
+        println!(
+            "  tells    {} (through {})",
+            c.name,
+            c.via_entity.as_deref().unwrap_or("an entity")
+        );
+    }
 }
 
 pub fn observations(

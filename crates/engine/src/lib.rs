@@ -30,14 +30,19 @@ pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
     next_scheduled as nightly_next_scheduled, run as run_nightly,
 };
+pub use usecase::today::{
+    ACTIVE_DAYS as TODAY_ACTIVE_DAYS, AlertKind, HealthAlert, MovedContext, Today, WaitingQuestion,
+    pending_review_count, today,
+};
 pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStatus};
 pub use usecase::{
     Edited, NewTopic, Pass, TopicChange, TopicEdit, add_library_collection, add_link_rule,
     capture_due, capture_session, change_node, collect_topics, create_entity, create_topic,
     create_work_context, delete_topic, deliver_updates, download_embedding_model, edit_entity,
     edit_topic, edit_work_context, embed, embed_status, ingest, link_entity, merge_entities,
-    merge_work_contexts, pass, pin_topic_member, push, reconcile_folders, refresh_views, reindex,
-    remove_link_rule, search, sweep_nodes, unlink_entity, unpin_topic_member,
+    merge_work_contexts, pass, pin_topic_member, preview_push, push, reconcile_folders,
+    refresh_views, reindex, remove_link_rule, search, sweep_nodes, unlink_entity,
+    unpin_topic_member,
 };
 
 // Base: errors, ids, the clock, config and secrets.
@@ -83,6 +88,7 @@ pub use inputs::observe::files::{
     tracked_file_count,
 };
 pub use inputs::observe::ignore::IgnoreRules;
+pub use inputs::observe::reach::{Found as PushFound, PushReach, ReachedContext, ReachedEntity};
 pub use inputs::observe::{
     Observation, ObservationFilter, ObservationKind, ObservationSource, Push, PushOutcome,
     TrackedConfig, TrackedFoldersFile, default_ignores,

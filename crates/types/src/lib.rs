@@ -84,6 +84,9 @@ pub mod commands {
         IngestGet = "ingest_get"() -> IngestStatus;
         /// `work_contexts_list`: `() -> Vec<WorkContextRow>` (most recently active first)
         WorkContextsList = "work_contexts_list"() -> Vec<WorkContextRow>;
+        /// `today_get`: `() -> TodayView` (what needs the person first, then their projects;
+        /// reading it is the person looking, remembered for "moved since you last looked")
+        TodayGet = "today_get"() -> TodayView;
         /// `projects_list`: `() -> Vec<ProjectOverviewRow>`
         /// (the projects found in the history, newest work first)
         ProjectsList = "projects_list"() -> Vec<ProjectOverviewRow>;
@@ -172,6 +175,9 @@ pub mod commands {
         KnowledgeSupersede = "knowledge_supersede"(NodeTextRequest) -> NodeDetail;
         /// `observations_push`: `PushRequest -> PushOutcome` ("I just did X")
         ObservationsPush = "observations_push"(PushRequest) -> PushOutcome;
+        /// `observations_preview_push`: `PushRequest -> PushPreview` (where a push would reach,
+        /// nothing stored)
+        ObservationsPreviewPush = "observations_preview_push"(PushRequest) -> PushPreview;
         /// `observations_list`: `ObservationListRequest -> Vec<ObservationRow>`
         ObservationsList = "observations_list"(ObservationListRequest) -> Vec<ObservationRow>;
         /// `observations_get`: `ObservationRef -> ObservationRow`
@@ -489,6 +495,58 @@ pub struct ProjectOverviewRow {
     pub open_questions: Vec<String>,
     /// Of those, how many the heuristic detectors found (reduced confidence).
     pub heuristic_questions: u64,
+}
+
+/// An open question waiting on the person, in a work context active lately.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitingQuestionRow {
+    pub work_context_id: String,
+    pub context_name: String,
+    pub question: String,
+    /// RFC 3339: when it was first asked.
+    pub asked_at: String,
+    /// Whole days it has been open.
+    pub days_open: u32,
+    /// Found by the heuristic detectors.
+    pub heuristic: bool,
+}
+
+/// A work context with sessions since the person last looked at Today.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MovedContextRow {
+    pub work_context_id: String,
+    pub name: String,
+    pub sessions_since: u64,
+    /// RFC 3339.
+    pub last_active_at: String,
+}
+
+/// A capture health problem.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HealthAlertRow {
+    /// `harness_quiet`, `no_sources`, `no_model`, `nightly_overdue` or `unreadable_lines`.
+    pub kind: String,
+    /// What is wrong and what to do, in the person's words.
+    pub message: String,
+}
+
+/// Today: what needs the person first, then their projects.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TodayView {
+    /// Proposals waiting in Review (the number the Review page lists).
+    pub pending_reviews: u32,
+    /// The longest-waiting open questions of lately active contexts, the person's first.
+    pub waiting_questions: Vec<WaitingQuestionRow>,
+    /// All such questions, of which `waiting_questions` is the head.
+    pub waiting_question_count: u32,
+    /// RFC 3339: when the person looked before this visit (`None` on the first).
+    pub last_looked_at: Option<String>,
+    pub moved: Vec<MovedContextRow>,
+    pub alerts: Vec<HealthAlertRow>,
+    /// Projects, newest work first.
+    pub projects: Vec<ProjectOverviewRow>,
+    /// Every project found in the history (the Work contexts page's Projects group).
+    pub project_count: u32,
 }
 
 /// Names one work context.
@@ -1479,12 +1537,37 @@ pub struct ObservationRow {
     pub updates_written: u32,
 }
 
+/// Something a push reaches: an entity, the work context it lands in, or a context told through
+/// an entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushTarget {
+    /// The entity's or work context's id; `None` for an entity the push will create.
+    pub id: Option<String>,
+    pub name: String,
+    /// How it was found, in words: "you chose it", "named in the text", "by the word “X”".
+    pub how: String,
+    /// For a context told through an entity, that entity's name.
+    pub via: Option<String>,
+}
+
+/// Where a push reaches (the push box's preview, and what a push did).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushPreview {
+    pub entities: Vec<PushTarget>,
+    /// The work context it lands in: the one chosen, else the one its text names.
+    pub lands_in: Option<PushTarget>,
+    /// The other work contexts that hear of it through its entities.
+    pub told: Vec<PushTarget>,
+}
+
 /// What a push did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PushOutcome {
     pub observation: ObservationRow,
     /// Names from the request that were not entities yet and now are.
     pub entities_created: Vec<String>,
+    /// Where it reached.
+    pub reach: PushPreview,
 }
 
 /// Request of [`commands::ObservationsList`], newest first.

@@ -15,6 +15,7 @@ pub mod files;
 pub mod folders;
 pub mod ignore;
 pub mod markdown;
+pub mod reach;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -149,6 +150,8 @@ pub struct Push {
 pub struct PushOutcome {
     pub observation: Observation,
     pub entities_created: Vec<String>,
+    /// Where it reached, as [`reach::reach`] worked it out beforehand.
+    pub reach: reach::PushReach,
     /// The work contexts whose logs the push wrote to, whose views the use case rebuilds.
     #[serde(skip)]
     pub touched: BTreeSet<WorkContextId>,
@@ -264,27 +267,13 @@ pub(crate) fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<Pus
             "a push's text contains control characters".into(),
         ));
     }
-    let graph = store.graph();
-    if let Some(wc) = &push.work_context {
-        graph.work_context(wc.as_str())?;
-    }
-    let (mut entities, create) = graph.with_conn_result(|c| {
-        let mut found = Vec::new();
-        let mut create = Vec::new();
-        for name in &push.entities {
-            match entities::find_by_name(c, name.trim())? {
-                Some(id) => found.push(id),
-                None if !name.trim().is_empty() => create.push(name.trim().to_owned()),
-                None => {}
-            }
-        }
-        Ok((found, create))
-    })?;
-    for id in mentioned(graph, text)? {
-        if !entities.contains(&id) {
-            entities.push(id);
-        }
-    }
+    let reach = reach::reach(
+        store.graph(),
+        text,
+        &push.entities,
+        push.work_context.as_ref(),
+    )?;
+    let create = reach.created();
     let new = NewObservation {
         source: ObservationSource::Push,
         kind: ObservationKind::Pushed,
@@ -293,24 +282,23 @@ pub(crate) fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<Pus
         title: None,
         text: text.to_owned(),
         details: None,
-        work_context: push.work_context.clone(),
-        entities,
+        work_context: reach
+            .work_context
+            .as_ref()
+            .map(|w| w.work_context_id.clone()),
+        entities: reach.entity_ids(),
         create: create.clone(),
     };
     let (observation, touched) = record(store, &store.config()?, new, now)?;
     Ok(PushOutcome {
         observation,
         entities_created: create,
+        reach,
         touched,
     })
 }
 
 /// The entities whose names or aliases occur in `text`, most mentioned first.
-pub(crate) fn mentioned(graph: &Graph, text: &str) -> Result<Vec<EntityId>> {
-    let names = graph.with_conn_result(entities::all_names)?;
-    Ok(mentioned_with(&EntityMatcher::new(&names), text))
-}
-
 pub(crate) fn mentioned_with(matcher: &EntityMatcher, text: &str) -> Vec<EntityId> {
     let mut counts = BTreeMap::new();
     matcher.count_in(text, &mut counts);

@@ -10,6 +10,7 @@ pub mod access;
 mod embedding_tests;
 pub mod nightly;
 mod synthesis;
+pub mod today;
 pub mod watcher;
 
 use std::collections::BTreeSet;
@@ -102,6 +103,21 @@ pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcom
     sync_search(store);
     collect_quietly(store, now);
     Ok(outcome)
+}
+
+/// Where a push would reach, without storing it (the push box's preview, `elnor push
+/// --dry-run`): the entities its text and named entities resolve to, whole names and distinctive
+/// words alike, the work context it lands in, and the contexts told through its entities.
+pub fn preview_push(
+    store: &Store,
+    push: &Push,
+) -> Result<crate::inputs::observe::reach::PushReach> {
+    crate::inputs::observe::reach::reach(
+        store.graph(),
+        push.text.trim(),
+        &push.entities,
+        push.work_context.as_ref(),
+    )
 }
 
 /// One full pass over every tracked folder (`elnor folders scan`): the observations of what

@@ -530,3 +530,113 @@ fn an_exhausted_watch_limit_is_explained_with_the_fix() {
         "{text}"
     );
 }
+
+/// What a push would reach, one line per entity and context, as the push box previews it.
+fn show_reach(w: &World, text: &str, entities: &[&str], chosen: Option<&WorkContextId>) -> String {
+    let r = crate::usecase::preview_push(
+        &w.store,
+        &Push {
+            text: text.into(),
+            work_context: chosen.cloned(),
+            entities: entities.iter().map(|e| (*e).to_owned()).collect(),
+        },
+    )
+    .unwrap();
+    let mut out = String::new();
+    for e in &r.entities {
+        out += &format!("entity {} {:?}\n", e.name, e.found);
+    }
+    if let Some(c) = &r.work_context {
+        out += &format!("lands in {} {:?}\n", c.name, c.found);
+    }
+    for c in &r.told {
+        out += &format!("tells {} via {:?}\n", c.name, c.via_entity);
+    }
+    out
+}
+
+#[test]
+fn a_push_reaches_what_its_words_name_even_in_part() {
+    let w = world();
+    let g = w.store.graph();
+    for (name, alias) in [("Christensen report", None), ("Ledger import", Some("LDG"))] {
+        let id = g
+            .create_entity(
+                &NewEntity {
+                    kind: "topic".into(),
+                    canonical_name: name.into(),
+                    aliases: alias.into_iter().map(str::to_owned).collect(),
+                    ..NewEntity::default()
+                },
+                now(),
+            )
+            .unwrap()
+            .entity_id;
+        g.link_entity(w.motion.as_str(), id.as_str()).unwrap();
+    }
+    // A distinctive word of a name reaches the entity, and through it the context that links it.
+    expect![[r#"
+        entity Christensen report Word("Christensen")
+        tells Motion to dismiss via Some("Christensen report")
+    "#]]
+    .assert_eq(&show_reach(
+        &w,
+        "Called Christensen about the draft",
+        &[],
+        None,
+    ));
+    // A generic word ("report", "import") reaches nothing; an alias does.
+    expect![""].assert_eq(&show_reach(
+        &w,
+        "Finished the report and the import",
+        &[],
+        None,
+    ));
+    expect![[r#"
+        entity Ledger import Name
+        tells Motion to dismiss via Some("Ledger import")
+    "#]]
+    .assert_eq(&show_reach(&w, "LDG totals match", &[], None));
+    // A context's own name, whole or by a distinctive word, is where an unplaced push lands.
+    expect![[r#"
+        entity Henderson Name
+        lands in Henderson damages section Name
+    "#]]
+    .assert_eq(&show_reach(
+        &w,
+        "Drafted the henderson damages section",
+        &[],
+        None,
+    ));
+    expect![[r#"
+        lands in Motion to dismiss Word("motion")
+    "#]]
+    .assert_eq(&show_reach(&w, "motion filed", &[], None));
+    // A named entity typed in part is the known one, not a new entity; an unknown one is new;
+    // a chosen context wins over the text.
+    expect![[r#"
+        entity Christensen report Word("christensen")
+        entity Opposing counsel New
+        lands in Henderson damages section Chosen
+        tells Motion to dismiss via Some("Christensen report")
+    "#]]
+    .assert_eq(&show_reach(
+        &w,
+        "Motion filed",
+        &["christensen", "Opposing counsel"],
+        Some(&w.henderson),
+    ));
+    // The push does what the preview said.
+    let out = push(
+        &w.store,
+        &Push {
+            text: "Called Christensen about the draft".into(),
+            ..Push::default()
+        },
+        now(),
+    )
+    .unwrap();
+    assert!(out.entities_created.is_empty());
+    expect![[r#"["Christensen report was added by you.", "Ledger import was added by you.", "You noted: Called Christensen about the draft"]"#]]
+        .assert_eq(&format!("{:?}", updates(&w.store, &w.motion)));
+}

@@ -50,6 +50,15 @@ impl Harness {
         Harness::ALL.into_iter().find(|h| h.as_str() == s)
     }
 
+    /// The harness's name as people write it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Harness::OpenClaw => "OpenClaw",
+            Harness::ClaudeCode => "Claude Code",
+            Harness::Codex => "Codex",
+        }
+    }
+
     /// Serialises the harness by its stored name (`openclaw`, `claude_code`, `codex`), as the
     /// session read model always showed it; the enum's own serde names stay those of the
     /// sources file.

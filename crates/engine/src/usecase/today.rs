@@ -1,0 +1,361 @@
+//! Today: what needs the person first, then where their projects stand. The app opens on it and
+//! `elnor today` prints it.
+//!
+//! It gathers, in one read:
+//! - the proposals waiting for review (promotions and Topic memberships: the number the Review
+//!   page lists);
+//! - the open questions waiting longest in the work contexts active lately (the person's own
+//!   questions before the detectors' guesses);
+//! - the work contexts that moved since the person last looked at Today;
+//! - capture health: a harness that stopped being recorded while others go on, no transcript
+//!   folder found at all, full mode without a model, a nightly job that stopped running,
+//!   unreadable log lines;
+//! - the projects found in the history, newest work first, each with where it stands.
+//!
+//! Reading Today is the person looking: it remembers when, in `agent_state`, so the next visit
+//! can say what moved since. A visit within [`VISIT_GAP`] of the last one is the same visit, so
+//! coming back to Today from another page does not empty "moved since you last looked".
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Utc};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+
+use crate::base::config::ContinuityMode;
+use crate::base::error::Result;
+use crate::base::ids::WorkContextId;
+use crate::continuity::EntryContent;
+use crate::graph::entities::{parse_ts, ts};
+use crate::graph::store::Store;
+use crate::inputs::transcripts::Harness;
+use crate::views::overview::ProjectOverview;
+
+/// How recently a work context must have moved for its open questions to be waiting on the
+/// person: a project left a year ago is history, not a to-do list.
+pub const ACTIVE_DAYS: i64 = 30;
+
+/// How many waiting questions, moved contexts and projects Today lists.
+pub const QUESTIONS_SHOWN: usize = 5;
+pub const PROJECTS_SHOWN: usize = 8;
+
+/// Two looks at Today closer than this are one visit.
+pub const VISIT_GAP: Duration = Duration::hours(1);
+
+/// A harness is "quiet" when its newest session is this much older than another harness's.
+pub const QUIET_DAYS: i64 = 7;
+
+/// The nightly job is overdue when its last run is older than this.
+pub const NIGHTLY_OVERDUE_HOURS: i64 = 48;
+
+const SEEN: &str = "today_seen";
+const PREVIOUS: &str = "today_previous";
+
+/// An open question waiting on the person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WaitingQuestion {
+    pub work_context_id: WorkContextId,
+    pub context_name: String,
+    pub question: String,
+    /// When it was first asked (when the work happened).
+    pub asked_at: DateTime<Utc>,
+    /// Found by the heuristic detectors rather than written by a model or the person.
+    pub heuristic: bool,
+}
+
+/// A work context with sessions since the person last looked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MovedContext {
+    pub work_context_id: WorkContextId,
+    pub name: String,
+    /// Sessions whose last turn came after the last look.
+    pub sessions_since: u64,
+    pub last_active_at: String,
+}
+
+/// What kind of capture problem an alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    /// A harness stopped being recorded while others go on.
+    HarnessQuiet,
+    /// No transcript folder exists for any enabled source.
+    NoSources,
+    /// Full mode without a synthesis model: captures fall back to deterministic.
+    NoModel,
+    /// The nightly job has not run for a while.
+    NightlyOverdue,
+    /// Continuity log lines that could not be read.
+    UnreadableLines,
+}
+
+impl AlertKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertKind::HarnessQuiet => "harness_quiet",
+            AlertKind::NoSources => "no_sources",
+            AlertKind::NoModel => "no_model",
+            AlertKind::NightlyOverdue => "nightly_overdue",
+            AlertKind::UnreadableLines => "unreadable_lines",
+        }
+    }
+}
+
+/// One capture health problem, said the way the person reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HealthAlert {
+    pub kind: AlertKind,
+    pub message: String,
+}
+
+/// Today.
+#[derive(Debug, Clone, Serialize)]
+pub struct Today {
+    /// Proposals waiting in the review queue (promotions and Topic memberships).
+    pub pending_reviews: usize,
+    /// Open questions in contexts active in the last [`ACTIVE_DAYS`], the person's first, then
+    /// the longest open; at most [`QUESTIONS_SHOWN`].
+    pub waiting_questions: Vec<WaitingQuestion>,
+    /// All of them, of which `waiting_questions` is the head.
+    pub waiting_question_count: usize,
+    /// When the person looked before this visit (`None` on the first).
+    pub last_looked_at: Option<DateTime<Utc>>,
+    /// Contexts with sessions since then, newest first.
+    pub moved: Vec<MovedContext>,
+    pub alerts: Vec<HealthAlert>,
+    /// The projects, newest work first; at most [`PROJECTS_SHOWN`].
+    pub projects: Vec<ProjectOverview>,
+    /// Every work context found as a project in the history: the Work contexts page's Projects.
+    pub project_count: usize,
+}
+
+/// Reads Today at `now` and remembers the look.
+pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
+    let last_looked_at = look(store, now)?;
+    let graph = store.graph();
+    let pending_reviews = pending_review_count(store)?;
+    let contexts = graph.work_contexts()?;
+    let project_count = contexts
+        .iter()
+        .filter(|w| w.origin == crate::graph::contexts::Origin::Project)
+        .count();
+    let active_since = now - Duration::days(ACTIVE_DAYS);
+    let mut waiting = Vec::new();
+    let mut moved = Vec::new();
+    for wc in &contexts {
+        let Some(last) = wc
+            .last_active_at
+            .as_deref()
+            .and_then(|t| parse_ts(Some(t.into())))
+        else {
+            continue;
+        };
+        if let Some(looked) = last_looked_at
+            && last > looked
+        {
+            let since = graph.with_conn_result(|c| {
+                c.query_row(
+                    "SELECT count(*) FROM transcript_sessions
+                     WHERE work_context_id = ?1 AND last_turn_at > ?2",
+                    params![wc.work_context_id.as_str(), ts(looked)],
+                    |r| r.get::<_, i64>(0),
+                )
+            })?;
+            moved.push(MovedContext {
+                work_context_id: wc.work_context_id.clone(),
+                name: wc.name.clone(),
+                sessions_since: since.max(0) as u64,
+                last_active_at: wc.last_active_at.clone().unwrap_or_default(),
+            });
+        }
+        if last >= active_since {
+            waiting.extend(open_questions(store, &wc.work_context_id, &wc.name, now)?);
+        }
+    }
+    moved.sort_by(|a, b| b.last_active_at.cmp(&a.last_active_at));
+    waiting.sort_by(|a, b| {
+        a.heuristic
+            .cmp(&b.heuristic)
+            .then(a.asked_at.cmp(&b.asked_at))
+    });
+    let waiting_question_count = waiting.len();
+    waiting.truncate(QUESTIONS_SHOWN);
+    Ok(Today {
+        pending_reviews,
+        waiting_questions: waiting,
+        waiting_question_count,
+        last_looked_at,
+        moved,
+        alerts: alerts(store, now)?,
+        projects: crate::views::overview::projects(store, PROJECTS_SHOWN)?,
+        project_count,
+    })
+}
+
+/// Proposals waiting in the review queue: promotions and Topic memberships, the count the
+/// Review page lists and its sidebar badge shows.
+pub fn pending_review_count(store: &Store) -> Result<usize> {
+    let promotions = store.graph().pending_proposal_count()?;
+    let memberships = crate::review::topics::pending(store)?.len();
+    Ok(usize::try_from(promotions).unwrap_or(usize::MAX) + memberships)
+}
+
+/// Records a look at `now`; returns when the person looked before this visit.
+fn look(store: &Store, now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>> {
+    store.graph().with_conn_result(|c| {
+        let get = |key: &str| -> rusqlite::Result<Option<DateTime<Utc>>> {
+            let value: Option<String> = c
+                .query_row("SELECT value FROM agent_state WHERE key = ?1", [key], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            Ok(parse_ts(value))
+        };
+        let set = |key: &str, at: DateTime<Utc>| {
+            c.execute(
+                "INSERT INTO agent_state (key, value) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![key, ts(at)],
+            )
+        };
+        let seen = get(SEEN)?;
+        let previous = get(PREVIOUS)?;
+        let before = match seen {
+            // A new visit: the last one becomes "before".
+            Some(s) if now - s >= VISIT_GAP => {
+                set(PREVIOUS, s)?;
+                Some(s)
+            }
+            // The same visit: "before" stays what it was when the visit began.
+            Some(_) => previous,
+            None => None,
+        };
+        set(SEEN, now)?;
+        Ok(before)
+    })
+}
+
+/// A context's unresolved, undecayed open questions, each once, with when it was first asked.
+fn open_questions(
+    store: &Store,
+    wc: &WorkContextId,
+    name: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<WaitingQuestion>> {
+    let read = store.log(wc).read()?;
+    // Newest first: the newest mention of a question says whether it is still open.
+    let mut entries: Vec<_> = read.entries.iter().collect();
+    entries.sort_by_key(|e| std::cmp::Reverse(e.happened_at()));
+    let mut by_text: BTreeMap<String, Option<WaitingQuestion>> = BTreeMap::new();
+    for e in entries {
+        let EntryContent::OpenQuestion(q) = &e.content else {
+            continue;
+        };
+        let key = q.question.trim().to_lowercase();
+        match by_text.get_mut(&key) {
+            None => {
+                let open = !q.resolved && !e.is_expired(now);
+                by_text.insert(
+                    key,
+                    open.then(|| WaitingQuestion {
+                        work_context_id: wc.clone(),
+                        context_name: name.to_owned(),
+                        question: q.question.clone(),
+                        asked_at: e.happened_at(),
+                        heuristic: e.is_reduced_confidence(),
+                    }),
+                );
+            }
+            // An older mention of a question still open: it has been open since then.
+            Some(Some(w)) => w.asked_at = w.asked_at.min(e.happened_at()),
+            Some(None) => {}
+        }
+    }
+    Ok(by_text.into_values().flatten().collect())
+}
+
+/// The capture health problems at `now`.
+fn alerts(store: &Store, now: DateTime<Utc>) -> Result<Vec<HealthAlert>> {
+    let mut out = Vec::new();
+    let graph = store.graph();
+    let newest: Vec<(String, String)> = graph.with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT harness, max(last_turn_at) FROM transcript_sessions
+             WHERE last_turn_at IS NOT NULL GROUP BY harness ORDER BY 2 DESC",
+        )?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect()
+    })?;
+    let label = |h: &str| Harness::parse(h).map_or_else(|| h.to_owned(), |h| h.label().to_owned());
+    if let Some((lead, lead_at)) = newest.first() {
+        let lead_time = parse_ts(Some(lead_at.clone()));
+        for (harness, at) in newest.iter().skip(1) {
+            let (Some(lead_time), Some(time)) = (lead_time, parse_ts(Some(at.clone()))) else {
+                continue;
+            };
+            if lead_time - time >= Duration::days(QUIET_DAYS)
+                && now - time >= Duration::days(QUIET_DAYS)
+            {
+                out.push(HealthAlert {
+                    kind: AlertKind::HarnessQuiet,
+                    message: format!(
+                        "No new {} sessions since {}, while {} was recorded until {}. If you \
+                         still use {}, check its transcript folder in Settings.",
+                        label(harness),
+                        time.format("%Y-%m-%d"),
+                        label(lead),
+                        lead_time.format("%Y-%m-%d"),
+                        label(harness),
+                    ),
+                });
+            }
+        }
+    }
+    let sources = store.sources().load()?;
+    if !sources.is_empty() && !sources.iter().any(|s| s.enabled && s.root.is_dir()) {
+        out.push(HealthAlert {
+            kind: AlertKind::NoSources,
+            message: "None of the transcript folders ELNOR reads exists on this machine, so no \
+                      new sessions are recorded. Add the folder your agents write to in Settings."
+                .into(),
+        });
+    }
+    if let Ok(config) = store.config()
+        && config.mode == ContinuityMode::Full
+        && config.synthesis_base_url.is_none()
+    {
+        out.push(HealthAlert {
+            kind: AlertKind::NoModel,
+            message: "Full mode is on but no model is set, so sessions are summarised the \
+                      offline way. Set a model in Settings, or choose the offline mode."
+                .into(),
+        });
+    }
+    if let Some(last) = crate::usecase::nightly::last_run(store)?
+        && now - last >= Duration::hours(NIGHTLY_OVERDUE_HOURS)
+    {
+        out.push(HealthAlert {
+            kind: AlertKind::NightlyOverdue,
+            message: format!(
+                "The nightly job last ran on {}; proposals and decay wait for it. It runs while \
+                 the app is open.",
+                last.format("%Y-%m-%d")
+            ),
+        });
+    }
+    let status = store.status()?;
+    if status.skipped_lines > 0 {
+        out.push(HealthAlert {
+            kind: AlertKind::UnreadableLines,
+            message: format!(
+                "{} lines of the continuity logs could not be read; they are left in place and \
+                 skipped.",
+                status.skipped_lines
+            ),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
