@@ -62,6 +62,7 @@ pub fn run() {
             commands::contexts::work_contexts_merge,
             commands::continuity::continuity_get,
             commands::continuity::continuity_set_field,
+            commands::continuity::api_key_status,
             commands::continuity::api_key_set,
             commands::continuity::api_key_clear,
             commands::continuity::model_test,

@@ -1,19 +1,19 @@
 //! The Continuity section of Settings: `continuity_get`, `continuity_set_field`,
-//! `api_key_set`, `api_key_clear` and `model_test`. A change to one of the file
+//! `api_key_status`, `api_key_set`, `api_key_clear` and `model_test`. A change to one of the file
 //! watcher's fields (`watch_*`) restarts the app's watcher so it applies at once.
 //!
 //! The synthesis model's API key goes to the OS keyring and nowhere else. It arrives in
 //! `api_key_set`'s request, is handed straight to the keyring, and never appears in a response,
 //! an error or a log line: the UI only ever learns whether a key is stored.
 
-use elnor_engine::{CONFIG_FIELDS, FieldRule};
+use elnor_engine::{CONFIG_FIELDS, FieldRule, SettingsSection};
 use elnor_engine::{ContinuityConfig, Store};
 use elnor_engine::{Endpoint, test_connection};
 use elnor_engine::{OsKeyring, SYNTHESIS_API_KEY, SecretStore};
 use elnor_types::commands as cmd;
 use elnor_types::{
     ApiKeyStatus, CommandError, ConfigFieldRow, ConfigFields, ConnectionTest, ContinuitySettings,
-    ErrorKind,
+    ErrorKind, SettingsSectionRow,
 };
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
@@ -37,15 +37,26 @@ fn fields(store: &Store, config: &ContinuityConfig) -> ConfigFields {
             };
             ConfigFieldRow {
                 key: f.key.to_owned(),
+                label: f.label.to_owned(),
+                section: f.section.as_str().to_owned(),
                 value,
                 allowed: f.rule.allowed(),
                 help: f.help.to_owned(),
                 choices,
+                choice_labels: f.choice_labels.iter().map(|l| (*l).to_owned()).collect(),
+                ask: f.ask(),
             }
         })
         .collect();
     ConfigFields {
         fields,
+        sections: SettingsSection::SHOWN
+            .iter()
+            .map(|s| SettingsSectionRow {
+                id: s.as_str().to_owned(),
+                title: s.title().to_owned(),
+            })
+            .collect(),
         config_path: store.config_file().path().display().to_string(),
     }
 }
@@ -62,16 +73,10 @@ pub async fn continuity_get(state: State<'_, AppState>) -> ReplyOf<cmd::Continui
     let store = state.store()?;
     blocking(move || {
         let config = store.config().map_err(|e| to_command_error(&e))?;
-        // A locked or missing keyring must not hide the rest of the settings: it is shown as
-        // its own message next to the key field.
-        let (has_api_key, keyring_error) = match has_key(&OsKeyring::new()) {
-            Ok(has) => (has, None),
-            Err(e) => (false, Some(e.message)),
-        };
+        // The keyring is not asked here: a locked one would greet the person with an error
+        // before they touched anything. The key's own settings ask it (`api_key_status`).
         Ok(ContinuitySettings {
             config: fields(&store, &config),
-            has_api_key,
-            keyring_error,
         })
     })
     .await
@@ -85,8 +90,7 @@ pub async fn continuity_set_field(
     let store = state.store()?;
     let watcher = state.watcher();
     blocking(move || {
-        let config = store
-            .set_config(&request.key, &request.value)
+        let config = elnor_engine::set_setting(&store, &request.key, &request.value)
             .map_err(|e| to_command_error(&e))?;
         // The watcher takes its debounce when it starts, so a change to its fields restarts it
         // (which rescans the folders on its own thread); the person sees the new value at work.
@@ -94,6 +98,16 @@ pub async fn continuity_set_field(
             watcher.start(store.clone());
         }
         Ok(fields(&store, &config))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn api_key_status() -> ReplyOf<cmd::ApiKeyStatusGet> {
+    blocking(move || {
+        Ok(ApiKeyStatus {
+            has_api_key: has_key(&OsKeyring::new())?,
+        })
     })
     .await
 }

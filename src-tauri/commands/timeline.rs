@@ -109,6 +109,22 @@ pub async fn timeline_get(
                         .collect(),
                 })
                 .collect(),
+            bucket: match t.bucket {
+                elnor_engine::TimelineBucket::Day => "day",
+                elnor_engine::TimelineBucket::Week => "week",
+                elnor_engine::TimelineBucket::Month => "month",
+            }
+            .to_owned(),
+            legend: t
+                .legend
+                .into_iter()
+                .map(|l| TimelineDayCount {
+                    work_context_id: l.work_context_id.map(|w| w.to_string()),
+                    name: l.name,
+                    count: l.count,
+                })
+                .collect(),
+            since: t.since,
         })
     })
     .await

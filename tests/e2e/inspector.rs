@@ -21,6 +21,10 @@ async fn brief_preview_is_explained_in_the_inspector() {
             .wait_text("#brief-context-choice", |t| t.contains("Spotter OTEL"))
             .await?;
         ensure!(chosen.contains("named by the caller"), "{chosen}");
+        // The brief shows as cards; the text the agent reads is one click away.
+        let cards = ui.text("#brief-cards").await?;
+        ensure!(cards.contains(fact), "{cards}");
+        ui.click("#brief-raw-toggle").await?;
         let text = ui.text("#brief-text").await?;
         ensure!(
             text.contains("<card type=\"continuity\" tag=\"resume\">"),

@@ -31,7 +31,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
 
     let new_ob = App::with(&world.world, async |ui| {
         // Home: the approved directive is in the brief's living memory, stated as it is.
-        ui.wait_text("#brief-text", |t| t.contains(DECISION))
+        ui.wait_text("#brief-cards", |t| t.contains(DECISION))
             .await?;
 
         // Knowledge: both nodes, asserted; the kind filter narrows the list.
@@ -114,7 +114,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
         ensure!(last.contains(&format!("assert → hedge: {hedge}")), "{last}");
         ui.click("#nav-home").await?;
         let hedged = format!("(possibly outdated) {DECISION}");
-        ui.wait_text("#brief-text", |t| t.contains(&hedged))
+        ui.wait_text("#brief-cards", |t| t.contains(&hedged))
             .await?;
 
         // Retire it with a reason: it is history now, with no actions left.
@@ -216,7 +216,7 @@ async fn knowledge_page_hedges_retires_and_supersedes_and_the_brief_follows() {
 
         // Home: the retired directive is gone from the brief, and the Inspector says why.
         ui.click("#nav-home").await?;
-        ui.wait_text("#brief-text", |t| !t.contains(DECISION))
+        ui.wait_text("#brief-cards", |t| !t.contains(DECISION))
             .await?;
         ui.click("#brief-why").await?;
         let excluded = ui

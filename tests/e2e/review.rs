@@ -95,7 +95,7 @@ async fn review_queue_approves_an_edit_and_rejects_with_a_reason() {
         // Home: the next brief carries the reworded directive in Tier 3, and the rejected
         // question nowhere.
         ui.click("#nav-home").await?;
-        let brief = ui.wait_text("#brief-text", |t| t.contains(edited)).await?;
+        let brief = ui.wait_text("#brief-cards", |t| t.contains(edited)).await?;
         ensure!(!brief.contains(DECISION), "{brief}");
         ensure!(!brief.contains(QUESTION), "{brief}");
         let tier3 = ui

@@ -17,8 +17,8 @@ use elnor_types::{
     PushRequest, RejectRequest, RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome,
     ReviewQueue, RollupView, SearchQueryRequest, SearchResults, SessionListRequest, SessionRow,
     SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
-    SourceRow, StoreStatus, Timeline, TimelineRequest, TrackedFolderRequest, TrackedFolders,
-    TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
+    SourceRow, StoreStatus, Timeline, TimelineRequest, TodayView, TrackedFolderRequest,
+    TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
 };
 use elnor_types::{Command, commands as cmd};
 use elnor_types::{
@@ -236,6 +236,11 @@ pub async fn api_key_clear() -> Result<ApiKeyStatus, CommandError> {
     invoke::<cmd::ApiKeyClear>(()).await
 }
 
+/// Whether the API key is stored: asks the OS keyring now.
+pub async fn api_key_status() -> Result<ApiKeyStatus, CommandError> {
+    invoke::<cmd::ApiKeyStatusGet>(()).await
+}
+
 pub async fn model_test() -> Result<ConnectionTest, CommandError> {
     invoke::<cmd::ModelTest>(()).await
 }
@@ -396,6 +401,11 @@ pub async fn knowledge_supersede(
 /// "I just did X": records the push as an observation; the reply says what it touched.
 pub async fn observations_push(request: PushRequest) -> Result<PushOutcome, CommandError> {
     invoke::<cmd::ObservationsPush>(request).await
+}
+
+/// Today: what needs the person, then their projects; the read counts as their look.
+pub async fn today_get() -> Result<TodayView, CommandError> {
+    invoke::<cmd::TodayGet>(()).await
 }
 
 /// Where a push would reach, nothing stored: the push box's preview.

@@ -63,7 +63,8 @@ pub enum FoldersCommand {
 
 #[derive(Debug, Args)]
 pub struct TimelineArgs {
-    /// Days back from today.
+    /// Days back from today; 36500 (or more) for all of history. Windows past 120 days are
+    /// counted per week, past 730 per month.
     #[arg(long, default_value_t = elnor_engine::TIMELINE_DEFAULT_DAYS)]
     days: u32,
     #[arg(long = "context", value_name = "WC")]
@@ -325,7 +326,12 @@ pub fn timeline(store: &Store, args: &TimelineArgs, json: bool) -> anyhow::Resul
         })
         .collect();
     if !active.is_empty() {
-        println!("activity per day: {}", active.join(", "));
+        let per = match t.bucket {
+            elnor_engine::TimelineBucket::Day => "day",
+            elnor_engine::TimelineBucket::Week => "week",
+            elnor_engine::TimelineBucket::Month => "month",
+        };
+        println!("activity per {per}: {}", active.join(", "));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -41,7 +41,7 @@ pub use usecase::{
     create_work_context, delete_topic, deliver_updates, download_embedding_model, edit_entity,
     edit_topic, edit_work_context, embed, embed_status, ingest, link_entity, merge_entities,
     merge_work_contexts, pass, pin_topic_member, preview_push, push, reconcile_folders,
-    refresh_views, reindex, remove_link_rule, search, sweep_nodes, unlink_entity,
+    refresh_views, reindex, remove_link_rule, search, set_setting, sweep_nodes, unlink_entity,
     unpin_topic_member,
 };
 
@@ -51,7 +51,7 @@ pub use base::clock::{
 };
 pub use base::config::{
     CONFIG_SCHEMA_VERSION, ConfigField, ContinuityConfig, ContinuityMode, DateAwareness,
-    EmbeddingProvider, FIELDS as CONFIG_FIELDS, FieldRule, SynthesisProvider,
+    EmbeddingProvider, FIELDS as CONFIG_FIELDS, FieldRule, SettingsSection, SynthesisProvider,
     field as config_field,
 };
 pub use base::error::{Error, ErrorKind, Result};
@@ -109,9 +109,9 @@ pub use views::constellation::{
 pub use views::overview::{ProjectOverview, projects as projects_overview};
 pub use views::rollup::{Rollup, generate as generate_rollup, path as rollup_path};
 pub use views::timeline::{
-    DEFAULT_DAYS as TIMELINE_DEFAULT_DAYS, Filter as TimelineFilter, Item as TimelineItem,
-    ItemKind as TimelineItemKind, MAX_DAYS as TIMELINE_MAX_DAYS, Target as TimelineTarget,
-    Timeline, query as timeline,
+    Bucket as TimelineBucket, DEFAULT_DAYS as TIMELINE_DEFAULT_DAYS, Filter as TimelineFilter,
+    Item as TimelineItem, ItemKind as TimelineItemKind, MAX_DAYS as TIMELINE_MAX_DAYS,
+    Target as TimelineTarget, Timeline, query as timeline,
 };
 
 // Search: the index over turns, entries and summaries, and its queries.

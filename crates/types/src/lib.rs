@@ -119,6 +119,9 @@ pub mod commands {
         ApiKeySet = "api_key_set"(SetApiKeyRequest) -> ApiKeyStatus;
         /// `api_key_clear`: `() -> ApiKeyStatus`
         ApiKeyClear = "api_key_clear"() -> ApiKeyStatus;
+        /// `api_key_status`: `() -> ApiKeyStatus` (asks the OS keyring, when the person opens the
+        /// key's settings, not before)
+        ApiKeyStatusGet = "api_key_status"() -> ApiKeyStatus;
         /// `model_test`: `() -> ConnectionTest`
         ModelTest = "model_test"() -> ConnectionTest;
         /// `brief_preview`: `BriefPreviewRequest -> BriefPreview`
@@ -674,6 +677,10 @@ pub struct MergeRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConfigFieldRow {
     pub key: String,
+    /// Its name in Settings, in plain words.
+    pub label: String,
+    /// The id of the Settings section it belongs to (see [`ConfigFields::sections`]).
+    pub section: String,
     /// The current value as text; empty when an optional field is unset.
     pub value: String,
     /// The allowed values, in words.
@@ -682,12 +689,25 @@ pub struct ConfigFieldRow {
     pub help: String,
     /// The listed values of a one-of field (a select), or `true`/`false` for a flag.
     pub choices: Vec<String>,
+    /// How a person reads each of `choices`, in the same order.
+    pub choice_labels: Vec<String>,
+    /// What to enter, said to a person ("Enter a whole number from 1 to 50.").
+    pub ask: String,
+}
+
+/// A section of Settings: its id (an anchor) and heading.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingsSectionRow {
+    pub id: String,
+    pub title: String,
 }
 
 /// Every continuity config field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConfigFields {
     pub fields: Vec<ConfigFieldRow>,
+    /// The sections a person sees, in order; the internal fields belong to none of them.
+    pub sections: Vec<SettingsSectionRow>,
     pub config_path: String,
 }
 
@@ -696,9 +716,6 @@ pub struct ConfigFields {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContinuitySettings {
     pub config: ConfigFields,
-    pub has_api_key: bool,
-    /// Why the OS keyring could not be read, when it could not.
-    pub keyring_error: Option<String>,
 }
 
 /// Request of [`commands::ContinuitySetField`]: the value as typed.
@@ -1627,11 +1644,15 @@ pub struct TimelineRequest {
     pub kinds: Vec<TimelineKind>,
     /// `openclaw`, `claude_code` or `codex`: sessions and captures of that harness only.
     pub harness: Option<String>,
-    /// Days back from now; 0 means the engine's default (30).
+    /// Days back from now; 0 means the engine's default (30), [`TIMELINE_ALL_DAYS`] all of
+    /// history.
     pub days: u32,
     /// At most this many items; 0 means the engine's default (200).
     pub limit: u32,
 }
+
+/// The window that asks the timeline for all of history.
+pub const TIMELINE_ALL_DAYS: u32 = 36_500;
 
 /// Where clicking a timeline item goes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -1667,10 +1688,11 @@ pub struct TimelineDayCount {
     pub count: u32,
 }
 
-/// One day of the activity chart (every day of the window, empty days too), stacked by context.
+/// One bar of the activity chart (every bar of the window, empty ones too), stacked by context:
+/// a day, a week or a month as [`Timeline::bucket`] says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineDay {
-    /// `YYYY-MM-DD`, UTC.
+    /// The first day the bar covers, `YYYY-MM-DD`, UTC.
     pub day: String,
     pub counts: Vec<TimelineDayCount>,
 }
@@ -1682,6 +1704,12 @@ pub struct Timeline {
     /// More items matched than `limit`; the chart still counts them all.
     pub truncated: bool,
     pub days: Vec<TimelineDay>,
+    /// What one bar covers: `day`, `week` or `month`.
+    pub bucket: String,
+    /// The chart's legend: the busiest work contexts, then "other work" (no id); busiest first.
+    pub legend: Vec<TimelineDayCount>,
+    /// The window's first day, `YYYY-MM-DD` (for all of history, the oldest item's bar).
+    pub since: String,
 }
 
 wire_enum!(

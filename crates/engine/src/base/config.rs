@@ -261,12 +261,115 @@ impl FieldRule {
     }
 }
 
-/// One config field: its key, rule and meaning.
+/// One config field: its key, how a person reads it, its rule and meaning.
 #[derive(Debug, Clone, Copy)]
 pub struct ConfigField {
     pub key: &'static str,
+    /// Its name in Settings, in plain words (never the key).
+    pub label: &'static str,
+    /// The Settings section it is shown in.
+    pub section: SettingsSection,
     pub rule: FieldRule,
+    /// One line of help, in plain words.
     pub help: &'static str,
+    /// How a person reads each listed value of a one-of field (in the rule's order), or `On` and
+    /// `Off` for a flag; empty for other rules.
+    pub choice_labels: &'static [&'static str],
+}
+
+/// The sections of Settings, in the order they are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SettingsSection {
+    Capture,
+    ModelsAndKeys,
+    Brief,
+    ReviewAndNightly,
+    Search,
+    FoldersAndSources,
+    Privacy,
+    /// Not the person's to change (the config format's version).
+    Internal,
+}
+
+impl SettingsSection {
+    /// Every section a person sees, in order.
+    pub const SHOWN: [SettingsSection; 7] = [
+        SettingsSection::Capture,
+        SettingsSection::ModelsAndKeys,
+        SettingsSection::Brief,
+        SettingsSection::ReviewAndNightly,
+        SettingsSection::Search,
+        SettingsSection::FoldersAndSources,
+        SettingsSection::Privacy,
+    ];
+
+    /// The section's id, for anchors and the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SettingsSection::Capture => "capture",
+            SettingsSection::ModelsAndKeys => "models",
+            SettingsSection::Brief => "brief",
+            SettingsSection::ReviewAndNightly => "review",
+            SettingsSection::Search => "search",
+            SettingsSection::FoldersAndSources => "sources",
+            SettingsSection::Privacy => "privacy",
+            SettingsSection::Internal => "internal",
+        }
+    }
+
+    /// The section's heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            SettingsSection::Capture => "Capture",
+            SettingsSection::ModelsAndKeys => "Models & keys",
+            SettingsSection::Brief => "Brief",
+            SettingsSection::ReviewAndNightly => "Review & nightly",
+            SettingsSection::Search => "Search",
+            SettingsSection::FoldersAndSources => "Folders & sources",
+            SettingsSection::Privacy => "Privacy",
+            SettingsSection::Internal => "Internal",
+        }
+    }
+}
+
+impl ConfigField {
+    /// What the field asks for, said to a person ("Enter a whole number from 1 to 50.").
+    pub fn ask(&self) -> String {
+        match self.rule {
+            FieldRule::Int { min, max } => format!("Enter a whole number from {min} to {max}."),
+            FieldRule::Bool => "Choose on or off.".to_owned(),
+            FieldRule::OneOf(_) => {
+                format!("Choose one of: {}.", self.choices_in_words().join(", "))
+            }
+            FieldRule::OptionalText { max_chars } => {
+                format!("Enter at most {max_chars} characters, or leave it empty.")
+            }
+            FieldRule::Exactly(n) => format!("This is always {n}."),
+        }
+    }
+
+    /// The listed values in words, in the rule's order.
+    fn choices_in_words(&self) -> Vec<&'static str> {
+        match self.rule {
+            FieldRule::OneOf(values) if self.choice_labels.len() == values.len() => {
+                self.choice_labels.to_vec()
+            }
+            FieldRule::OneOf(values) => values.to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Checks a value as a person typed it, answering with [`ConfigField::ask`] when it does
+    /// not fit, so Settings can say what to enter instead of what the parser found.
+    pub fn check_input(&self, raw: &str) -> std::result::Result<(), String> {
+        let value = parse_typed(self.rule, raw);
+        check_value(self.rule, &value).map_err(|problem| match self.rule {
+            // The length is worth saying: "Enter at most 120 characters" alone hides how many
+            // were typed.
+            FieldRule::OptionalText { .. } => format!("{} ({problem}.)", self.ask()),
+            _ => self.ask(),
+        })
+    }
 }
 
 const MODES: &[&str] = &["full", "deterministic", "off"];
@@ -277,216 +380,337 @@ const MODES: &[&str] = &["full", "deterministic", "off"];
 pub const FIELDS: &[ConfigField] = &[
     ConfigField {
         key: "mode",
+        label: "Continuity mode",
+        section: SettingsSection::Capture,
         rule: FieldRule::OneOf(MODES),
-        help: "full, deterministic or off (CSA §5.1)",
+        help: "How sessions are captured: with a model, offline, or not at all.",
+        choice_labels: &["Full", "Deterministic", "Off"],
     },
     ConfigField {
         key: "synthesis_model",
+        label: "Model name",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::OptionalText { max_chars: 120 },
-        help: "model used for the session-end synthesis pass in full mode",
+        help: "The model that writes session summaries in full mode, such as llama3.1:8b.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "min_dirty_turns",
+        label: "Messages before a session is captured",
+        section: SettingsSection::Capture,
         rule: FieldRule::Int { min: 1, max: 1000 },
-        help: "user messages that make a session dirty",
+        help: "How many of your messages make a session worth capturing.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "idle_trigger_minutes",
+        label: "Capture after a quiet spell (minutes)",
+        section: SettingsSection::Capture,
         rule: FieldRule::Int { min: 1, max: 10080 },
-        help: "idle minutes before a dirty session is captured",
+        help: "A changed session is captured once it has been quiet this long.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "debounce_minutes",
+        label: "Capture after switching away (minutes)",
+        section: SettingsSection::Capture,
         rule: FieldRule::Int { min: 1, max: 10080 },
-        help: "minutes after defocus before a dirty session is captured",
+        help: "A changed session is captured this long after you move on to another one.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "max_session_history_window",
+        label: "Sessions kept in view per work context",
+        section: SettingsSection::Brief,
         rule: FieldRule::Int { min: 3, max: 25 },
-        help: "most session summaries a constellation includes",
+        help: "How many recent session summaries a work context keeps in view for its brief.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "session_summary_ttl_days",
+        label: "Keep session summaries (days)",
+        section: SettingsSection::Brief,
         rule: FieldRule::Int { min: 1, max: 3650 },
-        help: "days a session_summary_ref entry lives",
+        help: "How long a session's summary stays in its work context's view.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "open_question_ttl_days",
+        label: "Keep open questions (days)",
+        section: SettingsSection::Brief,
         rule: FieldRule::Int { min: 1, max: 3650 },
-        help: "days an open_question entry lives",
+        help: "How long an open question stays in view before it fades.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "key_decision_ttl_days",
+        label: "Keep decisions (days)",
+        section: SettingsSection::Brief,
         rule: FieldRule::Int { min: 1, max: 3650 },
-        help: "days a key_decision entry lives",
+        help: "How long a decision stays in view before it fades.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "cross_update_ttl_days_after_delivery",
+        label: "Keep news from other work (days after shown)",
+        section: SettingsSection::Brief,
         rule: FieldRule::Int { min: 1, max: 3650 },
-        help: "days a cross_conversation_update lives after delivery",
+        help: "How long news from another work context stays once a session has been told.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "work_phase_ttl_days",
+        label: "Keep work phases (days)",
+        section: SettingsSection::Brief,
         rule: FieldRule::Int { min: 1, max: 3650 },
-        help: "days a work_phase_change entry lives",
+        help: "How long a work phase (drafting, review…) stays in view.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "deterministic_heuristic_capture",
+        label: "Guess questions and decisions offline",
+        section: SettingsSection::Capture,
         rule: FieldRule::Bool,
-        help: "detect open questions and decisions heuristically without an LLM",
+        help: "Without a model, find open questions and decisions by pattern matching; they are marked as guessed.",
+        choice_labels: &["On", "Off"],
     },
     ConfigField {
         key: "auto_project_contexts",
+        label: "A work context per project folder",
+        section: SettingsSection::Capture,
         rule: FieldRule::Bool,
-        help: "make a work context for each project folder the transcripts worked in",
+        help: "Make a work context for each folder your sessions worked in.",
+        choice_labels: &["On", "Off"],
     },
     ConfigField {
         key: "transcript_read_max_tokens",
+        label: "Longest read of a past session (tokens)",
+        section: SettingsSection::Privacy,
         rule: FieldRule::Int {
             min: 200,
             max: 100_000,
         },
-        help: "token budget of one transcript read (session.read_transcript)",
+        help: "How much of a past session's transcript an agent may read at once.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "synthesis_provider",
+        label: "Model service",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::OneOf(&["ollama", "openai_compatible"]),
-        help: "API of the synthesis model: Ollama /api/chat or OpenAI-compatible /v1/chat/completions",
+        help: "The kind of server the model runs on.",
+        choice_labels: &["Ollama", "OpenAI-compatible"],
     },
     ConfigField {
         key: "synthesis_base_url",
+        label: "Model server address",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::OptionalText { max_chars: 300 },
-        help: "base URL of the synthesis model, e.g. http://localhost:11434",
+        help: "Where the model server listens, such as http://localhost:11434.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "synthesis_timeout_seconds",
+        label: "Give up on a model call after (seconds)",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::Int { min: 1, max: 600 },
-        help: "seconds a synthesis call may take before capture falls back to deterministic",
+        help: "A slower call is dropped and the session is summarised the offline way.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "max_model_calls_per_hour",
+        label: "Model calls per hour, at most",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::Int {
             min: 0,
             max: 10_000,
         },
-        help: "spend guard: most model calls in any rolling hour (0 stops all calls)",
+        help: "A spend guard over any rolling hour; 0 stops all calls.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "max_model_calls_per_day",
+        label: "Model calls per day, at most",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::Int {
             min: 0,
             max: 100_000,
         },
-        help: "spend guard: most model calls in any rolling 24 hours (0 stops all calls)",
+        help: "A spend guard over any rolling day; 0 stops all calls.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "model_knowledge_cutoff",
+        label: "The model's knowledge ends",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::OptionalText { max_chars: 10 },
-        help: "the synthesis model's knowledge cutoff date, e.g. 2025-06 (CSA §12.3)",
+        help: "The month its training data ends, such as 2025-06, so briefs can warn about anything newer.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "model_date_awareness",
+        label: "Does the model know today's date?",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::OneOf(&["provider_injected", "requires_injection", "unknown"]),
-        help: "whether the synthesis model is told today's date by its provider (CSA §12.3)",
+        help: "Whether its provider tells it the date, or ELNOR must.",
+        choice_labels: &["Its provider tells it", "ELNOR must tell it", "Not known"],
     },
     ConfigField {
         key: "model_profile_verified",
+        label: "Model details last checked",
+        section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::OptionalText { max_chars: 10 },
-        help: "when the model's temporal profile was last checked, e.g. 2026-11-22",
+        help: "The day you last checked the two settings above, such as 2026-11-22.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "significance_threshold_pct",
+        label: "How notable a name must be to track it (%)",
+        section: SettingsSection::Capture,
         rule: FieldRule::Int { min: 1, max: 100 },
-        help: "significance gate for entity candidates, in percent (CSA §11.2 default 50)",
+        help: "A name mentioned in sessions becomes a tracked entity when it scores above this.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "research_gate_multiplier_pct",
+        label: "Easier tracking while researching (%)",
+        section: SettingsSection::Capture,
         rule: FieldRule::Int { min: 10, max: 100 },
-        help: "gate multiplier during research in an active work context, in percent (default 60)",
+        help: "During research in an active work context the bar above is multiplied by this.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "rollup_window_days",
+        label: "Recent activity covers (days)",
+        section: SettingsSection::Brief,
         rule: FieldRule::Int { min: 1, max: 90 },
-        help: "days of recent activity the Tier 2 rollup covers",
+        help: "How far back the brief's recent-activity card looks.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "trace_retention_assemblies",
+        label: "Brief explanations kept",
+        section: SettingsSection::Brief,
         rule: FieldRule::Int {
             min: 10,
             max: 100_000,
         },
-        help: "brief assembly traces kept for the inspector (oldest deleted first)",
+        help: "How many brief explanations the Inspector keeps; the oldest go first.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "promotion_question_days",
+        label: "Propose a reminder after (days)",
+        section: SettingsSection::ReviewAndNightly,
         rule: FieldRule::Int { min: 1, max: 365 },
-        help: "days an open question linked to a deadline stays unresolved before an obligation is proposed",
+        help: "An open question tied to a deadline that stays open this long is proposed as something you must do.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "promotion_decision_sessions",
+        label: "Propose a standing rule after (sessions)",
+        section: SettingsSection::ReviewAndNightly,
         rule: FieldRule::Int { min: 2, max: 50 },
-        help: "sessions a key decision must be stated in before a memory directive is proposed",
+        help: "A decision restated in this many sessions is proposed as something agents should always follow.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "nightly_hour",
+        label: "Nightly job at (hour)",
+        section: SettingsSection::ReviewAndNightly,
         rule: FieldRule::Int { min: 0, max: 23 },
-        help: "local hour at which the desktop app runs the nightly job",
+        help: "The local hour, 0 to 23, at which the app runs the nightly job.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "node_decay_step_days",
+        label: "Trust fades every (days)",
+        section: SettingsSection::ReviewAndNightly,
         rule: FieldRule::Int { min: 1, max: 365 },
-        help: "days between steps down the warrant ladder once a durable node's sources decayed",
+        help: "Once its sources have aged, approved knowledge steps down one level of trust this often.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "watch_debounce_ms",
+        label: "Wait after a file change (milliseconds)",
+        section: SettingsSection::FoldersAndSources,
         rule: FieldRule::Int {
             min: 50,
             max: 10_000,
         },
-        help: "milliseconds of quiet the file watcher waits for before reading a changed file",
+        help: "Quiet time before a changed file is read, so a save in progress is not read half-written.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "watch_reconcile_minutes",
+        label: "Rescan folders every (minutes)",
+        section: SettingsSection::FoldersAndSources,
         rule: FieldRule::Int { min: 1, max: 1440 },
-        help: "minutes between full rescans of the tracked folders, catching changes the OS missed",
+        help: "A full rescan catches changes the system did not report.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "cross_surface_query_enabled",
+        label: "Agents may search your other conversations",
+        section: SettingsSection::Privacy,
         rule: FieldRule::Bool,
-        help: "whether agents may search your other conversations (your own searches always work)",
+        help: "Your own searches always work.",
+        choice_labels: &["On", "Off"],
     },
     ConfigField {
         key: "query_rate_per_minute",
+        label: "Agent searches per minute, per session",
+        section: SettingsSection::Privacy,
         rule: FieldRule::Int { min: 0, max: 1000 },
-        help: "searches one agent session may run per minute; 0 for unlimited",
+        help: "0 for no limit.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "query_rate_per_day",
+        label: "Agent searches per day, all agents",
+        section: SettingsSection::Privacy,
         rule: FieldRule::Int {
             min: 0,
             max: 100_000,
         },
-        help: "searches all agents together may run per day; 0 for unlimited",
+        help: "0 for no limit.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "embedding_provider",
+        label: "Search by meaning with",
+        section: SettingsSection::Search,
         rule: FieldRule::OneOf(&["builtin", "ollama", "openai_compatible"]),
-        help: "embedder for search by meaning: the built-in local model, Ollama /api/embed or OpenAI-compatible /v1/embeddings",
+        help: "The model that turns text into vectors for search by meaning.",
+        choice_labels: &[
+            "The built-in model, on this computer",
+            "Ollama",
+            "An OpenAI-compatible service",
+        ],
     },
     ConfigField {
         key: "embedding_base_url",
+        label: "Embedding server address",
+        section: SettingsSection::Search,
         rule: FieldRule::OptionalText { max_chars: 300 },
-        help: "base URL of the embedding endpoint, e.g. http://localhost:11434 (not for builtin)",
+        help: "Where the embedding server listens; not needed for the built-in model.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "embedding_model",
+        label: "Embedding model name",
+        section: SettingsSection::Search,
         rule: FieldRule::OptionalText { max_chars: 120 },
-        help: "model name at the embedding endpoint, e.g. nomic-embed-text (not for builtin)",
+        help: "Such as nomic-embed-text; not needed for the built-in model.",
+        choice_labels: &[],
     },
     ConfigField {
         key: "schema_version",
+        label: "Config format version",
+        section: SettingsSection::Internal,
         rule: FieldRule::Exactly(CONFIG_SCHEMA_VERSION),
-        help: "config schema version",
+        help: "The version of the config file's format.",
+        choice_labels: &[],
     },
 ];
 

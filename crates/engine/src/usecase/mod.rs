@@ -105,6 +105,22 @@ pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcom
     Ok(outcome)
 }
 
+/// Changes one setting as a person typed it in Settings: a value that does not fit is refused
+/// with what to enter instead ("Enter a whole number from 1 to 50."), never with the config
+/// file's field names; a fitting one is saved as `elnor config set` saves it.
+pub fn set_setting(store: &Store, key: &str, raw: &str) -> Result<crate::ContinuityConfig> {
+    let field = crate::base::config::field(key)
+        .ok_or_else(|| crate::Error::InvalidInput(format!("there is no setting called {key:?}")))?;
+    if field.section == crate::base::config::SettingsSection::Internal {
+        return Err(crate::Error::InvalidInput(format!(
+            "{} is not yours to change",
+            field.label
+        )));
+    }
+    field.check_input(raw).map_err(crate::Error::InvalidInput)?;
+    store.set_config(key, raw)
+}
+
 /// Where a push would reach, without storing it (the push box's preview, `elnor push
 /// --dry-run`): the entities its text and named entities resolve to, whole names and distinctive
 /// words alike, the work context it lands in, and the contexts told through its entities.

@@ -1,5 +1,6 @@
 //! "Brief a fresh session would get now": the preview assembly for a chosen work context, the
-//! rollup's rebuild, and the brief as the agent would read it.
+//! rollup's rebuild, and the brief shown as its cards (where you left off, recent activity, what
+//! to keep in mind), with the text exactly as the agent reads it one click away.
 
 use elnor_types::{BriefPreview, BriefPreviewRequest};
 use leptos::prelude::*;
@@ -49,7 +50,7 @@ pub(super) fn BriefPanel() -> impl IntoView {
     };
     view! {
         <div class="card" id="brief-panel">
-            <h3>"Brief a fresh session would get now"</h3>
+            <h3>"What a new agent session would be told now"</h3>
             <div class="inline-form">
                 <label for="brief-context">"Work context"</label>
                 <Loaded resource=contexts loading="Loading work contexts…" inline=true let:list>
@@ -60,7 +61,7 @@ pub(super) fn BriefPanel() -> impl IntoView {
                             prop:value=move || context.get()
                         >
                             <option value="">
-                                "Whatever the engine resolves (the session says nothing)"
+                                "No work context in particular"
                             </option>
                             {list
                                 .into_iter()
@@ -97,6 +98,15 @@ pub(super) fn BriefPanel() -> impl IntoView {
     }
 }
 
+/// What a card of the brief is, in the person's words.
+fn card_title(tier: u8) -> &'static str {
+    match tier {
+        1 => "Where you left off",
+        2 => "Recent activity",
+        _ => "What to keep in mind",
+    }
+}
+
 #[component]
 pub(super) fn BriefView(brief: BriefPreview) -> impl IntoView {
     let nav = use_nav();
@@ -109,14 +119,34 @@ pub(super) fn BriefView(brief: BriefPreview) -> impl IntoView {
         .map(|tier| {
             let card = brief.cards.iter().find(|c| c.tier == tier);
             let cap = brief.tier_caps[usize::from(tier - 1)];
-            let (tag, tokens) =
-                card.map_or(("not in this brief", 0), |c| (c.tag.as_str(), c.tokens));
+            let tokens = card.map_or(0, |c| c.tokens);
             view! {
                 <tr data-tier=tier>
-                    <td>{format!("Tier {tier}")}</td>
-                    <td>{tag.replace('_', " ")}</td>
+                    <td>{card_title(tier)}</td>
+                    <td class="hint">{if card.is_some() { "" } else { "nothing to say" }}</td>
                     <td class="n tier-tokens">{format!("{tokens} / {cap}")}</td>
                 </tr>
+            }
+        })
+        .collect_view();
+    let raw = RwSignal::new(false);
+    let cards = brief
+        .cards
+        .iter()
+        .map(|c| {
+            view! {
+                <section class="brief-card" data-tier=c.tier>
+                    <h4>
+                        {card_title(c.tier)}
+                        <span class="meta">{format!(" · {} tokens", c.tokens)}</span>
+                    </h4>
+                    <ul>
+                        {c.lines
+                            .iter()
+                            .map(|l| view! { <li>{l.text.clone()}</li> })
+                            .collect_view()}
+                    </ul>
+                </section>
             }
         })
         .collect_view();
@@ -148,7 +178,7 @@ pub(super) fn BriefView(brief: BriefPreview) -> impl IntoView {
             {tiers}
             <tr>
                 <td>
-                    <strong>"Cards"</strong>
+                    <strong>"All cards"</strong>
                 </td>
                 <td class="hint">{format!("plus {} tokens around them", brief.envelope_tokens)}</td>
                 <td class="n" id="brief-total">
@@ -171,7 +201,18 @@ pub(super) fn BriefView(brief: BriefPreview) -> impl IntoView {
         } else {
             ().into_any()
         }}
-        <pre class="brief-text" id="brief-text">{brief.text.clone()}</pre>
+        <div class="brief-cards" id="brief-cards">{cards}</div>
+        <button
+            class="small"
+            id="brief-raw-toggle"
+            aria-expanded=move || raw.get().to_string()
+            on:click=move |_| raw.update(|r| *r = !*r)
+        >
+            {move || if raw.get() { "Hide the text" } else { "Show the text as the agent reads it" }}
+        </button>
+        <Show when=move || raw.get()>
+            <pre class="brief-text" id="brief-text">{brief.text.clone()}</pre>
+        </Show>
         <p>
             <a
                 href="#"

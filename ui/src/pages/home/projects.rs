@@ -7,12 +7,16 @@ use leptos::prelude::*;
 use crate::api;
 use crate::app::use_activity;
 use crate::components::{Loaded, short_time};
-use crate::nav::use_nav;
+use crate::nav::{Page, Route, use_nav};
 
 /// The projects ELNOR found in the history, newest work first: what a person with months of
 /// history sees after the first ingest. Times are when the work happened.
 #[component]
-pub(super) fn ProjectsCard() -> impl IntoView {
+pub(super) fn ProjectsCard(
+    /// Every project found in the history: the Work contexts page's Projects group.
+    total: u32,
+) -> impl IntoView {
+    let nav = use_nav();
     let activity = use_activity();
     let projects = LocalResource::new(move || {
         activity.0.track();
@@ -20,7 +24,20 @@ pub(super) fn ProjectsCard() -> impl IntoView {
     });
     view! {
         <div class="card" id="projects-card">
-            <h3>"Your projects"</h3>
+            <h3 class="card-head">
+                "Your projects"
+                <a
+                    href="#"
+                    id="today-projects-count"
+                    data-count=total
+                    on:click=move |ev| {
+                        ev.prevent_default();
+                        nav.go(Route::of(Page::Contexts));
+                    }
+                >
+                    {format!("{total} in your history →")}
+                </a>
+            </h3>
             <Loaded resource=projects loading="Reading projects…" let:value>
                 {project_list(value)}
             </Loaded>
@@ -32,8 +49,9 @@ pub(super) fn project_list(rows: Vec<ProjectOverviewRow>) -> AnyView {
     if rows.is_empty() {
         return view! {
             <p class="hint" id="projects-empty">
-                "No projects yet. Ingest your agents' transcripts (Sessions → Ingest): each folder "
-                "your sessions worked in becomes a work context here, with where its work stood."
+                "No projects yet. Add the folders your agents write transcripts to (Settings → "
+                "Transcript sources) and ingest them: each folder your sessions worked in becomes "
+                "a work context here, with where its work stood."
             </p>
         }
         .into_any();
@@ -77,7 +95,7 @@ pub(super) fn project_list(rows: Vec<ProjectOverviewRow>) -> AnyView {
                                         .map(|q| view! {
                                             <li>
                                                 {q.clone()}
-                                                {heuristic.then(|| view! { <span class="badge heuristic">"heuristic"</span> })}
+                                                {heuristic.then(|| view! { <span class="badge heuristic" title="Found by pattern matching, not written by a model or by you">"guessed"</span> })}
                                             </li>
                                         })
                                         .collect_view()}

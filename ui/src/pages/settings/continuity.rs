@@ -1,10 +1,8 @@
-//! The continuity settings: the mode, every continuity config field grouped into cards, and the
-//! synthesis model's API key and connection test.
+//! The settings the config file holds: the continuity mode, each section's fields (labelled and
+//! explained in plain words by the engine, refused in plain words too), and the synthesis
+//! model's API key and connection test.
 
-use elnor_types::{
-    CONTINUITY_EXPLANATION, CommandError, ConfigFieldRow, ContinuityMode, ContinuitySettings,
-    Settings,
-};
+use elnor_types::{CONTINUITY_EXPLANATION, CommandError, ConfigFieldRow, ContinuityMode, Settings};
 use leptos::prelude::*;
 
 use crate::api;
@@ -35,8 +33,8 @@ pub(super) fn ContinuitySection(initial: Settings) -> impl IntoView {
     };
 
     view! {
-        <div class="card">
-            <h3>"Continuity"</h3>
+        <div class="mode-choice">
+            <h4>"Continuity mode"</h4>
             <p class="hint">{CONTINUITY_EXPLANATION}</p>
             {ContinuityMode::ALL
                 .into_iter()
@@ -87,119 +85,26 @@ pub(super) fn ContinuitySection(initial: Settings) -> impl IntoView {
     }
 }
 
-/// The config fields shown in each group, in order. `mode` has its own toggle above and
-/// `schema_version` is not the person's to change.
-pub(super) const GROUPS: &[(&str, &[&str])] = &[
-    (
-        "Synthesis model",
-        &[
-            "synthesis_provider",
-            "synthesis_base_url",
-            "synthesis_model",
-            "synthesis_timeout_seconds",
-        ],
-    ),
-    (
-        "Spend guard",
-        &["max_model_calls_per_hour", "max_model_calls_per_day"],
-    ),
-    (
-        "Capture triggers",
-        &[
-            "min_dirty_turns",
-            "idle_trigger_minutes",
-            "debounce_minutes",
-            "deterministic_heuristic_capture",
-            "max_session_history_window",
-            "transcript_read_max_tokens",
-        ],
-    ),
-    (
-        "Entry lifetimes (days)",
-        &[
-            "session_summary_ttl_days",
-            "open_question_ttl_days",
-            "key_decision_ttl_days",
-            "cross_update_ttl_days_after_delivery",
-            "work_phase_ttl_days",
-        ],
-    ),
-    (
-        "Significance gate",
-        &["significance_threshold_pct", "research_gate_multiplier_pct"],
-    ),
-    (
-        "Brief and traces",
-        &["rollup_window_days", "trace_retention_assemblies"],
-    ),
-    (
-        "Promotion and nightly job",
-        &[
-            "promotion_question_days",
-            "promotion_decision_sessions",
-            "node_decay_step_days",
-            "nightly_hour",
-        ],
-    ),
-    (
-        "File watcher",
-        &["watch_debounce_ms", "watch_reconcile_minutes"],
-    ),
-    (
-        "Search embeddings",
-        &[
-            "embedding_provider",
-            "embedding_base_url",
-            "embedding_model",
-        ],
-    ),
-    (
-        "Agents' searches",
-        &[
-            "cross_surface_query_enabled",
-            "query_rate_per_minute",
-            "query_rate_per_day",
-        ],
-    ),
-    (
-        "Model temporal profile",
-        &[
-            "model_knowledge_cutoff",
-            "model_date_awareness",
-            "model_profile_verified",
-        ],
-    ),
-];
-
-#[component]
-pub(super) fn ContinuityConfigCards(initial: ContinuitySettings) -> impl IntoView {
-    let fields = initial.config.fields;
-    GROUPS
+/// The config fields of one Settings section, in the engine's order, each with its label, one
+/// line of help and its editor. The synthesis model's section also holds its API key and the
+/// connection test.
+pub(super) fn section_fields(fields: &[ConfigFieldRow], section: &str) -> impl IntoView + use<> {
+    let editors = fields
         .iter()
-        .map(|(title, keys)| {
-            let editors = keys
-                .iter()
-                .filter_map(|k| fields.iter().find(|f| f.key == *k).cloned())
-                .map(|row| view! { <FieldEditor row /> })
-                .collect_view();
-            let model = (*title == "Synthesis model").then(|| {
-                view! {
-                    <ApiKeyEditor
-                        has_key=initial.has_api_key
-                        keyring_error=initial.keyring_error.clone()
-                    />
-                    <ConnectionTester />
-                }
-            });
-            view! {
-                <div class="card">
-                    <h3>{*title}</h3>
-                    <div class="fields">{editors}</div>
-                    {model}
-                </div>
-            }
-        })
-        .collect_view()
+        .filter(|f| f.section == section && f.key != "mode")
+        .cloned()
+        .map(|row| view! { <FieldEditor row /> })
+        .collect_view();
+    let model = (section == "models").then(|| {
+        view! {
+            <ApiKeyEditor />
+            <ConnectionTester />
+        }
+    });
+    view! {
+        <div class="fields">{editors}</div>
+        {model}
+    }
 }
 
 /// One config field: a select for listed values and flags, else a text box saved on Enter or
@@ -263,11 +168,13 @@ pub(super) fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
             >
                 {choices
                     .into_iter()
-                    .map(|c| {
+                    .enumerate()
+                    .map(|(i, c)| {
                         let selected = c == row.value;
+                        let label = row.choice_labels.get(i).cloned().unwrap_or_else(|| c.clone());
                         view! {
                             <option value=c.clone() selected=selected>
-                                {c.replace('_', " ")}
+                                {label}
                             </option>
                         }
                     })
@@ -278,12 +185,12 @@ pub(super) fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
     };
     view! {
         <label class="field-label" for=id.clone()>
-            {key.replace('_', " ")}
+            {row.label.clone()}
         </label>
         <div class="field">
             {input}
             {move || saved().then(|| view! { <span class="saved-mark">"saved"</span> })}
-            <p class="hint">{format!("{} ({})", row.help, row.allowed)}</p>
+            <p class="hint" title=row.ask.clone()>{row.help.clone()}</p>
             {move || {
                 error()
                     .map(|e| {
@@ -301,11 +208,26 @@ pub(super) fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
 /// The API key: typed into a password box and sent once to the OS keyring; the box is cleared
 /// as soon as the keyring has it.
 #[component]
-pub(super) fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl IntoView {
-    let stored = RwSignal::new(has_key);
+pub(super) fn ApiKeyEditor() -> impl IntoView {
+    // Whether a key is stored: `None` until the keyring is asked. It is asked when the person
+    // reaches for the key (focus or a click in this block), not when Settings opens: a locked
+    // keyring must not greet them with an error before they touched anything.
+    let stored = RwSignal::new(None::<bool>);
     let key = RwSignal::new(String::new());
-    // The keyring's complaint when Settings opened, shown until the person acts.
-    let keyring_error = RwSignal::new(keyring_error);
+    // The keyring's complaint, shown until the person acts.
+    let keyring_error = RwSignal::new(None::<String>);
+    let check = Action::new_local(move |_: &()| async move {
+        match api::api_key_status().await {
+            Ok(s) => stored.set(Some(s.has_api_key)),
+            Err(e) => keyring_error.set(Some(e.message)),
+        }
+    });
+    let ask_once = move || {
+        if stored.get_untracked().is_none() && !check.pending().get_untracked() {
+            keyring_error.set(None);
+            check.dispatch_local(());
+        }
+    };
     // Saving or removing the key: `pending` disables both buttons, the value is the refusal.
     // `None` removes the key.
     let change = Action::new_local(move |text: &Option<String>| {
@@ -319,7 +241,7 @@ pub(super) fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl
                 }
                 None => api::api_key_clear().await.map_err(|e| e.message)?,
             };
-            stored.set(status.has_api_key);
+            stored.set(Some(status.has_api_key));
             Ok::<(), String>(())
         }
     });
@@ -341,10 +263,10 @@ pub(super) fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl
     view! {
         <h4>"API key"</h4>
         <p class="hint">
-            "Needed only for an OpenAI-compatible endpoint. It is kept in the OS keyring, never in "
-            "the config or the store."
+            "Needed only for an OpenAI-compatible service. It is kept in your system's keyring, "
+            "never in the settings file or the store."
         </p>
-        <div class="inline-form">
+        <div class="inline-form" id="api-key-block" on:focusin=move |_| ask_once() on:click=move |_| ask_once()>
             <input
                 id="api-key"
                 type="password"
@@ -359,8 +281,12 @@ pub(super) fn ApiKeyEditor(has_key: bool, keyring_error: Option<String>) -> impl
             <button class="small" id="api-key-remove" on:click=remove prop:disabled=move || busy.get()>
                 "Remove"
             </button>
-            <span id="api-key-status" class="badge" class:stored=move || stored.get()>
-                {move || if stored.get() { "stored in OS keyring" } else { "no key" }}
+            <span id="api-key-status" class="badge" class:stored=move || stored.get() == Some(true)>
+                {move || match stored.get() {
+                    Some(true) => "stored in the keyring",
+                    Some(false) => "no key stored",
+                    None => "not checked yet",
+                }}
             </span>
         </div>
         {move || error().map(|e| view! { <div class="error" id="api-key-error" role="alert">{e}</div> })}

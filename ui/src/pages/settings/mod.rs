@@ -1,54 +1,110 @@
-//! Settings: the continuity mode toggle with CSA §5.1's explanatory text, then every other
-//! continuity field (synthesis model, API key, spend guard, triggers, TTLs, the significance gate
-//! and the model's temporal profile). Saving goes through the shell to the engine, which validates
-//! and writes the config atomically; its error text is shown beside the field as it is.
+//! Settings, in sections with a table of contents beside them: Capture (the continuity mode and
+//! when sessions are captured), Models & keys (the synthesis model, its API key and a connection
+//! test), Brief (what briefs keep, and living memory: the person's own facts and preferences,
+//! Tier 3 of every brief), Review & nightly, Search (the embedder, its jobs, its settings),
+//! Folders & sources (the transcript sources, managed only here, and the tracked folders whose
+//! file changes become observations), and Privacy (what agents may read and search).
+//!
+//! Every field's label, help and refusal come from the engine in plain words. Saving goes
+//! through the shell to the engine, which validates and writes the config atomically.
 //!
 //! The API key is typed here and handed to the shell, which stores it in the OS keyring. It is
-//! never read back: the page only learns whether a key is stored.
-//!
-//! Living memory is the person's own facts and preferences, Tier 3 of every brief: listed in the
-//! order the brief considers them, each with its token count, to add, edit, move and remove.
-//!
-//! Tracked folders are the folders whose file changes become observations: listed with a
-//! "missing" badge for one that is gone, to add and remove, with the person's ignore patterns (one
-//! per line), the built-in ones, and the file watcher's status line, its problem (such as an
-//! exhausted inotify watch limit, with the fix) shown prominently.
-//!
-//! Search shows the embedder and how many documents it has embedded, with the long jobs that
-//! change that: downloading the built-in model, building the embeddings and rebuilding the index,
-//! each with its progress (polled while it runs) and, where the engine can stop, Cancel.
+//! never read back: the page only learns whether a key is stored, and only asks when the person
+//! reaches for the key.
 
 mod continuity;
 mod folders;
 mod living_memory;
 mod search;
 
+use elnor_types::ContinuitySettings;
 use leptos::prelude::*;
 
 use crate::api;
 use crate::components::Loaded;
 use crate::pages::sessions::IngestCard;
-use continuity::{ContinuityConfigCards, ContinuitySection};
+use continuity::{ContinuitySection, section_fields};
 use folders::TrackedFoldersCard;
 use living_memory::LivingMemoryCard;
 use search::SearchCard;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
-    let settings = LocalResource::new(api::settings_get);
     let continuity = LocalResource::new(api::continuity_get);
-    let generation = RwSignal::new(0u32);
     view! {
         <h2>"Settings"</h2>
-        <Loaded resource=settings loading="Reading settings…" let:s>
-            <ContinuitySection initial=s />
+        <Loaded resource=continuity loading="Reading the settings…" let:s>
+            <SettingsSections settings=s />
         </Loaded>
-        <Loaded resource=continuity loading="Reading the continuity config…" let:s>
-            <ContinuityConfigCards initial=s />
-        </Loaded>
-        <SearchCard />
-        <LivingMemoryCard />
-        <TrackedFoldersCard />
-        <IngestCard generation />
+    }
+}
+
+/// The table of contents and the sections.
+#[component]
+fn SettingsSections(settings: ContinuitySettings) -> impl IntoView {
+    let sections = settings.config.sections.clone();
+    let fields = settings.config.fields;
+    let toc = sections
+        .iter()
+        .map(|s| {
+            let id = format!("settings-{}", s.id);
+            let target = id.clone();
+            view! {
+                <a
+                    href="#"
+                    data-section=s.id.clone()
+                    on:click=move |ev| {
+                        ev.prevent_default();
+                        if let Some(el) = document().get_element_by_id(&target) {
+                            el.scroll_into_view();
+                        }
+                    }
+                >
+                    {s.title.clone()}
+                </a>
+            }
+        })
+        .collect_view();
+    let body = sections
+        .into_iter()
+        .map(|s| {
+            let extra = match s.id.as_str() {
+                "capture" => {
+                    let mode = LocalResource::new(api::settings_get);
+                    view! {
+                        <Loaded resource=mode loading="Reading the mode…" let:m>
+                            <ContinuitySection initial=m />
+                        </Loaded>
+                    }
+                    .into_any()
+                }
+                "brief" => view! { <LivingMemoryCard /> }.into_any(),
+                "search" => view! { <SearchCard /> }.into_any(),
+                "sources" => {
+                    let generation = RwSignal::new(0u32);
+                    view! {
+                        <IngestCard generation />
+                        <TrackedFoldersCard />
+                    }
+                    .into_any()
+                }
+                _ => ().into_any(),
+            };
+            view! {
+                <section class="settings-section card" id=format!("settings-{}", s.id)>
+                    <h3>{s.title.clone()}</h3>
+                    {extra}
+                    {section_fields(&fields, &s.id)}
+                </section>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="settings-layout">
+            <nav class="settings-toc" id="settings-toc" aria-label="Settings sections">
+                {toc}
+            </nav>
+            <div class="settings-sections">{body}</div>
+        </div>
     }
 }

@@ -1,17 +1,16 @@
-//! The per-day activity chart: one bar per day, stacked by work context, with its legend.
+//! The activity chart: one bar per day (per week or month over long windows), stacked by work
+//! context, with the engine's legend: the busiest contexts, then "other work".
 
-use std::collections::BTreeMap;
-
-use elnor_types::TimelineDay;
+use elnor_types::{TimelineDay, TimelineDayCount};
 use leptos::prelude::*;
 
-/// Colours of the chart's work contexts, in legend order (the busiest first); more contexts than
-/// colours reuse them, and the legend still tells them apart by name.
+/// Colours of the chart's work contexts, in legend order (the busiest first). The engine keeps
+/// no more contexts apart than there are colours.
 pub(super) const PALETTE: &[&str] = &[
     "#145e6e", "#d9822b", "#5b4a99", "#2f7d4a", "#b8465f", "#3f7fbf", "#9a7b00", "#6b8e23",
 ];
 
-/// Activity outside any work context.
+/// "Other work": the less busy contexts and work outside any context.
 pub(super) const OUTSIDE: &str = "#b8c2c4";
 
 /// Height of the chart's bars area, in SVG units.
@@ -20,38 +19,38 @@ pub(super) const CHART_H: f64 = 120.0;
 /// Width of the chart's drawing, in SVG units.
 pub(super) const CHART_W: f64 = 560.0;
 
-/// Legend order: the contexts with the most activity in the window first, then by name; the
-/// colour follows from the position.
-pub(super) fn legend(days: &[TimelineDay]) -> Vec<(Option<String>, String, u32, &'static str)> {
-    let mut totals: BTreeMap<Option<String>, (String, u32)> = BTreeMap::new();
-    for c in days.iter().flat_map(|d| &d.counts) {
-        let slot = totals
-            .entry(c.work_context_id.clone())
-            .or_insert_with(|| (c.name.clone(), 0));
-        slot.1 += c.count;
-    }
-    let mut rows: Vec<_> = totals
-        .into_iter()
-        .map(|(id, (name, n))| (id, name, n))
-        .collect();
-    rows.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+/// The engine's legend (the busiest contexts, then "other work"), each with its colour: the
+/// position gives the colour, and "other work" has its own grey.
+pub(super) fn legend(
+    entries: &[TimelineDayCount],
+) -> Vec<(Option<String>, String, u32, &'static str)> {
     let mut next = 0;
-    rows.into_iter()
-        .map(|(id, name, n)| {
-            let colour = if id.is_none() {
+    entries
+        .iter()
+        .map(|e| {
+            let colour = if e.work_context_id.is_none() {
                 OUTSIDE
             } else {
                 next += 1;
                 PALETTE[(next - 1) % PALETTE.len()]
             };
-            (id, name, n, colour)
+            (e.work_context_id.clone(), e.name.clone(), e.count, colour)
         })
         .collect()
 }
 
 /// Activity per day as SVG bars stacked by work context, one column per day of the window.
-pub(super) fn activity_chart(days: &[TimelineDay]) -> impl IntoView + use<> {
-    let legend = legend(days);
+pub(super) fn activity_chart(
+    days: &[TimelineDay],
+    entries: &[TimelineDayCount],
+    bucket: &str,
+) -> impl IntoView + use<> {
+    let legend = legend(entries);
+    let per = match bucket {
+        "week" => "week",
+        "month" => "month",
+        _ => "day",
+    };
     let colour_of =
         |id: &Option<String>| legend.iter().find(|l| &l.0 == id).map_or(OUTSIDE, |l| l.3);
     let max = days
@@ -133,13 +132,13 @@ pub(super) fn activity_chart(days: &[TimelineDay]) -> impl IntoView + use<> {
         })
         .collect_view();
     view! {
-        <p class="meta chart-caption">"Activity per day (UTC days), stacked by work context"</p>
+        <p class="meta chart-caption">{format!("Activity per {per} (UTC), stacked by work context")}</p>
         <svg
             id="timeline-chart"
             class="activity-chart"
             viewBox=format!("0 0 {width:.0} {}", CHART_H + 18.0)
             role="img"
-            aria-label="Activity per day, stacked by work context"
+            aria-label=format!("Activity per {per}, stacked by work context")
         >
             <text class="axis" x="0" y="11">{max.to_string()}</text>
             <text class="axis" x="0" y=format!("{CHART_H}")>"0"</text>

@@ -1,7 +1,7 @@
 //! The timeline's items, newest first, each linking to what it names (a session, a proposal, a
 //! node, a work context, an observation).
 
-use elnor_types::{Timeline, TimelineItem, TimelineTarget};
+use elnor_types::{TIMELINE_ALL_DAYS, Timeline, TimelineItem, TimelineTarget};
 use leptos::prelude::*;
 
 use super::chart::activity_chart;
@@ -15,8 +15,13 @@ pub(super) fn timeline_view(
     nav: Nav,
 ) -> impl IntoView {
     let n = t.items.len();
+    let span = if window >= TIMELINE_ALL_DAYS {
+        format!("since {}", t.since)
+    } else {
+        format!("in the past {window} days")
+    };
     let summary = format!(
-        "{n} item{} in the past {window} days{}",
+        "{n} item{} {span}{}",
         if n == 1 { "" } else { "s" },
         if t.truncated {
             ": only the newest are listed (the chart counts them all); narrow the filters or the \
@@ -28,7 +33,7 @@ pub(super) fn timeline_view(
     let list = if t.items.is_empty() {
         view! {
             <div class="empty" id="timeline-empty">
-                <p>{format!("Nothing happened in the past {window} days under these filters.")}</p>
+                <p>{format!("Nothing happened {span} under these filters.")}</p>
                 <p class="hint">
                     "Sessions appear after an ingest on the Sessions page, and their captures with "
                     "them; what you did outside an agent, after you push it from Home (or "
@@ -43,7 +48,7 @@ pub(super) fn timeline_view(
     };
     view! {
         <div class="card" id="timeline-chart-card">
-            {activity_chart(&t.days)}
+            {activity_chart(&t.days, &t.legend, &t.bucket)}
         </div>
         <p class="meta" id="timeline-summary">{summary}</p>
         {list}

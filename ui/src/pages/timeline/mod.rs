@@ -15,7 +15,7 @@ mod observation;
 
 use std::collections::BTreeSet;
 
-use elnor_types::{TimelineKind, TimelineRequest};
+use elnor_types::{TIMELINE_ALL_DAYS, TimelineKind, TimelineRequest};
 use leptos::prelude::*;
 
 use crate::api;
@@ -36,8 +36,14 @@ fn kind_label(k: TimelineKind) -> &'static str {
     }
 }
 
-/// The windows offered, in days.
-const WINDOWS: &[u32] = &[7, 30, 90];
+/// The windows offered: days, and their labels. The last asks for all of history.
+const WINDOWS: &[(u32, &str)] = &[
+    (7, "7 days"),
+    (30, "30 days"),
+    (90, "90 days"),
+    (365, "1 year"),
+    (TIMELINE_ALL_DAYS, "All"),
+];
 
 /// The window a fresh page shows: the engine's default.
 const DEFAULT_WINDOW: u32 = 30;
@@ -128,15 +134,20 @@ pub fn TimelinePage() -> impl IntoView {
             <span class="segmented" role="group" aria-label="Window">
                 {WINDOWS
                     .iter()
-                    .map(|&d| {
+                    .map(|&(d, label)| {
+                        let id = if d == TIMELINE_ALL_DAYS {
+                            "timeline-days-all".to_owned()
+                        } else {
+                            format!("timeline-days-{d}")
+                        };
                         view! {
                             <button
                                 class="small"
-                                id=format!("timeline-days-{d}")
+                                id=id
                                 class:active=move || days.get() == d
                                 on:click=move |_| days.set(d)
                             >
-                                {format!("{d} days")}
+                                {label}
                             </button>
                         }
                     })

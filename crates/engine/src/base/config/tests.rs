@@ -219,3 +219,62 @@ fn set_persists_atomically_and_rejects_bad_values() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn every_setting_has_plain_words_and_says_what_to_enter() {
+    for f in FIELDS {
+        // A label or help never shows the config file's key, in any case, nor a seed section.
+        let title: String = f
+            .key
+            .split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|h| h.to_uppercase().collect::<String>() + c.as_str())
+                    .unwrap_or_default()
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        for text in [f.label, f.help] {
+            if f.key.contains('_') {
+                assert!(
+                    !text.contains(f.key) && !text.contains(&title),
+                    "{}: {text}",
+                    f.key
+                );
+            }
+            assert!(
+                !text.contains('§') && !text.contains('_'),
+                "{}: {text}",
+                f.key
+            );
+        }
+        if let FieldRule::OneOf(values) = f.rule {
+            assert_eq!(f.choice_labels.len(), values.len(), "{}", f.key);
+        }
+    }
+    let field = |k| super::field(k).unwrap();
+    expect![[r#"
+        Err("Enter a whole number from 1 to 1000.")
+        Err("Enter a whole number from 1 to 1000.")
+        Ok(())
+        Err("Choose on or off.")
+        Err("Choose one of: Ollama, OpenAI-compatible.")
+        Err("Enter at most 10 characters, or leave it empty. (11 characters is too long.)")
+        Ok(())
+    "#]]
+    .assert_eq(
+        &[
+            field("min_dirty_turns").check_input("many"),
+            field("min_dirty_turns").check_input("0"),
+            field("min_dirty_turns").check_input(" 7 "),
+            field("auto_project_contexts").check_input("yes"),
+            field("synthesis_provider").check_input("anthropic"),
+            field("model_knowledge_cutoff").check_input("2025-06-011"),
+            field("model_knowledge_cutoff").check_input(""),
+        ]
+        .iter()
+        .map(|r| format!("{r:?}\n"))
+        .collect::<String>(),
+    );
+}

@@ -73,8 +73,8 @@ fn store() -> (tempfile::TempDir, Store) {
             c.execute(
                 "INSERT INTO capture_runs (session_id, work_context_id, trigger, config_mode,
                      capture_mode, entries_written, captured_at)
-                 VALUES ('s1', ?1, 'idle', 'full', 'deterministic', 3, ?2),
-                        ('s1', ?1, 'idle', 'full', 'deterministic', 0, ?2)",
+                 VALUES ('s1', ?1, 'idle_timeout', 'full', 'deterministic', 3, ?2),
+                        ('s1', ?1, 'idle_timeout', 'full', 'deterministic', 0, ?2)",
                 rusqlite::params![wc.as_str(), at(2, 11)],
             )?;
             c.execute(
@@ -114,13 +114,13 @@ fn every_kind_newest_first_with_a_day_chart() {
     };
     expect![[r#"
         11-22 11:00 push "Called the expert" detail=None wc=Some("Henderson") harness=None -> Some(Observation(1))
-        11-21 10:00 session "Session s2" detail=Some("3 turns") wc=None harness=Some("codex") -> Some(Session(SessionId("s2")))
+        11-21 10:00 session "session s2" detail=Some("3 turns") wc=None harness=Some("codex") -> Some(Session(SessionId("s2")))
         11-21 08:00 promotion "Approved memory directive: Lead with price impact" detail=None wc=Some("Henderson") harness=None -> Some(Node(NodeId("dir_1")))
         11-20 12:00 promotion "Proposed memory directive: Use price impact" detail=None wc=Some("Henderson") harness=None -> Some(Proposal(1))
-        11-20 11:00 capture "Captured 3 entries from Damages draft" detail=Some("idle, deterministic") wc=Some("Henderson") harness=Some("claude_code") -> Some(Session(SessionId("s1")))
+        11-20 11:00 capture "Captured 3 entries from Damages draft" detail=Some("after it went quiet, offline") wc=Some("Henderson") harness=Some("claude_code") -> Some(Session(SessionId("s1")))
         11-20 09:00 session "Damages draft" detail=Some("12 turns in /work/h") wc=Some("Henderson") harness=Some("claude_code") -> Some(Session(SessionId("s1")))
         day 2026-11-20 Henderson=3
-        day 2026-11-21 no work context=1 Henderson=1
+        day 2026-11-21 other work=1 Henderson=1
         day 2026-11-22 Henderson=1
         days=7 truncated=false"#]]
     .assert_eq(&show(&query(&store, &f, now()).unwrap()));
@@ -160,4 +160,67 @@ fn every_kind_newest_first_with_a_day_chart() {
     assert_eq!(all.items.len(), 7);
     assert_eq!(all.days.len(), 60);
     assert!(ItemKind::parse("nope").is_err());
+}
+
+#[test]
+fn all_of_history_is_charted_by_month_with_the_busiest_contexts_and_the_rest_as_other() {
+    let (_d, store) = store();
+    // Nine more contexts, each with sessions three years ago: more than the chart keeps apart.
+    store
+        .graph()
+        .with_conn(|c| {
+            for i in 0..9 {
+                c.execute(
+                    "INSERT INTO work_contexts (work_context_id, name, origin, created_at,
+                         updated_at)
+                     VALUES (?1, ?2, 'named', ?3, ?3)",
+                    rusqlite::params![format!("wc_x{i}"), format!("Context {i}"), ts(now())],
+                )?;
+                for n in 0..=i {
+                    c.execute(
+                        "INSERT INTO transcript_sessions (session_id, harness, source_path,
+                             started_at, last_turn_at, turn_count, work_context_id)
+                         VALUES (?1, 'codex', ?2, ?3, ?3, 1, ?4)",
+                        rusqlite::params![
+                            format!("x{i}-{n}"),
+                            format!("/t/x{i}-{n}.jsonl"),
+                            ts(now() - Duration::days(3 * 365)),
+                            format!("wc_x{i}")
+                        ],
+                    )?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let t = query(
+        &store,
+        &Filter {
+            days: MAX_DAYS,
+            ..Filter::default()
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(t.bucket, Bucket::Month);
+    assert_eq!(t.since, "2023-11-01");
+    assert_eq!(
+        t.days.len(),
+        37,
+        "{:?}",
+        t.days.iter().map(|d| &d.day).collect::<Vec<_>>()
+    );
+    let legend: Vec<String> = t
+        .legend
+        .iter()
+        .map(|l| format!("{}={}", l.name, l.count))
+        .collect();
+    expect![[r#"["Context 8=9", "Context 7=8", "Context 6=7", "Context 5=6", "Context 4=5", "Henderson=5", "Context 3=4", "other work=8"]"#]]
+        .assert_eq(&format!("{legend:?}"));
+    // Every bar's contexts are among the legend's.
+    for d in &t.days {
+        for c in &d.counts {
+            assert!(t.legend.iter().any(|l| l.name == c.name), "{}", c.name);
+        }
+    }
 }
