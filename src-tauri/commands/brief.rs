@@ -324,6 +324,7 @@ pub async fn assemblies_list(
             .assemblies(
                 wc.as_deref(),
                 request.limit.unwrap_or(DEFAULT_ASSEMBLY_LIMIT),
+                request.include_previews,
             )
             .map(|list| list.into_iter().map(assembly_row).collect())
             .map_err(err)

@@ -255,13 +255,16 @@ pub async fn constellation_get(work_context_id: String) -> Result<ConstellationV
     invoke::<cmd::ConstellationGet>(request).await
 }
 
+/// Recent brief assemblies, newest first; the app's previews only with `include_previews`.
 pub async fn assemblies_list(
     work_context_id: Option<String>,
     limit: Option<u32>,
+    include_previews: bool,
 ) -> Result<Vec<AssemblyRow>, CommandError> {
     let request = AssemblyListRequest {
         work_context_id,
         limit,
+        include_previews,
     };
     invoke::<cmd::AssembliesList>(request).await
 }

@@ -416,7 +416,7 @@ pub fn traces_cmd(store: &Store, cmd: &TracesCommand, json: bool) -> anyhow::Res
     let graph = store.graph();
     match cmd {
         TracesCommand::List { context, limit } => {
-            let list = graph.assemblies(context.as_deref(), *limit)?;
+            let list = graph.assemblies(context.as_deref(), *limit, true)?;
             if json {
                 output::json(&list)?;
             } else if list.is_empty() {

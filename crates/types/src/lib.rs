@@ -933,6 +933,9 @@ pub struct AssemblyListRequest {
     pub work_context_id: Option<String>,
     /// At most this many, newest first; `None` means a default page.
     pub limit: Option<u32>,
+    /// Also the previews (the app's looks at a brief); deliveries only when unset.
+    #[serde(default)]
+    pub include_previews: bool,
 }
 
 /// One brief assembly, as listed in the Inspector.

@@ -26,7 +26,7 @@ pub fn InspectorPage() -> impl IntoView {
     let generation = RwSignal::new(0u32);
     let assemblies = LocalResource::new(move || {
         generation.track();
-        api::assemblies_list(None, Some(LISTED))
+        api::assemblies_list(None, Some(LISTED), true)
     });
     view! {
         <h2>"Inspector"</h2>

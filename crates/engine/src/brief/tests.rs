@@ -2,6 +2,7 @@ use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use expect_test::{Expect, expect};
 
 use super::render::consts;
+use super::traces::PREVIEWS_KEPT;
 use super::*;
 use crate::base::config::ContinuityMode;
 use crate::base::ids::SessionId;
@@ -1175,24 +1176,40 @@ fn traces_are_kept_up_to_the_retention_setting() {
     store
         .set_config("trace_retention_assemblies", "10")
         .unwrap();
+    let delivered = || {
+        let mut r = request(Some("/work/henderson"));
+        r.delivery = Delivery::Delivered;
+        r
+    };
     let mut ids = Vec::new();
     for _ in 0..13 {
-        ids.push(
+        ids.push(assemble(&store, &delivered()).unwrap().assembly_id);
+    }
+    // Looking at briefs in the app, however often, keeps its own few previews and never pushes
+    // a delivery out.
+    let previews: Vec<i64> = (0..PREVIEWS_KEPT + 5)
+        .map(|_| {
             assemble(&store, &request(Some("/work/henderson")))
                 .unwrap()
-                .assembly_id,
-        );
-    }
-    let kept: Vec<i64> = store
-        .graph()
-        .assemblies(None, 100)
-        .unwrap()
-        .iter()
-        .map(|a| a.assembly_id)
+                .assembly_id
+        })
         .collect();
+    let listed = |with_previews| -> Vec<i64> {
+        store
+            .graph()
+            .assemblies(None, 100, with_previews)
+            .unwrap()
+            .iter()
+            .map(|a| a.assembly_id)
+            .collect()
+    };
+    let kept = listed(false);
     assert_eq!(kept.len(), 10);
     assert_eq!(kept[0], *ids.last().unwrap());
     assert!(store.graph().assembly(ids[0]).is_err());
+    let all = listed(true);
+    assert_eq!(all.len(), 10 + PREVIEWS_KEPT as usize);
+    assert_eq!(all[0], *previews.last().unwrap());
     // The items of deleted assemblies went with them.
     let orphans: i64 = store
         .graph()

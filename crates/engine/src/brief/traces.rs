@@ -69,6 +69,10 @@ pub struct AssemblyDetail {
     pub items: Vec<TraceRow>,
 }
 
+/// Previews kept besides the deliveries: enough to follow "Why?" from any recent look at a
+/// brief, few enough that they never crowd the Inspector.
+pub const PREVIEWS_KEPT: i64 = 20;
+
 /// Stores an assembly and its trace (and, for a delivery, the updates it delivered); returns the
 /// assembly id.
 pub(crate) fn record(
@@ -154,10 +158,18 @@ pub(crate) fn record(
                 req.now,
             )?;
         }
-        // Retention: the newest `retention` assemblies stay; their items go with them (cascade).
+        // Retention: the newest `retention` deliveries stay, and apart from them the newest
+        // [`PREVIEWS_KEPT`] previews, so looking at briefs in the app never pushes out the
+        // record of what agents were actually told. Items go with their assembly (cascade).
+        let keep = match brief.delivery {
+            Delivery::Delivered => i64::from(retention),
+            Delivery::Preview => PREVIEWS_KEPT,
+        };
         tx.execute(
-            "DELETE FROM brief_assemblies WHERE assembly_id <= ?1",
-            [id - i64::from(retention)],
+            "DELETE FROM brief_assemblies WHERE delivery = ?1 AND assembly_id NOT IN (
+                 SELECT assembly_id FROM brief_assemblies WHERE delivery = ?1
+                 ORDER BY assembly_id DESC LIMIT ?2)",
+            params![brief.delivery.as_str(), keep],
         )?;
         tx.commit()?;
         Ok(id)
@@ -216,19 +228,21 @@ fn row_summary(r: &rusqlite::Row<'_>) -> rusqlite::Result<AssemblySummary> {
 }
 
 impl Graph {
-    /// Recent assemblies, newest first, optionally of one work context.
+    /// Recent assemblies, newest first, optionally of one work context; previews (the app's and
+    /// `--dry-run`'s looks at a brief) only when `previews` is set.
     pub fn assemblies(
         &self,
         work_context_id: Option<&str>,
         limit: u32,
+        previews: bool,
     ) -> Result<Vec<AssemblySummary>> {
         self.with_conn_result(|c| {
             let mut stmt = c.prepare(&format!(
                 "SELECT {SUMMARY_COLUMNS} FROM brief_assemblies a
-                 WHERE ?1 IS NULL OR a.work_context_id = ?1
+                 WHERE (?1 IS NULL OR a.work_context_id = ?1) AND (?3 OR a.delivery != 'preview')
                  ORDER BY a.assembly_id DESC LIMIT ?2"
             ))?;
-            stmt.query_map(params![work_context_id, limit], row_summary)?
+            stmt.query_map(params![work_context_id, limit, previews], row_summary)?
                 .collect()
         })
     }
