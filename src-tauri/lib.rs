@@ -20,9 +20,54 @@ mod watcher;
 
 use std::path::PathBuf;
 
+/// What `elnor-desktop --help` prints.
+const HELP: &str = "\
+ELNOR Knowledge Manager: the desktop app.
+
+Usage: elnor-desktop [--store DIR]
+
+Options:
+  --store DIR    the store to open (else $ELNOR_MEMORY, else the platform data directory)
+  -h, --help     print this help
+  -V, --version  print the version
+
+The app needs a graphical display. Without one, the `elnor` command does everything the app
+does: `elnor today` shows what needs you, `elnor --help` lists the rest.";
+
+/// Why the app cannot open a window here, when it cannot: on Linux, no X11 or Wayland display is
+/// set (GTK would otherwise abort with a panic deep in its start-up).
+fn missing_display(display: Option<&str>, wayland: Option<&str>) -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let set = |v: Option<&str>| v.is_some_and(|v| !v.trim().is_empty());
+    (!set(display) && !set(wayland)).then(|| {
+        "elnor-desktop: no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set), so no \
+         window can open. Run it inside a desktop session, or use the `elnor` command instead \
+         (`elnor today`, `elnor --help`); `scripts/run.sh` gives a tour without a display."
+            .to_owned()
+    })
+}
+
 /// Starts the app. Blocks until the last window closes.
 pub fn run() {
-    let store_flag = store_flag(std::env::args().skip(1));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{HELP}");
+        return;
+    }
+    if args.iter().any(|a| a == "-V" || a == "--version") {
+        println!("elnor-desktop {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    if let Some(problem) = missing_display(
+        std::env::var("DISPLAY").ok().as_deref(),
+        std::env::var("WAYLAND_DISPLAY").ok().as_deref(),
+    ) {
+        eprintln!("{problem}");
+        std::process::exit(2);
+    }
+    let store_flag = store_flag(args.into_iter());
     init_tracing();
     // ELNOR_NOW replays the app at another instant, as it does every CLI verb; a value that is
     // not RFC 3339 is reported and the real clock kept.
@@ -157,7 +202,19 @@ fn store_flag(mut args: impl Iterator<Item = String>) -> Option<PathBuf> {
 mod tests {
     use std::collections::BTreeSet;
 
-    use super::store_flag;
+    use super::{missing_display, store_flag};
+
+    #[test]
+    fn without_a_display_the_app_says_so_instead_of_starting_gtk() {
+        if !cfg!(target_os = "linux") {
+            return;
+        }
+        let problem = missing_display(None, Some("  ")).expect("no display");
+        assert!(problem.contains("no graphical display"), "{problem}");
+        assert!(problem.contains("elnor today"), "{problem}");
+        assert_eq!(missing_display(Some(":0"), None), None);
+        assert_eq!(missing_display(None, Some("wayland-0")), None);
+    }
 
     /// Every command the UI may invoke (`elnor_types::commands::ALL`) has exactly one handler in
     /// `generate_handler!`, one `allow-*` permission allowing it alone, and that permission
