@@ -40,7 +40,7 @@ pub async fn sessions_list(
             limit: request.limit,
             ..SessionListQuery::default()
         };
-        let rows = elnor_engine::list_sessions(store.graph(), &q, elnor_engine::now())
+        let rows = elnor_engine::find_sessions(&store, &q, elnor_engine::now())
             .map_err(|e| to_command_error(&e))?;
         Ok(rows
             .into_iter()

@@ -77,7 +77,7 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
                 limit: *limit,
                 ..SessionListQuery::default()
             };
-            let rows = elnor_engine::list_sessions(store.graph(), &q, elnor_engine::now())?;
+            let rows = elnor_engine::find_sessions(store, &q, elnor_engine::now())?;
             if json {
                 output::json(&serde_json::json!({ "sessions": rows }))?;
             } else if rows.is_empty() {

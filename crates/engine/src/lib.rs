@@ -39,10 +39,10 @@ pub use usecase::{
     Edited, NewTopic, Pass, TopicChange, TopicEdit, add_library_collection, add_link_rule,
     capture_due, capture_session, change_node, collect_topics, create_entity, create_topic,
     create_work_context, delete_topic, deliver_updates, download_embedding_model, edit_entity,
-    edit_topic, edit_work_context, embed, embed_status, ingest, link_entity, merge_entities,
-    merge_work_contexts, pass, pin_topic_member, preview_push, push, reconcile_folders,
-    refresh_views, reindex, remove_link_rule, search, set_setting, sweep_nodes, unlink_entity,
-    unpin_topic_member,
+    edit_topic, edit_work_context, embed, embed_status, find_sessions, ingest, link_entity,
+    merge_entities, merge_work_contexts, pass, pin_topic_member, preview_push, push,
+    reconcile_folders, refresh_views, reindex, remove_link_rule, search, set_setting, sweep_nodes,
+    unlink_entity, unpin_topic_member,
 };
 
 // Base: errors, ids, the clock, config and secrets.

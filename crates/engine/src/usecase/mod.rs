@@ -105,6 +105,61 @@ pub fn push(store: &Store, push: &Push, now: DateTime<Utc>) -> Result<PushOutcom
     Ok(outcome)
 }
 
+/// How many search hits a sessions filter reads to find the sessions whose words match: the
+/// sessions list shows at most a hundred, and a session's turns often match several times.
+const SESSION_WORD_HITS: usize = 400;
+
+/// Sessions for the Sessions list (`elnor sessions list --text`, the app's filter box): with
+/// text, first the sessions whose title, first request, folder or id hold it, then the ones
+/// whose conversation holds every word of it (through the search index), best match first; the
+/// other filters apply to both.
+pub fn find_sessions(
+    store: &Store,
+    q: &crate::inputs::sessions::ListQuery,
+    now: DateTime<Utc>,
+) -> Result<Vec<crate::inputs::sessions::SessionInfo>> {
+    let graph = store.graph();
+    let mut found = crate::inputs::sessions::list(graph, q, now)?;
+    let Some(text) = q.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(found);
+    };
+    let limit = q
+        .limit
+        .unwrap_or(crate::inputs::sessions::LIST_DEFAULT)
+        .clamp(1, crate::inputs::sessions::LIST_CAP) as usize;
+    let index = SearchIndex::open(store)?;
+    if index.is_behind_throttled(store)?
+        && let Err(e) = index.sync(store)
+    {
+        tracing::warn!(error = %e, "search index not updated before the sessions filter");
+    }
+    let mut req = SearchRequest::new(text, now);
+    req.strategy = Strategy::LexicalOnly;
+    req.kinds = vec![DocKind::Turn, DocKind::Summary];
+    req.harness = q.harness;
+    req.hours = q.time_window_hours.unwrap_or(0);
+    req.work_context = q.work_context_id.clone();
+    let mut seen: BTreeSet<String> = found.iter().map(|s| s.session_id.to_string()).collect();
+    for hit in index.matching(&req, None, SESSION_WORD_HITS)? {
+        if found.len() >= limit {
+            break;
+        }
+        let Some(id) = hit.session_id else { continue };
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        let one = crate::inputs::sessions::ListQuery {
+            text: None,
+            limit: Some(1),
+            offset: None,
+            session_id: Some(crate::base::ids::SessionId::new(id)?),
+            ..q.clone()
+        };
+        found.extend(crate::inputs::sessions::list(graph, &one, now)?);
+    }
+    Ok(found)
+}
+
 /// Changes one setting as a person typed it in Settings: a value that does not fit is refused
 /// with what to enter instead ("Enter a whole number from 1 to 50."), never with the config
 /// file's field names; a fitting one is saved as `elnor config set` saves it.
@@ -722,6 +777,46 @@ mod tests {
     /// One step over the project's samples: everything ingested, the due sessions captured into
     /// their projects' contexts, and the rollup written from them; a second step the same morning
     /// finds nothing new and captures nothing again.
+    /// The sessions filter finds a session by its title first, then the sessions whose
+    /// conversation holds the words, and keeps the other filters for both.
+    #[test]
+    fn the_sessions_filter_finds_titles_then_words_in_the_conversation() {
+        let (_dir, store) = crate::test_support::sample_store();
+        let now = Utc.with_ymd_and_hms(2026, 11, 3, 0, 0, 0).unwrap();
+        let find = |text: &str, harness| {
+            let q = crate::inputs::sessions::ListQuery {
+                text: Some(text.into()),
+                harness,
+                ..Default::default()
+            };
+            find_sessions(&store, &q, now)
+                .unwrap()
+                .into_iter()
+                .map(|s| s.display_title().unwrap_or_else(|| s.session_id.to_string()))
+                .collect::<Vec<_>>()
+        };
+        let by_title = crate::inputs::sessions::list(
+            store.graph(),
+            &crate::inputs::sessions::ListQuery {
+                text: Some("token refresh".into()),
+                ..Default::default()
+            },
+            now,
+        )
+        .unwrap();
+        let found = find("token refresh", None);
+        // The title matches come first, in the list's order; word matches follow, each once.
+        assert!(found.len() > by_title.len(), "{found:?}");
+        for (f, t) in found.iter().zip(&by_title) {
+            assert_eq!(Some(f.clone()), t.display_title());
+        }
+        let unique: BTreeSet<&String> = found.iter().collect();
+        assert_eq!(unique.len(), found.len());
+        // A harness filter keeps its sessions only, whichever way they matched.
+        let codex = find("token refresh", Some(crate::inputs::transcripts::Harness::Codex));
+        assert!(!codex.is_empty() && codex.len() < found.len(), "{codex:?}");
+    }
+
     #[test]
     fn a_pass_ingests_captures_and_refreshes_the_rollup() {
         let dir = tempfile::tempdir().unwrap();
