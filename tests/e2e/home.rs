@@ -277,3 +277,58 @@ async fn pushed_id(ui: &Ui, css: &str) -> Check<i64> {
     id.parse()
         .map_err(|_| Failure::new(format!("{css}: no observation id in {id:?}")))
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn a_push_naming_part_of_an_entity_reaches_its_contexts_and_says_so_before() {
+    // The entity is "Christensen report"; the person types only "Christensen".
+    let said = "Called Christensen about the late numbers";
+    let (world, henderson, spotter) = two_contexts_one_entity_world();
+    App::with(&world, async |ui| {
+        ui.type_into("#push-text", said).await?;
+        // Before anything is sent, the preview says what the push will reach and why.
+        let preview = ui
+            .wait_text("#push-preview", |t| t.contains("Also tells"))
+            .await?;
+        ensure!(
+            preview.contains("Christensen report (by the word “Christensen”)"),
+            "{preview}"
+        );
+        ensure!(
+            preview.contains("Henderson") && preview.contains("Spotter"),
+            "{preview}"
+        );
+        ui.click("#push-submit").await?;
+        pushed_id(ui, "#push-outcome").await?;
+        let outcome = ui.text("#push-outcome").await?;
+        ensure!(
+            outcome.contains("Entities touched: Christensen report."),
+            "{outcome}"
+        );
+        ensure!(
+            outcome.contains("2 cross-conversation updates written"),
+            "{outcome}"
+        );
+        Ok(())
+    })
+    .await;
+    // Both contexts linked to the report have it in their logs, in the person's words.
+    let store = world.store();
+    for wc in [&henderson, &spotter] {
+        let told: Vec<String> = store
+            .log(wc)
+            .read()
+            .unwrap()
+            .entries
+            .into_iter()
+            .filter_map(|e| match e.content {
+                EntryContent::CrossConversationUpdate(u) => Some(u.summary),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            told.iter().any(|t| t == &format!("You noted: {said}")),
+            "{wc}: {told:?}"
+        );
+    }
+}

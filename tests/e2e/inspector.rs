@@ -127,7 +127,7 @@ async fn brief_preview_is_explained_in_the_inspector() {
 
     // Previews never mark anything delivered: every recorded assembly is a preview.
     let store = world.store();
-    let assemblies = store.graph().assemblies(None, 100).unwrap();
+    let assemblies = store.graph().assemblies(None, 100, true).unwrap();
     assert!(!assemblies.is_empty());
     assert!(assemblies.iter().all(|a| a.delivery == "preview"));
 }
