@@ -98,6 +98,12 @@ fi
 
 echo "No display found: here is the store through the elnor CLI."
 echo
+echo "\$ elnor --store $store today"
+"$elnor" --store "$store" today
+echo
+echo "\$ elnor --store $store push --dry-run \"Called Christensen about the exhibits\""
+"$elnor" --store "$store" push --dry-run "Called Christensen about the exhibits"
+echo
 echo "\$ elnor --store $store status"
 "$elnor" --store "$store" status
 echo

@@ -143,14 +143,11 @@ pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
     let mut waiting = Vec::new();
     let mut moved = Vec::new();
     for wc in &contexts {
-        let Some(last) = wc
+        let sessions_last = wc
             .last_active_at
             .as_deref()
-            .and_then(|t| parse_ts(Some(t.into())))
-        else {
-            continue;
-        };
-        if let Some(looked) = last_looked_at
+            .and_then(|t| parse_ts(Some(t.into())));
+        if let (Some(looked), Some(last)) = (last_looked_at, sessions_last)
             && last > looked
         {
             let since = graph.with_conn_result(|c| {
@@ -168,8 +165,12 @@ pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
                 last_active_at: wc.last_active_at.clone().unwrap_or_default(),
             });
         }
-        if last >= active_since {
-            waiting.extend(open_questions(store, &wc.work_context_id, &wc.name, now)?);
+        // A context is active through its sessions or through its log: a named context the
+        // person keeps by hand (entries appended, pushes told to it) has no sessions at all.
+        let entries = store.log(&wc.work_context_id).read()?.entries;
+        let logged_last = entries.iter().map(|e| e.happened_at()).max();
+        if sessions_last.max(logged_last).is_some_and(|last| last >= active_since) {
+            waiting.extend(open_questions(&entries, &wc.work_context_id, &wc.name, now));
         }
     }
     moved.sort_by(|a, b| b.last_active_at.cmp(&a.last_active_at));
@@ -237,14 +238,13 @@ fn look(store: &Store, now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>> {
 
 /// A context's unresolved, undecayed open questions, each once, with when it was first asked.
 fn open_questions(
-    store: &Store,
+    entries: &[crate::continuity::ContinuityEntry],
     wc: &WorkContextId,
     name: &str,
     now: DateTime<Utc>,
-) -> Result<Vec<WaitingQuestion>> {
-    let read = store.log(wc).read()?;
+) -> Vec<WaitingQuestion> {
     // Newest first: the newest mention of a question says whether it is still open.
-    let mut entries: Vec<_> = read.entries.iter().collect();
+    let mut entries: Vec<_> = entries.iter().collect();
     entries.sort_by_key(|e| std::cmp::Reverse(e.happened_at()));
     let mut by_text: BTreeMap<String, Option<WaitingQuestion>> = BTreeMap::new();
     for e in entries {
@@ -271,7 +271,7 @@ fn open_questions(
             Some(None) => {}
         }
     }
-    Ok(by_text.into_values().flatten().collect())
+    by_text.into_values().flatten().collect()
 }
 
 /// The capture health problems at `now`.
