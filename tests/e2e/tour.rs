@@ -132,3 +132,83 @@ async fn every_page_fits_every_width_without_internal_words() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn a_session_of_real_history_is_found_by_its_title() {
+    let Some(world) = real_history_world() else {
+        eprintln!("skipped: the real-history corpus is not beside this checkout");
+        return;
+    };
+    let (session, title) =
+        crate::world::titled_session(&world.store()).expect("a titled session in real history");
+    // The first three words of the title, as a person remembers it.
+    let typed: String = title
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    App::with(&world, async |ui| {
+        ui.click("#nav-sessions").await?;
+        ui.type_into("#filter-text", &typed).await?;
+        let row = format!(".session-row[data-session-id='{session}']");
+        ui.wait_until(format!("{row} to be listed for {typed:?}"), async || {
+            Ok(ui.find_all(&row).await?.into_iter().next())
+        })
+        .await?;
+        let shown = ui
+            .js(&format!(
+                "return document.querySelector(\"{row}\").textContent"
+            ))
+            .await?;
+        ensure!(
+            shown.as_str().is_some_and(|t| t.contains(&title)),
+            "{row} shows {shown} for {title:?}"
+        );
+        ui.click(&row).await?;
+        ui.find(&format!("{row}.active")).await?;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn todays_counts_agree_with_the_pages_they_link_to() {
+    let world = crate::world::review_world();
+    App::with(&world.world, async |ui| {
+        // Proposals waiting: the Review page lists as many.
+        let reviews = ui.find("#today-reviews").await?;
+        let count: usize = reviews
+            .attr("data-count")
+            .await?
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_default();
+        ensure!(count > 0, "Today counts no proposals");
+        reviews.click().await?;
+        ui.wait_count("#review-list li.proposal-row[data-status='pending']", count)
+            .await?;
+        Ok(())
+    })
+    .await;
+    // Projects found in a history: the Work contexts page lists as many under Projects.
+    let (world, expected, _) = crate::world::first_run_world();
+    App::with(&world, async |ui| {
+        let projects = ui.find("#today-projects-count").await?;
+        let count: usize = projects
+            .attr("data-count")
+            .await?
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_default();
+        ensure!(
+            count == expected.len(),
+            "Today counts {count} projects of {}",
+            expected.len()
+        );
+        projects.click().await?;
+        ui.wait_count(".context-row[data-origin='project']", count)
+            .await?;
+        Ok(())
+    })
+    .await;
+}

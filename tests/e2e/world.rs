@@ -885,3 +885,20 @@ pub fn snake_case_config_keys() -> Vec<&'static str> {
         .filter(|k| k.contains('_'))
         .collect()
 }
+
+/// A session of the world's store that has a title of at least three words, with that title:
+/// what a person would type into the Sessions filter to find it again.
+pub fn titled_session(store: &Store) -> Option<(String, String)> {
+    let q = elnor_engine::SessionListQuery {
+        limit: Some(100),
+        ..Default::default()
+    };
+    elnor_engine::find_sessions(store, &q, elnor_engine::now())
+        .unwrap()
+        .into_iter()
+        .find_map(|s| {
+            let title = s.display_title()?;
+            (title.split_whitespace().count() >= 3 && !title.ends_with('…'))
+                .then(|| (s.session_id.to_string(), title))
+        })
+}

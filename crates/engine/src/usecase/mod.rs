@@ -792,7 +792,10 @@ mod tests {
             find_sessions(&store, &q, now)
                 .unwrap()
                 .into_iter()
-                .map(|s| s.display_title().unwrap_or_else(|| s.session_id.to_string()))
+                .map(|s| {
+                    s.display_title()
+                        .unwrap_or_else(|| s.session_id.to_string())
+                })
                 .collect::<Vec<_>>()
         };
         let by_title = crate::inputs::sessions::list(
@@ -813,7 +816,10 @@ mod tests {
         let unique: BTreeSet<&String> = found.iter().collect();
         assert_eq!(unique.len(), found.len());
         // A harness filter keeps its sessions only, whichever way they matched.
-        let codex = find("token refresh", Some(crate::inputs::transcripts::Harness::Codex));
+        let codex = find(
+            "token refresh",
+            Some(crate::inputs::transcripts::Harness::Codex),
+        );
         assert!(!codex.is_empty() && codex.len() < found.len(), "{codex:?}");
     }
 

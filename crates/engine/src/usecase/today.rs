@@ -169,7 +169,10 @@ pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
         // person keeps by hand (entries appended, pushes told to it) has no sessions at all.
         let entries = store.log(&wc.work_context_id).read()?.entries;
         let logged_last = entries.iter().map(|e| e.happened_at()).max();
-        if sessions_last.max(logged_last).is_some_and(|last| last >= active_since) {
+        if sessions_last
+            .max(logged_last)
+            .is_some_and(|last| last >= active_since)
+        {
             waiting.extend(open_questions(&entries, &wc.work_context_id, &wc.name, now));
         }
     }
