@@ -76,12 +76,8 @@ pub async fn observations_push(
 ) -> ReplyOf<cmd::ObservationsPush> {
     let store = state.store()?;
     blocking(move || {
-        let push = Push {
-            text: request.text,
-            work_context: work_context_id(request.work_context_id)?,
-            entities: request.entities,
-        };
-        let outcome = elnor_engine::push(&store, &push, elnor_engine::now()).map_err(err)?;
+        let outcome =
+            elnor_engine::push(&store, &push_of(request)?, elnor_engine::now()).map_err(err)?;
         Ok(PushOutcome {
             observation: observation_row(outcome.observation, &names(&store)?),
             entities_created: outcome.entities_created,
@@ -98,16 +94,20 @@ pub async fn observations_preview_push(
 ) -> ReplyOf<cmd::ObservationsPreviewPush> {
     let store = state.store()?;
     blocking(move || {
-        let push = Push {
-            text: request.text,
-            work_context: work_context_id(request.work_context_id)?,
-            entities: request.entities,
-        };
         Ok(preview(
-            elnor_engine::preview_push(&store, &push).map_err(err)?,
+            elnor_engine::preview_push(&store, &push_of(request)?).map_err(err)?,
         ))
     })
     .await
+}
+
+/// The engine's push from the push box's request.
+fn push_of(request: elnor_types::PushRequest) -> Result<Push, CommandError> {
+    Ok(Push {
+        text: request.text,
+        work_context: work_context_id(request.work_context_id)?,
+        entities: request.entities,
+    })
 }
 
 /// The engine's reach of a push, as the push box shows it.

@@ -98,15 +98,7 @@ pub async fn timeline_get(
                 .into_iter()
                 .map(|d| TimelineDay {
                     day: d.day,
-                    counts: d
-                        .counts
-                        .into_iter()
-                        .map(|c| TimelineDayCount {
-                            work_context_id: c.work_context_id.map(|w| w.to_string()),
-                            name: c.name,
-                            count: c.count,
-                        })
-                        .collect(),
+                    counts: d.counts.into_iter().map(day_count).collect(),
                 })
                 .collect(),
             bucket: match t.bucket {
@@ -115,19 +107,20 @@ pub async fn timeline_get(
                 elnor_engine::TimelineBucket::Month => "month",
             }
             .to_owned(),
-            legend: t
-                .legend
-                .into_iter()
-                .map(|l| TimelineDayCount {
-                    work_context_id: l.work_context_id.map(|w| w.to_string()),
-                    name: l.name,
-                    count: l.count,
-                })
-                .collect(),
+            legend: t.legend.into_iter().map(day_count).collect(),
             since: t.since,
         })
     })
     .await
+}
+
+/// One context's count in a bar of the chart, or in its legend.
+fn day_count(c: elnor_engine::TimelineDayCount) -> TimelineDayCount {
+    TimelineDayCount {
+        work_context_id: c.work_context_id.map(|w| w.to_string()),
+        name: c.name,
+        count: c.count,
+    }
 }
 
 #[cfg(test)]

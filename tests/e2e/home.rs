@@ -247,17 +247,7 @@ async fn pushes_from_home_and_the_shortcut_reach_the_timeline() {
     assert!(o.entities.iter().any(|(_, name)| name == "Rebuttal memo"));
     let o = graph.observation(second_id).unwrap();
     assert_eq!((o.text.as_str(), o.updates_written), (second, 2));
-    let updates: Vec<String> = store
-        .log(&spotter)
-        .read()
-        .unwrap()
-        .entries
-        .into_iter()
-        .filter_map(|e| match e.content {
-            EntryContent::CrossConversationUpdate(u) => Some(u.summary),
-            _ => None,
-        })
-        .collect();
+    let updates = updates_in(&store, &spotter);
     assert!(
         updates.iter().any(|u| u.contains(second)),
         "Spotter's updates: {updates:?}"
@@ -315,20 +305,25 @@ async fn a_push_naming_part_of_an_entity_reaches_its_contexts_and_says_so_before
     // Both contexts linked to the report have it in their logs, in the person's words.
     let store = world.store();
     for wc in [&henderson, &spotter] {
-        let told: Vec<String> = store
-            .log(wc)
-            .read()
-            .unwrap()
-            .entries
-            .into_iter()
-            .filter_map(|e| match e.content {
-                EntryContent::CrossConversationUpdate(u) => Some(u.summary),
-                _ => None,
-            })
-            .collect();
+        let told = updates_in(&store, wc);
         assert!(
             told.iter().any(|t| t == &format!("You noted: {said}")),
             "{wc}: {told:?}"
         );
     }
+}
+
+/// The cross-conversation updates in a work context's log, as their summaries.
+fn updates_in(store: &crate::world::Store, wc: &crate::world::WorkContextId) -> Vec<String> {
+    store
+        .log(wc)
+        .read()
+        .unwrap()
+        .entries
+        .into_iter()
+        .filter_map(|e| match e.content {
+            EntryContent::CrossConversationUpdate(u) => Some(u.summary),
+            _ => None,
+        })
+        .collect()
 }

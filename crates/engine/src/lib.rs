@@ -109,9 +109,9 @@ pub use views::constellation::{
 pub use views::overview::{ProjectOverview, projects as projects_overview};
 pub use views::rollup::{Rollup, generate as generate_rollup, path as rollup_path};
 pub use views::timeline::{
-    Bucket as TimelineBucket, DEFAULT_DAYS as TIMELINE_DEFAULT_DAYS, Filter as TimelineFilter,
-    Item as TimelineItem, ItemKind as TimelineItemKind, MAX_DAYS as TIMELINE_MAX_DAYS,
-    Target as TimelineTarget, Timeline, query as timeline,
+    Bucket as TimelineBucket, DEFAULT_DAYS as TIMELINE_DEFAULT_DAYS, DayCount as TimelineDayCount,
+    Filter as TimelineFilter, Item as TimelineItem, ItemKind as TimelineItemKind,
+    MAX_DAYS as TIMELINE_MAX_DAYS, Target as TimelineTarget, Timeline, query as timeline,
 };
 
 // Search: the index over turns, entries and summaries, and its queries.

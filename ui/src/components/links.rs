@@ -1,5 +1,5 @@
-//! Formatting and links shared by the lists: times at the precision they need, and the link that
-//! opens a session's transcript from wherever a session is named.
+//! Formatting and links shared by the lists: times at the precision they need, and the links that
+//! open a session's transcript or a work context from wherever one is named.
 
 use leptos::prelude::*;
 
@@ -26,6 +26,22 @@ pub fn session_link(session_id: String, turn_seq: Option<i64>) -> impl IntoView 
             on:click=move |ev| {
                 ev.prevent_default();
                 nav.open_session(target.clone());
+            }
+        >
+            {label}
+        </a>
+    }
+}
+
+/// A link that opens a work context on its page, showing `label`.
+pub fn context_link(work_context_id: String, label: impl IntoView + 'static) -> impl IntoView {
+    let nav = use_nav();
+    view! {
+        <a
+            href="#"
+            on:click=move |ev| {
+                ev.prevent_default();
+                nav.open_work_context(work_context_id.clone());
             }
         >
             {label}

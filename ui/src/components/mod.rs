@@ -4,5 +4,5 @@
 mod links;
 mod loaded;
 
-pub use links::{session_link, short_time};
+pub use links::{context_link, session_link, short_time};
 pub use loaded::Loaded;

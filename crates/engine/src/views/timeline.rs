@@ -123,14 +123,6 @@ pub enum Bucket {
     Month,
 }
 
-/// One entry of the chart's legend: a work context (or "other") and its items in the window.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LegendEntry {
-    pub work_context_id: Option<WorkContextId>,
-    pub name: String,
-    pub count: u32,
-}
-
 /// What to show.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -155,8 +147,9 @@ pub struct Timeline {
     pub days: Vec<Day>,
     /// What each bar covers.
     pub bucket: Bucket,
-    /// The chart's legend: the most active contexts, then "other"; most items first.
-    pub legend: Vec<LegendEntry>,
+    /// The chart's legend: the most active contexts, then "other", each with its items in the
+    /// window; most items first.
+    pub legend: Vec<DayCount>,
     /// The first day of the window (for all of history, the oldest item's).
     pub since: String,
 }
@@ -469,16 +462,16 @@ pub fn query(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Timel
         });
         start = next_bucket(start, bucket);
     }
-    let mut legend: Vec<LegendEntry> = ranked
+    let mut legend: Vec<DayCount> = ranked
         .into_iter()
-        .map(|(wc, name, count)| LegendEntry {
+        .map(|(wc, name, count)| DayCount {
             work_context_id: wc.and_then(|w| WorkContextId::new(w).ok()),
             name,
             count,
         })
         .collect();
     if other_total > 0 {
-        legend.push(LegendEntry {
+        legend.push(DayCount {
             work_context_id: None,
             name: other.to_owned(),
             count: other_total,

@@ -6,7 +6,7 @@
 use elnor_types::TodayView;
 use leptos::prelude::*;
 
-use crate::components::short_time;
+use crate::components::{context_link, short_time};
 use crate::nav::{Page, Route, use_nav};
 
 /// The "Needs you" card, from one read of Today.
@@ -58,7 +58,6 @@ pub(super) fn NeedsCard(today: TodayView) -> impl IntoView {
             .waiting_questions
             .iter()
             .map(|q| {
-                let id = q.work_context_id.clone();
                 let age = match q.days_open {
                     0 => "today".to_owned(),
                     1 => "1 day".to_owned(),
@@ -67,15 +66,7 @@ pub(super) fn NeedsCard(today: TodayView) -> impl IntoView {
                 view! {
                     <li data-work-context-id=q.work_context_id.clone()>
                         <span class="age" title=q.asked_at.clone()>{age}</span>
-                        <a
-                            href="#"
-                            on:click=move |ev| {
-                                ev.prevent_default();
-                                nav.open_work_context(id.clone());
-                            }
-                        >
-                            {q.context_name.clone()}
-                        </a>
+                        {context_link(q.work_context_id.clone(), q.context_name.clone())}
                         <span class="question">{q.question.clone()}</span>
                         {q.heuristic.then(|| view! {
                             <span class="badge heuristic" title="Found by pattern matching, not written by a model or by you">
@@ -109,18 +100,9 @@ pub(super) fn NeedsCard(today: TodayView) -> impl IntoView {
             .moved
             .iter()
             .map(|m| {
-                let id = m.work_context_id.clone();
                 view! {
                     <li data-work-context-id=m.work_context_id.clone()>
-                        <a
-                            href="#"
-                            on:click=move |ev| {
-                                ev.prevent_default();
-                                nav.open_work_context(id.clone());
-                            }
-                        >
-                            {m.name.clone()}
-                        </a>
+                        {context_link(m.work_context_id.clone(), m.name.clone())}
                         <span class="meta">
                             {format!(
                                 " · {} new session{} · last {}",

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::api;
 use crate::app::use_activity;
-use crate::components::{Loaded, short_time};
+use crate::components::{Loaded, context_link, short_time};
 use crate::nav::{Page, Route, use_nav};
 
 /// The projects ELNOR found in the history, newest work first: what a person with months of
@@ -56,7 +56,6 @@ pub(super) fn project_list(rows: Vec<ProjectOverviewRow>) -> AnyView {
         }
         .into_any();
     }
-    let nav = use_nav();
     view! {
         <ul class="projects-overview" id="projects-overview">
             {rows
@@ -76,15 +75,7 @@ pub(super) fn project_list(rows: Vec<ProjectOverviewRow>) -> AnyView {
                     let heuristic = p.heuristic_questions > 0;
                     view! {
                         <li data-work-context-id=p.work_context_id.clone()>
-                            <a
-                                href="#"
-                                on:click=move |ev| {
-                                    ev.prevent_default();
-                                    nav.open_work_context(id.clone());
-                                }
-                            >
-                                <strong>{p.name.clone()}</strong>
-                            </a>
+                            {context_link(id, view! { <strong>{p.name.clone()}</strong> })}
                             <span class="meta">{format!(" · {sessions} · {last}")}</span>
                             {p.phase.clone().map(|ph| view! { <span class="badge phase">{ph}</span> })}
                             {p.latest_summary.clone().map(|s| view! { <p class="stood">{s}</p> })}
