@@ -129,11 +129,13 @@ async fn a_work_context_is_created_in_the_new_work_context_dialog() {
         ui.click("#wc-create").await?;
         ui.wait_gone("#wc-new-dialog").await?;
         ensure_eq!(ui.text("#wc-created").await?, "Created Morning standup.");
+        ui.find(".context-row.active[data-origin='named']").await?;
+        // textContent, not WebDriver's rendered text, which reads an ellipsised line as empty.
         let row = ui
-            .wait_text(".context-row.active[data-origin='named']", |t| {
-                t.contains("Morning standup")
-            })
+            .js("return document.querySelector('.context-row.active').textContent")
             .await?;
+        let row = row.as_str().unwrap_or_default().to_owned();
+        ensure!(row.contains("Morning standup"), "{row}");
         ensure!(!row.contains("wc_"), "{row}");
         ui.wait_text("#wc-detail", |t| t.contains("Morning standup"))
             .await?;

@@ -85,8 +85,9 @@ fn is_field(el: &web_sys::HtmlElement) -> bool {
 /// The current page's filter or search box: the one marked `data-key-filter`, else the first
 /// search field of the page.
 fn page_filter() -> Option<web_sys::HtmlInputElement> {
-    all("main [data-key-filter], main input[type=search]")
+    all("main [data-key-filter]")
         .into_iter()
+        .chain(all("main input[type=search]"))
         .find_map(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
 }
 
