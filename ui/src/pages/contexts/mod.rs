@@ -41,6 +41,21 @@ pub fn ContextsPage() -> impl IntoView {
         api::work_contexts_list()
     });
     let filter = RwSignal::new(String::new());
+    // With nothing asked for, the most recently active context opens: the page answers "where
+    // was I" without a click.
+    Effect::new(move |_| {
+        if selected.get_untracked().is_some() {
+            return;
+        }
+        if let Some(Ok(rows)) = contexts.get() {
+            let newest = rows
+                .iter()
+                .max_by(|a, b| a.last_active_at.cmp(&b.last_active_at));
+            if let Some(wc) = newest.filter(|wc| wc.last_active_at.is_some()) {
+                selected.set(Some(wc.work_context_id.clone()));
+            }
+        }
+    });
     let creating = RwSignal::new(false);
     // What the last creation made, said under the header once its dialog has closed.
     let created = RwSignal::new(None::<String>);
