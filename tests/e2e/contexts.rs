@@ -86,7 +86,7 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
         ))
         .await?;
         let questions = ui
-            .wait_text("#constellation-questions", |t| t.contains("xterm.js"))
+            .wait_text("#wc-open-questions", |t| t.contains("xterm.js"))
             .await?;
         ensure!(
             questions.contains("scrolling back in xterm.js still does not work"),
@@ -97,9 +97,9 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
             "{questions}"
         );
         let badged = ui
-            .find_all("#constellation-questions li.entry .badge.heuristic")
+            .find_all("#wc-open-questions li.entry .badge.heuristic")
             .await?;
-        let entries = ui.find_all("#constellation-questions li.entry").await?;
+        let entries = ui.find_all("#wc-open-questions li.entry").await?;
         ensure!(!entries.is_empty(), "no open question entries");
         ensure_eq!(badged.len(), entries.len(), "every entry is badged");
         ui.click("[data-work-context-id='wc_spotter_otel']:not(#wc-detail)")

@@ -4,8 +4,8 @@
 //! continuity log.
 
 use elnor_types::{
-    CommandError, ContinuityEntryRow, EditWorkContextRequest, EntityRow, LinkRuleRow,
-    WorkContextDetail,
+    CommandError, ConstellationView, ContinuityEntryRow, EditWorkContextRequest, EntityRow,
+    LinkRuleRow, WorkContextDetail,
 };
 use leptos::prelude::*;
 
@@ -133,20 +133,16 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
         ))
     };
 
-    // The constellation above shows the open questions, decisions and updates as the brief sees
-    // them; the log below keeps what it does not: session summaries and resolved entries.
-    let summaries: Vec<_> = detail
-        .entries
-        .iter()
-        .filter(|e| e.entry_type == "session_summary_ref")
-        .cloned()
-        .collect();
-    let resolved: Vec<_> = detail
-        .entries
-        .iter()
-        .filter(|e| e.entry_type != "session_summary_ref" && e.resolved)
-        .cloned()
-        .collect();
+    // The constellation is read once here: the card shows it, and the log below it shows only
+    // the entries the view does not, so nothing is read twice.
+    let view_read = LocalResource::new({
+        let id = id.clone();
+        move || {
+            generation.track();
+            api::constellation_get(id.clone())
+        }
+    });
+    let entries = StoredValue::new(detail.entries.clone());
     let own_id = StoredValue::new(id.clone());
 
     view! {
@@ -313,14 +309,10 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
             </details>
         </div>
 
-        <ConstellationCard id=id.clone() generation />
+        <ConstellationCard view_read />
 
-        <div class="card log">
+        <div class="card log" id="wc-log">
             <h3>"Continuity log"</h3>
-            <p class="hint">
-                "Open questions, decisions and updates are in the constellation above; here is the "
-                "rest of the log."
-            </p>
             {(detail.skipped_lines > 0)
                 .then(|| {
                     view! {
@@ -330,10 +322,62 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
                         </p>
                     }
                 })}
-            {entry_group("Session summaries", "wc-summaries", summaries)}
-            {entry_group("Resolved", "wc-resolved", resolved)}
+            <Loaded resource=view_read loading="Reading the log…" let:c>
+                {rest_of_log(entries.get_value(), &c)}
+            </Loaded>
         </div>
     }
+}
+
+/// The log's entries that the constellation view does not show, grouped by type: older or
+/// resolved questions and decisions, session summaries, updates.
+fn rest_of_log(entries: Vec<ContinuityEntryRow>, c: &ConstellationView) -> AnyView {
+    let shown: std::collections::HashSet<&str> = c
+        .open_questions
+        .iter()
+        .chain(&c.key_decisions)
+        .chain(&c.cross_conversation_updates)
+        .map(|i| i.entry_id.as_str())
+        .chain(c.session_history.iter().map(|s| s.entry_id.as_str()))
+        .collect();
+    let of_type = |t: &str| {
+        entries
+            .iter()
+            .filter(|e| e.entry_type == t && !shown.contains(e.entry_id.as_str()))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let groups = [
+        (
+            "Open questions",
+            "wc-open-questions",
+            of_type("open_question"),
+        ),
+        ("Key decisions", "wc-key-decisions", of_type("key_decision")),
+        (
+            "Session summaries",
+            "wc-summaries",
+            of_type("session_summary_ref"),
+        ),
+        (
+            "Cross-conversation updates",
+            "wc-updates",
+            of_type("cross_conversation_update"),
+        ),
+    ];
+    if groups.iter().all(|(_, _, g)| g.is_empty()) {
+        return view! { <p class="hint" id="wc-log-empty">"Everything in the log is in the view above."</p> }
+            .into_any();
+    }
+    view! {
+        <p class="hint">"What the view above leaves out: older, resolved or summarised entries."</p>
+        {groups
+            .into_iter()
+            .filter(|(_, _, g)| !g.is_empty())
+            .map(|(title, id, g)| entry_group(title, id, g))
+            .collect_view()}
+    }
+    .into_any()
 }
 
 /// An origin in words.
