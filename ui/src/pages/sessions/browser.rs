@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::transcript::TranscriptViewer;
 use crate::api;
-use crate::components::Loaded;
+use crate::components::{Loaded, short_time};
 use crate::nav::TurnLink;
 
 #[component]
@@ -174,8 +174,8 @@ pub(super) fn session_rows(
                     <span class="meta">
                         {format!(
                             "{} · {} · {} turns{}",
-                            s.harness,
-                            s.last_activity_at.as_deref().and_then(|t| t.get(..16)).unwrap_or("-"),
+                            harness_name(&s.harness),
+                            s.last_activity_at.as_deref().map(short_time).unwrap_or_else(|| "-".to_owned()),
                             s.turn_count,
                             if s.compaction_count > 0 {
                                 format!(" · {} compaction(s)", s.compaction_count)
@@ -189,4 +189,14 @@ pub(super) fn session_rows(
         })
         .collect_view()
         .into_any()
+}
+
+/// A harness as people call it.
+pub(super) fn harness_name(harness: &str) -> &str {
+    match harness {
+        "claude_code" => "Claude Code",
+        "codex" => "Codex",
+        "openclaw" => "OpenClaw",
+        other => other,
+    }
 }

@@ -212,9 +212,9 @@ pub(super) fn TranscriptViewer(
             <span class="meta">
                 {format!(
                     "{} · agent {} · started {}",
-                    session.harness,
+                    super::browser::harness_name(&session.harness),
                     session.agent_id.clone().unwrap_or_else(|| "-".into()),
-                    session.started_at.clone().unwrap_or_else(|| "-".into()),
+                    session.started_at.as_deref().map(crate::components::short_time).unwrap_or_else(|| "-".into()),
                 )}
             </span>
             <span class="meta" id="viewer-total">
