@@ -42,7 +42,7 @@ pub fn copy_id(id: String) -> impl IntoView {
                     copied.set(true);
                 }
             >
-                {move || if copied.get() { "✓" } else { "⧉" }}
+                {move || if copied.get() { "copied" } else { "copy" }}
             </button>
         </span>
     }

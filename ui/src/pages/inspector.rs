@@ -264,22 +264,14 @@ fn AssemblyView(detail: AssemblyDetail) -> impl IntoView {
             </div>
             <table class="trace" id="inspector-items">
                 <colgroup>
-                    <col class="c-tier" />
-                    <col class="c-decision" />
-                    <col class="c-kind" />
                     <col class="c-text" />
-                    <col class="c-tokens" />
                     <col class="c-why" />
                     <col class="c-source" />
                 </colgroup>
                 <thead>
                     <tr>
-                        <th>"Tier"</th>
-                        <th>"Decision"</th>
-                        <th>"Kind"</th>
-                        <th>"Text"</th>
-                        <th class="n">"Tokens"</th>
-                        <th>"Why"</th>
+                        <th>"Candidate"</th>
+                        <th>"Decision and why"</th>
                         <th>"Source"</th>
                     </tr>
                 </thead>
@@ -302,6 +294,11 @@ fn AssemblyView(detail: AssemblyDetail) -> impl IntoView {
 /// A candidate's source id; a memory directive's opens its node on the Knowledge page, where the
 /// person can see its history or change it.
 fn source_id(id: String, kind: &str) -> AnyView {
+    // A work context is named, never shown by its id.
+    if id.starts_with("wc_") {
+        return view! { <span class="meta source-id" data-source-id=id.clone()>{context_name(&id)}</span> }
+            .into_any();
+    }
     if kind != "directive" {
         let shown = copy_id(id.clone());
         return view! { <span class="meta source-id" data-source-id=id>{shown}</span> }.into_any();
@@ -331,14 +328,15 @@ fn trace_row(t: TraceItemRow) -> impl IntoView {
     let work_context = t.work_context_id.clone();
     view! {
         <tr class=class data-decision=t.decision.clone() data-reason=t.reason.clone() data-tier=t.tier>
-            <td class="n">{t.tier}</td>
+            <td>
+                <span class="trace-text">{t.text.clone()}</span>
+                <span class="trace-meta meta">
+                    {format!("Tier {} · {} · {} tokens", t.tier, t.kind, t.tokens)}
+                </span>
+            </td>
             <td>
                 <span class=format!("decision decision-{}", t.decision)>{t.decision.clone()}</span>
-            </td>
-            <td>{t.kind.clone()}</td>
-            <td class="trace-text">{t.text.clone()}</td>
-            <td class="n">{t.tokens}</td>
-            <td>
+                " "
                 <code class="trace-reason">{t.reason.clone()}</code>
                 <p class="trace-detail">{t.detail.clone()}</p>
             </td>
