@@ -183,6 +183,14 @@ pub(super) fn NewContextDialog(
         creating.clear();
         creating.dispatch_local(request);
     };
+    // Esc closes the dialog wherever the keyboard is, even after a click on its background.
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" {
+            ev.prevent_default();
+            open.set(false);
+        }
+    });
+    on_cleanup(move || escape.remove());
     let name_field = NodeRef::<leptos::html::Input>::new();
     // The name takes the keyboard as the dialog opens.
     Effect::new(move |_| {
@@ -206,10 +214,7 @@ pub(super) fn NewContextDialog(
                 aria-modal="true"
                 aria-label="New work context"
                 on:keydown=move |ev| {
-                    if ev.key() == "Escape" {
-                        ev.prevent_default();
-                        open.set(false);
-                    } else if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                         create();
                     }
                 }
