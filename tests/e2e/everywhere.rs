@@ -3,7 +3,7 @@
 //! and the Work contexts page's "New work context" dialog, which replaced the form above the list.
 
 use crate::harness::{App, Ui, ensure, ensure_eq};
-use crate::world::first_run_world;
+use crate::world::{first_run_world, long_name_world};
 
 /// WebDriver's code for the Enter key.
 const ENTER: &str = "\u{e007}";
@@ -72,8 +72,13 @@ async fn the_keyboard_moves_between_pages_and_opens_a_session() {
         ui.keys("/").await?;
         ensure_eq!(focused_id(ui).await?, "filter-text");
         // Letters typed in the filter are words, not shortcuts.
-        ui.focused().await?.send_keys("gw").await?;
+        ui.focused().await?.send_keys("gwzq").await?;
         ui.find("#nav-sessions.active").await?;
+        // A filter that matches nothing says so, rather than claiming there are no sessions.
+        let empty = ui
+            .wait_text("#sessions-empty", |t| t.contains("match"))
+            .await?;
+        ensure!(empty.contains("No sessions match these filters"), "{empty}");
         ui.focused().await?.send_keys(ESCAPE).await?;
         ui.wait_until("the filter to be cleared", async || {
             let v = ui
@@ -144,6 +149,44 @@ async fn a_work_context_is_created_in_the_new_work_context_dialog() {
         ui.find("#wc-new-dialog").await?;
         ui.focused().await?.send_keys(ESCAPE).await?;
         ui.wait_gone("#wc-new-dialog").await?;
+        Ok(())
+    })
+    .await;
+}
+
+/// At the 640 px minimum width a long work context name is cut with an ellipsis (whole in its
+/// `title`) in the list, and the push dialog's context choice stays inside the dialog.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn long_names_fit_the_list_and_the_push_dialog_at_the_narrowest_window() {
+    let (world, long) = long_name_world();
+    App::with(&world, async |ui| {
+        ui.resize(640, 800).await?;
+        ui.click("#nav-contexts").await?;
+        ui.find(".context-row strong").await?;
+        let mut titles = Vec::new();
+        for name in ui.find_all(".context-row strong").await? {
+            titles.push(name.attr("title").await?.unwrap_or_default());
+        }
+        ensure!(titles.contains(&long), "{titles:?}");
+        let fits = ui
+            .js("const e = [...document.querySelectorAll('.context-row strong')] \
+                   .sort((a, b) => b.title.length - a.title.length)[0]; \
+                 const r = e.getBoundingClientRect(), p = e.closest('.context-row').getBoundingClientRect(); \
+                 return getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth \
+                   && r.right <= p.right + 1 && p.right <= document.documentElement.clientWidth")
+            .await?;
+        ensure_eq!(fits, true, "the long name is ellipsised inside its row");
+
+        ui.click("#nav-push").await?;
+        ui.find("#push-dialog-context option[value]").await?;
+        let inside = ui
+            .js("const d = document.querySelector('[role=dialog]').getBoundingClientRect(); \
+                 const s = document.querySelector('[role=dialog] select').getBoundingClientRect(); \
+                 return s.right <= d.right + 1 && d.right <= document.documentElement.clientWidth")
+            .await?;
+        ensure_eq!(inside, true, "the context choice stays inside the dialog");
+        ui.screenshot("push-dialog-640").await;
         Ok(())
     })
     .await;
