@@ -42,11 +42,15 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
         ui.click("#nav-contexts").await?;
         let empty = ui.text("#contexts-empty").await?;
         ensure!(empty.contains("No work contexts yet"), "{empty}");
+        ui.click("#wc-new").await?;
         ui.type_into("#wc-name", "Spotter OTEL").await?;
         ui.type_into("#wc-cwd", "/home/USER/projects/spotter-worktrees")
             .await?;
         ui.click("#wc-create").await?;
-        ensure_eq!(ui.text("#wc-created").await?, "Created Spotter OTEL.");
+        ensure_eq!(
+            ui.wait_text("#wc-created", |t| !t.is_empty()).await?,
+            "Created Spotter OTEL."
+        );
         let rules = ui.text("#wc-rules").await?;
         ensure!(
             rules.contains("/home/USER/projects/spotter-worktrees"),
@@ -54,8 +58,8 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
         );
 
         // Ingest the fixtures from the UI exactly as the Sessions test does; the agent captures
-        // the new sessions before the ingest reports that it finished.
-        ui.click("#nav-sessions").await?;
+        // the new sessions before the ingest reports that it finished. Sources live in Settings.
+        ui.click("#nav-settings").await?;
         ui.type_into("#source-root", &source).await?;
         ui.click("#source-add").await?;
         ui.wait_text("table.sources", |t| t.contains(&source))
@@ -105,9 +109,8 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
         ui.screenshot("work-context").await;
 
         // Merge a second context into this one from the detail view; it leaves the list.
-        let name = ui.find("#wc-name").await?;
-        name.clear().await?;
-        name.send_keys("Scratch").await?;
+        ui.click("#wc-new").await?;
+        ui.type_into("#wc-name", "Scratch").await?;
         ui.click("#wc-create").await?;
         ui.wait_text("#wc-created", |t| t == "Created Scratch.")
             .await?;
@@ -115,7 +118,8 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
         ensure!(ui.find_all(scratch).await?.len() == 1);
         ui.click("[data-work-context-id='wc_spotter_otel']:not(#wc-detail)")
             .await?;
-        ui.type_into("#wc-merge-absorb", "wc_scratch").await?;
+        ui.click("#wc-manage summary").await?;
+        ui.select("#wc-merge-absorb", "wc_scratch").await?;
         ui.click("#wc-merge").await?;
         // The merged context leaves the list.
         ui.wait_gone(scratch).await?;

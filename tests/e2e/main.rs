@@ -20,6 +20,7 @@ mod model_mirror;
 mod world;
 
 mod contexts;
+mod everywhere;
 mod first_run;
 mod home;
 mod inspector;

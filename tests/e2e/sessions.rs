@@ -19,7 +19,9 @@ async fn sessions_ingest_from_the_ui_and_show_a_compaction_marker() {
         let empty = ui.text("#sessions-empty").await?;
         ensure!(empty.contains("No sessions yet"), "{empty}");
 
-        // Add the fixture root as a Claude Code source and ingest it from the UI.
+        // Add the fixture root as a Claude Code source and ingest it from the UI: sources live
+        // in Settings, which the Sessions page links to.
+        ui.click("#sessions-sources").await?;
         ui.type_into("#source-root", &source).await?;
         ui.click("#source-add").await?;
         ui.wait_text("table.sources", |t| t.contains(&source))
@@ -32,6 +34,7 @@ async fn sessions_ingest_from_the_ui_and_show_a_compaction_marker() {
         ensure!(status.contains("177 new records"), "{status}");
 
         // Open the compacted session and find its compaction point.
+        ui.click("#nav-sessions").await?;
         ui.click(&format!("[data-session-id='{COMPACTED_SESSION}']"))
             .await?;
         let total = ui.wait_text("#viewer-total", |t| !t.is_empty()).await?;

@@ -901,4 +901,26 @@ pub fn titled_session(store: &Store) -> Option<(String, String)> {
             (title.split_whitespace().count() >= 3 && !title.ends_with('…'))
                 .then(|| (s.session_id.to_string(), title))
         })
+
+/// A named work context whose name is far longer than any list or dialog is wide, beside a short
+/// one, for the tests that check long names are cut with an ellipsis and nothing sticks out.
+pub fn long_name_world() -> (World, String) {
+    let world = World::new();
+    let store = world.store();
+    let now = Utc::now();
+    let long = "Quarterly reconciliation of the Henderson and Christensen accounts across every \
+                regional office, including the archived ledgers from before the migration"
+        .to_owned();
+    for name in [long.as_str(), "Short"] {
+        elnor_engine::create_work_context(
+            &store,
+            &elnor_engine::NewWorkContext {
+                name: name.into(),
+                ..Default::default()
+            },
+            now,
+        )
+        .unwrap();
+    }
+    (world, long)
 }

@@ -7,11 +7,15 @@
 //! push bumps [`Activity`], so the lists that show observations read them again.
 //!
 //! The search box is reachable the same way: Ctrl+K (⌘K) opens it over the current view.
+//!
+//! The frame also installs the app-wide keys (`keys.rs`: `g` then a letter, `/`, `j`/`k`, `?`)
+//! and the colour theme (`theme.rs`), whose switch sits at the foot of the sidebar.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
+use crate::keys::{self, KeysHelp, go_key};
 use crate::nav::{Nav, Page, Route};
 use crate::pages::{
     contexts::ContextsPage, home::Home, inspector::InspectorPage, knowledge::KnowledgePage,
@@ -20,6 +24,7 @@ use crate::pages::{
 };
 use crate::push::{PushDialog, is_push_shortcut};
 use crate::search_box::{SearchDialog, is_search_shortcut};
+use crate::theme::{ThemeChoice, ThemeSwitch};
 
 /// How often the badge asks for the pending count: the scheduler may add proposals while the
 /// app stays open overnight, and the count is one cheap query.
@@ -64,6 +69,11 @@ pub fn use_activity() -> Activity {
 #[component]
 pub fn App() -> impl IntoView {
     let nav = Nav::provide();
+    ThemeChoice::provide();
+    // Whether the keyboard help is shown. The app-wide keys are installed before any page
+    // mounts, so their listener runs before the pages' own (see `keys.rs`).
+    let help = RwSignal::new(false);
+    keys::install(nav, help);
     let pending = PendingReviews(RwSignal::new(None));
     provide_context(pending);
     provide_context(Activity(RwSignal::new(0)));
@@ -101,9 +111,11 @@ pub fn App() -> impl IntoView {
             <button
                 id=id
                 class:active=move || nav.page() == target
+                title=format!("{label} (g then {})", go_key(target))
                 on:click=move |_| nav.go(Route::of(target))
             >
                 {label}
+                <span class="nav-key" aria-hidden="true">{format!("g {}", go_key(target))}</span>
             </button>
         }
     };
@@ -117,6 +129,7 @@ pub fn App() -> impl IntoView {
                 <button
                     id="nav-review"
                     class:active=move || nav.page() == Page::Review
+                    title="Review (g then r)"
                     on:click=move |_| nav.go(Route::of(Page::Review))
                 >
                     "Review"
@@ -154,6 +167,18 @@ pub fn App() -> impl IntoView {
                     "I just did…"
                     <kbd>"Ctrl+Shift+P"</kbd>
                 </button>
+                <div class="sidebar-foot">
+                    <ThemeSwitch />
+                    <button
+                        id="nav-keys"
+                        class="keys-help"
+                        title="Keyboard shortcuts (?)"
+                        on:click=move |_| help.set(true)
+                    >
+                        "Keyboard shortcuts "
+                        <kbd>"?"</kbd>
+                    </button>
+                </div>
             </nav>
             <main>
                 {move || match nav.page() {
@@ -175,6 +200,9 @@ pub fn App() -> impl IntoView {
             </Show>
             <Show when=move || searching.get()>
                 <SearchDialog open=searching />
+            </Show>
+            <Show when=move || help.get()>
+                <KeysHelp open=help />
             </Show>
         </div>
     }

@@ -4,10 +4,12 @@
 mod api;
 mod app;
 mod components;
+mod keys;
 mod nav;
 mod pages;
 mod push;
 mod search_box;
+mod theme;
 
 fn main() {
     console_error_panic_hook::set_once();

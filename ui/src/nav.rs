@@ -147,6 +147,11 @@ impl Nav {
         self.route.with(Route::page)
     }
 
+    /// The page shown now, without tracking: for event handlers.
+    pub fn page_untracked(self) -> Page {
+        self.route.with_untracked(Route::page)
+    }
+
     /// Goes to `route`, mounting its page again.
     pub fn go(self, route: Route) {
         self.route.set(route);

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::short_id;
 use crate::nav::use_nav;
 
 /// An RFC 3339 time as `YYYY-MM-DD HH:MM`, the precision the lists need.
@@ -13,15 +14,19 @@ pub fn short_time(rfc3339: &str) -> String {
 /// A link that opens a session's transcript on the Sessions page.
 pub fn session_link(session_id: String, turn_seq: Option<i64>) -> impl IntoView {
     let nav = use_nav();
+    // The id is long and means nothing to read: its start tells sessions apart, the whole of
+    // it is on hover.
     let label = match turn_seq {
-        Some(seq) => format!("session {session_id} · turn {seq}"),
-        None => format!("session {session_id}"),
+        Some(seq) => format!("session {} · turn {seq}", short_id(&session_id)),
+        None => format!("session {}", short_id(&session_id)),
     };
+    let full = format!("Open session {session_id}");
     let target = session_id.clone();
     view! {
         <a
             href="#"
             class="session-link"
+            title=full
             data-session-id=session_id
             on:click=move |ev| {
                 ev.prevent_default();

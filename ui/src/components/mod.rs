@@ -1,8 +1,11 @@
 //! Pieces the pages share: the resource wrapper [`Loaded`] with the house's loading and error
-//! rendering, and the small formatting and link helpers every list uses.
+//! rendering, the small formatting and link helpers every list uses, and long ids shown short
+//! with a copy button.
 
+mod ids;
 mod links;
 mod loaded;
 
+pub use ids::{copy_id, short_id};
 pub use links::{context_link, session_link, short_time};
 pub use loaded::Loaded;

@@ -6,12 +6,21 @@
 //!
 //! Decisions are told apart by colour and by a `data-decision` attribute, so "in the brief",
 //! "cut for budget" and "left out by a rule" never look alike.
+//!
+//! The list sits left of the selected assembly. Previews (most of what is recorded: Home and every
+//! work context preview a brief each time they open) are marked with a dashed border and hidden
+//! until "Show previews" is ticked, so the deliveries to agents stand out; an assembly a link
+//! opened is shown either way. Work contexts are named, not shown by id, and the long ids of the
+//! trace are cut short with a copy button.
+
+use std::collections::HashMap;
 
 use elnor_types::{AssemblyDetail, AssemblyRow, TraceItemRow};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use crate::api;
-use crate::components::{Loaded, session_link, short_time};
+use crate::components::{Loaded, copy_id, session_link, short_id, short_time};
 use crate::nav::use_nav;
 
 /// Assemblies listed at once; older ones are kept by the engine up to its retention setting.
@@ -28,8 +37,37 @@ pub fn InspectorPage() -> impl IntoView {
         generation.track();
         api::assemblies_list(None, Some(LISTED), true)
     });
+    let show_previews = RwSignal::new(false);
+    // Work context names by id, read once: the list and the trace name contexts, never show ids.
+    let names = RwSignal::new(HashMap::<String, String>::new());
+    provide_context(ContextNames(names));
+    spawn_local(async move {
+        if let Ok(rows) = api::work_contexts_list().await {
+            names.set(
+                rows.into_iter()
+                    .map(|r| (r.work_context_id, r.name))
+                    .collect(),
+            );
+        }
+    });
     view! {
-        <h2>"Inspector"</h2>
+        <div class="page-head">
+            <h2>"Inspector"</h2>
+            <div class="page-actions">
+                <label class="check">
+                    <input
+                        id="inspector-show-previews"
+                        type="checkbox"
+                        prop:checked=move || show_previews.get()
+                        on:change=move |ev| show_previews.set(event_target_checked(&ev))
+                    />
+                    "Show previews"
+                </label>
+                <button class="small" id="inspector-reload" on:click=move |_| generation.update(|g| *g += 1)>
+                    "Reload"
+                </button>
+            </div>
+        </div>
         <p class="hint">
             "Every brief the engine assembles is recorded here with every candidate it considered "
             "and why it is in the brief or not. Previews (Home, a work context's Tier 1 card, "
@@ -38,11 +76,8 @@ pub fn InspectorPage() -> impl IntoView {
         </p>
         <div class="inspector-layout">
             <div class="assembly-list">
-                <button class="small" id="inspector-reload" on:click=move |_| generation.update(|g| *g += 1)>
-                    "Reload"
-                </button>
                 <Loaded resource=assemblies loading="Loading assemblies…" let:rows>
-                    {assembly_rows(rows, selected)}
+                    {assembly_rows(rows, selected, show_previews)}
                 </Loaded>
             </div>
             <div class="assembly-view">
@@ -58,7 +93,22 @@ pub fn InspectorPage() -> impl IntoView {
     }
 }
 
-fn assembly_rows(rows: Vec<AssemblyRow>, selected: RwSignal<Option<i64>>) -> AnyView {
+/// Work context names by id, for the list and the trace.
+#[derive(Debug, Clone, Copy)]
+struct ContextNames(RwSignal<HashMap<String, String>>);
+
+/// A work context's name, or its id cut short while the names are being read (or when it is gone).
+fn context_name(id: &str) -> String {
+    use_context::<ContextNames>()
+        .and_then(|n| n.0.with(|m| m.get(id).cloned()))
+        .unwrap_or_else(|| format!("work context {}", short_id(id)))
+}
+
+fn assembly_rows(
+    rows: Vec<AssemblyRow>,
+    selected: RwSignal<Option<i64>>,
+    show_previews: RwSignal<bool>,
+) -> AnyView {
     if rows.is_empty() {
         return view! {
             <div class="empty" id="inspector-empty">
@@ -72,24 +122,47 @@ fn assembly_rows(rows: Vec<AssemblyRow>, selected: RwSignal<Option<i64>>) -> Any
         }
         .into_any();
     }
+    let all_previews = rows.iter().all(|a| a.delivery == "preview");
     view! {
+        {all_previews
+            .then(|| {
+                view! {
+                    <p class="hint" id="inspector-only-previews" class:filtered-out=move || show_previews.get()>
+                        "Only previews so far: no agent has been given a brief yet. Tick Show previews to see them."
+                    </p>
+                }
+            })}
         <ul id="inspector-assemblies">
             {rows
                 .into_iter()
                 .map(|a| {
                     let id = a.assembly_id;
+                    let preview = a.delivery == "preview";
+                    // A preview shows when previews are asked for, or when it is the one open.
+                    let hidden = move || preview && !show_previews.get() && selected.get() != Some(id);
+                    let context = a.work_context_id.clone();
+                    let label = move || {
+                        let name = context
+                            .as_deref()
+                            .map(context_name)
+                            .unwrap_or_else(|| "No work context".to_owned());
+                        format!("#{id} · {name}")
+                    };
+                    let label_title = label.clone();
                     view! {
-                        <li data-assembly-id=id data-delivery=a.delivery.clone()>
+                        <li data-assembly-id=id data-delivery=a.delivery.clone() class:filtered-out=hidden>
                             <button
                                 class="assembly-row"
+                                class:preview=preview
                                 class:active=move || selected.get() == Some(id)
+                                data-key-item=""
                                 on:click=move |_| selected.set(Some(id))
                             >
-                                <strong>
-                                    {format!("#{id} · {}", a.work_context_id.clone().unwrap_or_else(|| "no work context".into()))}
-                                </strong>
+                                <strong title=label_title>{label}</strong>
                                 <span class="badges">
-                                    <span class=format!("badge delivery-{}", a.delivery)>{a.delivery.clone()}</span>
+                                    <span class=format!("badge delivery-{}", a.delivery)>
+                                        {if preview { "preview" } else { "delivered" }}
+                                    </span>
                                     {a.stale.then(|| view! { <span class="badge stale">"stale view"</span> })}
                                 </span>
                                 <span class="meta">
@@ -144,10 +217,10 @@ fn AssemblyView(detail: AssemblyDetail) -> impl IntoView {
                     short_time(&s.created_at),
                     s.delivery,
                     s.format,
-                    s.work_context_id.clone().unwrap_or_else(|| "none".into()),
+                    s.work_context_id.as_deref().map(context_name).unwrap_or_else(|| "none".into()),
                     s.resolution,
                 )}
-                {s.session_id.clone().map(|id| format!(" · for session {id}"))}
+                {s.session_id.clone().map(|id| format!(" · for session {}", short_id(&id)))}
             </p>
             <p id="inspector-tokens">
                 {format!(
@@ -191,22 +264,14 @@ fn AssemblyView(detail: AssemblyDetail) -> impl IntoView {
             </div>
             <table class="trace" id="inspector-items">
                 <colgroup>
-                    <col class="c-tier" />
-                    <col class="c-decision" />
-                    <col class="c-kind" />
                     <col class="c-text" />
-                    <col class="c-tokens" />
                     <col class="c-why" />
                     <col class="c-source" />
                 </colgroup>
                 <thead>
                     <tr>
-                        <th>"Tier"</th>
-                        <th>"Decision"</th>
-                        <th>"Kind"</th>
-                        <th>"Text"</th>
-                        <th class="n">"Tokens"</th>
-                        <th>"Why"</th>
+                        <th>"Candidate"</th>
+                        <th>"Decision and why"</th>
                         <th>"Source"</th>
                     </tr>
                 </thead>
@@ -229,17 +294,23 @@ fn AssemblyView(detail: AssemblyDetail) -> impl IntoView {
 /// A candidate's source id; a memory directive's opens its node on the Knowledge page, where the
 /// person can see its history or change it.
 fn source_id(id: String, kind: &str) -> AnyView {
+    // A work context is named, never shown by its id.
+    if id.starts_with("wc_") {
+        return view! { <span class="meta source-id" data-source-id=id.clone()>{context_name(&id)}</span> }
+            .into_any();
+    }
     if kind != "directive" {
-        return view! { <span class="meta source-id">{id}</span> }.into_any();
+        let shown = copy_id(id.clone());
+        return view! { <span class="meta source-id" data-source-id=id>{shown}</span> }.into_any();
     }
     let nav = use_nav();
-    let (target, label) = (id.clone(), id.clone());
+    let (target, label) = (id.clone(), short_id(&id));
     view! {
         <a
             href="#"
             class="meta source-id node-link"
-            data-node-id=id
-            title="open in Knowledge"
+            data-node-id=id.clone()
+            title=format!("Open {id} in Knowledge")
             on:click=move |ev| {
                 ev.prevent_default();
                 nav.open_node(target.clone());
@@ -257,21 +328,29 @@ fn trace_row(t: TraceItemRow) -> impl IntoView {
     let work_context = t.work_context_id.clone();
     view! {
         <tr class=class data-decision=t.decision.clone() data-reason=t.reason.clone() data-tier=t.tier>
-            <td class="n">{t.tier}</td>
+            <td>
+                <span class="trace-text">{t.text.clone()}</span>
+                <span class="trace-meta meta">
+                    {format!("Tier {} · {} · {} tokens", t.tier, t.kind, t.tokens)}
+                </span>
+            </td>
             <td>
                 <span class=format!("decision decision-{}", t.decision)>{t.decision.clone()}</span>
-            </td>
-            <td>{t.kind.clone()}</td>
-            <td class="trace-text">{t.text.clone()}</td>
-            <td class="n">{t.tokens}</td>
-            <td>
+                " "
                 <code class="trace-reason">{t.reason.clone()}</code>
                 <p class="trace-detail">{t.detail.clone()}</p>
             </td>
             <td class="trace-source">
                 {t.session_id.clone().map(|id| session_link(id, t.turn_seq))}
                 {source.map(|id| source_id(id, &t.kind))}
-                {work_context.map(|id| view! { <span class="meta work-context-id">{format!("in {id}")}</span> })}
+                {work_context
+                    .map(|id| {
+                        view! {
+                            <span class="meta work-context-id" data-work-context-id=id.clone()>
+                                {format!("in {}", context_name(&id))}
+                            </span>
+                        }
+                    })}
             </td>
         </tr>
     }

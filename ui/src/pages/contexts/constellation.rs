@@ -1,21 +1,20 @@
 //! The constellation view of a work context: the read model a brief's Tier 1 card is cut from.
 
-use elnor_types::{ConstellationItemRow, ConstellationView};
+use elnor_types::{CommandError, ConstellationItemRow, ConstellationView};
 use leptos::prelude::*;
 
 use super::detail::heuristic_badge;
-use crate::api;
 use crate::components::{Loaded, session_link, short_time};
 use crate::nav::use_nav;
 
 /// The work context's constellation view and its Tier 1 card. Reading it assembles a preview
 /// brief (recorded for the Inspector), so the card shown is exactly what a session would get.
 #[component]
-pub(super) fn ConstellationCard(id: String, generation: RwSignal<u32>) -> impl IntoView {
-    let view_read = LocalResource::new(move || {
-        generation.track();
-        api::constellation_get(id.clone())
-    });
+pub(super) fn ConstellationCard(
+    /// The view, read once by the context's detail and shared with its log, which leaves out what
+    /// the view shows.
+    view_read: LocalResource<Result<ConstellationView, CommandError>>,
+) -> impl IntoView {
     view! {
         <div class="card" id="wc-constellation">
             <h3>"Constellation"</h3>

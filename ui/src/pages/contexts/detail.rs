@@ -1,13 +1,18 @@
-//! One work context opened: its name, flag and link rules (each change one action), its
-//! continuity log grouped by entry type, and the merge of another context into it.
+//! One work context opened: its name, phase and entities (as chips), its link rules (an entity-set
+//! rule's entities as removable chips, picked by name), the rename, flag and merge of another
+//! context into it (each change one action), then its constellation view and the rest of its
+//! continuity log.
 
-use elnor_types::{ContinuityEntryRow, EditWorkContextRequest, WorkContextDetail};
+use elnor_types::{
+    CommandError, ConstellationView, ContinuityEntryRow, EditWorkContextRequest, EntityRow,
+    LinkRuleRow, WorkContextDetail,
+};
 use leptos::prelude::*;
 
 use super::constellation::ConstellationCard;
 use super::list::text_input;
 use crate::api;
-use crate::components::Loaded;
+use crate::components::{Loaded, short_time};
 
 #[component]
 pub(super) fn ContextDetail(id: String, generation: RwSignal<u32>) -> impl IntoView {
@@ -38,6 +43,12 @@ pub(super) enum ContextChange {
         name: Option<String>,
         local_only: Option<bool>,
     },
+    /// Replaces a rule by one of the same kind with a new pattern (none: just removes it).
+    Replace {
+        rule_id: i64,
+        kind: String,
+        pattern: String,
+    },
     /// Merges the named context into this one.
     Absorb(String),
 }
@@ -48,8 +59,13 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
     let id = wc.work_context_id.clone();
     let rule_kind = RwSignal::new("cwd".to_owned());
     let rule_pattern = RwSignal::new(String::new());
+    // The entities picked for a new entity-set rule, by id, shown as chips until it is added.
+    let picked = RwSignal::new(Vec::<String>::new());
     let rename = RwSignal::new(wc.name.clone());
     let absorb = RwSignal::new(String::new());
+    // Names for ids: the entity-set rules and the picker speak in names, never in ids.
+    let entities = LocalResource::new(|| api::entities_list(None));
+    let contexts = LocalResource::new(api::work_contexts_list);
     // Every change to this context goes through one action: its error is shown above the
     // context, and a success reloads the context (and so this view, with a fresh action).
     let change = Action::new_local({
@@ -62,6 +78,15 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
                         api::link_rules_add(id, kind, pattern).await
                     }
                     ContextChange::RemoveRule(rule_id) => api::link_rules_remove(id, rule_id).await,
+                    ContextChange::Replace {
+                        rule_id,
+                        kind,
+                        pattern,
+                    } => match api::link_rules_remove(id.clone(), rule_id).await {
+                        Ok(row) if pattern.is_empty() => Ok(row),
+                        Ok(_) => api::link_rules_add(id, kind, pattern).await,
+                        Err(e) => Err(e),
+                    },
                     ContextChange::Edit { name, local_only } => {
                         let request = EditWorkContextRequest {
                             work_context_id: id,
@@ -90,10 +115,13 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
     };
     let error = move || change.value().get().and_then(Result::err);
     let add_rule = move |_| {
-        send(ContextChange::AddRule {
-            kind: rule_kind.get_untracked(),
-            pattern: rule_pattern.get_untracked(),
-        })
+        let kind = rule_kind.get_untracked();
+        let pattern = if kind == "entity_set" {
+            picked.get_untracked().join(",")
+        } else {
+            rule_pattern.get_untracked()
+        };
+        send(ContextChange::AddRule { kind, pattern })
     };
     let remove_rule = move |rule_id: i64| send(ContextChange::RemoveRule(rule_id));
     let edit = move |name: Option<String>, local_only: Option<bool>| {
@@ -105,61 +133,66 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
         ))
     };
 
-    let of_type = |t: &str| {
-        detail
-            .entries
-            .iter()
-            .filter(|e| e.entry_type == t)
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    let questions = of_type("open_question");
-    let decisions = of_type("key_decision");
-    let summaries = of_type("session_summary_ref");
-    let updates = of_type("cross_conversation_update");
+    // The constellation is read once here: the card shows it, and the log below it shows only
+    // the entries the view does not, so nothing is read twice.
+    let view_read = LocalResource::new({
+        let id = id.clone();
+        move || {
+            generation.track();
+            api::constellation_get(id.clone())
+        }
+    });
+    let entries = StoredValue::new(detail.entries.clone());
+    let own_id = StoredValue::new(id.clone());
 
     view! {
         <div class="card" id="wc-detail" data-work-context-id=id.clone()>
-            <h3 id="wc-title">{wc.name.clone()}</h3>
+            <div class="detail-head">
+                <h3 id="wc-title" title=wc.name.clone()>{wc.name.clone()}</h3>
+                {wc.local_only.then(|| view! { <span class="badge local-only">"local only"</span> })}
+            </div>
             <p class="meta">
-                <code>{wc.work_context_id.clone()}</code>
+                {origin_label(&wc.origin)}
                 " · "
-                {wc.origin.clone()}
-                " · "
-                {format!("{} sessions", wc.session_count)}
+                {format!("{} session{}", wc.session_count, if wc.session_count == 1 { "" } else { "s" })}
+                {wc.last_active_at.as_deref().map(|t| format!(" · last active {}", short_time(t)))}
                 {wc.domain_lineage.clone().map(|l| format!(" · {l}"))}
             </p>
-            <div class="inline-form">
-                <input
-                    id="wc-rename"
-                    type="text"
-                    prop:value=move || rename.get()
-                    on:input=move |ev| rename.set(event_target_value(&ev))
-                />
-                <button
-                    class="small"
-                    id="wc-rename-save"
-                    on:click=move |_| edit(Some(rename.get_untracked()), None)
-                >
-                    "Rename"
-                </button>
-                <label class="check">
-                    <input
-                        id="wc-detail-local-only"
-                        type="checkbox"
-                        prop:checked=wc.local_only
-                        on:change=move |ev| edit(None, Some(event_target_checked(&ev)))
-                    />
-                    "Local only"
-                </label>
-            </div>
-            <div class="inline-form">
-                {text_input("wc-merge-absorb", "Id of a work context to merge into this one", absorb)}
-                <button class="small" id="wc-merge" on:click=merge>
-                    "Merge into this one"
-                </button>
-            </div>
+            <p class="hint" id="wc-phase">
+                {detail
+                    .current_phase
+                    .clone()
+                    .map(|p| format!("Current phase: {p}"))
+                    .unwrap_or_else(|| "No phase captured yet.".to_owned())}
+            </p>
             {move || error().map(|e| view! { <div class="error" id="wc-error" role="alert">{e}</div> })}
+
+            <h4>"Entities"</h4>
+            {if detail.entities.is_empty() {
+                view! { <p class="hint">"No entities linked yet."</p> }.into_any()
+            } else {
+                view! {
+                    <div class="chips-line" id="wc-entities">
+                        {detail
+                            .entities
+                            .iter()
+                            .map(|e| {
+                                let full = match &e.deadline {
+                                    Some(d) => format!("{} ({}, due {d})", e.canonical_name, e.kind),
+                                    None => format!("{} ({})", e.canonical_name, e.kind),
+                                };
+                                view! {
+                                    <span class="chip static" title=full data-entity-id=e.entity_id.clone()>
+                                        <span class="chip-name">{e.canonical_name.clone()}</span>
+                                        <span class="chip-kind">{e.kind.clone()}</span>
+                                    </span>
+                                }
+                            })
+                            .collect_view()}
+                    </div>
+                }
+                    .into_any()
+            }}
 
             <h4>"Link rules"</h4>
             {if wc.rules.is_empty() {
@@ -174,10 +207,15 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
                             .map(|r| {
                                 let rule_id = r.rule_id;
                                 let remove = remove_rule;
+                                let pattern = if r.kind == "entity_set" {
+                                    entity_set_chips(r.clone(), entities, send).into_any()
+                                } else {
+                                    r.pattern.clone().into_any()
+                                };
                                 view! {
                                     <tr>
-                                        <td>{r.kind.clone()}</td>
-                                        <td class="path">{r.pattern.clone()}</td>
+                                        <td>{rule_label(&r.kind)}</td>
+                                        <td class="path">{pattern}</td>
                                         <td>
                                             <button class="small" on:click=move |_| remove(rule_id)>
                                                 "Remove"
@@ -197,46 +235,83 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
                     on:change=move |ev| rule_kind.set(event_target_value(&ev))
                     prop:value=move || rule_kind.get()
                 >
-                    <option value="cwd">"Folder (cwd)"</option>
+                    <option value="cwd">"Folder"</option>
                     <option value="session_key">"Session key"</option>
-                    <option value="entity_set">"Entity set"</option>
+                    <option value="entity_set">"Entities"</option>
                 </select>
-                {text_input("wc-rule-pattern", "/folder, a glob, or entity ids separated by commas", rule_pattern)}
+                {move || {
+                    if rule_kind.get() == "entity_set" {
+                        entity_picker(entities, picked).into_any()
+                    } else {
+                        text_input("wc-rule-pattern", "/folder, or a glob over session ids", rule_pattern)
+                            .into_any()
+                    }
+                }}
                 <button class="small" id="wc-rule-add" on:click=add_rule>
                     "Add rule"
                 </button>
             </div>
 
-            <h4>"Entities"</h4>
-            {if detail.entities.is_empty() {
-                view! { <p class="hint">"No entities linked yet."</p> }.into_any()
-            } else {
-                view! {
-                    <ul class="entities" id="wc-entities">
-                        {detail
-                            .entities
-                            .iter()
-                            .map(|e| {
-                                view! {
-                                    <li>
-                                        <strong>{e.canonical_name.clone()}</strong>
-                                        <span class="meta">
-                                            {format!(" {}", e.kind)}
-                                            {e.deadline.clone().map(|d| format!(" · due {d}"))}
-                                        </span>
-                                    </li>
-                                }
-                            })
-                            .collect_view()}
-                    </ul>
-                }
-                    .into_any()
-            }}
+            <details class="more" id="wc-manage">
+                <summary>"Rename, local only, merge"</summary>
+                <div class="inline-form">
+                    <input
+                        id="wc-rename"
+                        type="text"
+                        prop:value=move || rename.get()
+                        on:input=move |ev| rename.set(event_target_value(&ev))
+                    />
+                    <button
+                        class="small"
+                        id="wc-rename-save"
+                        on:click=move |_| edit(Some(rename.get_untracked()), None)
+                    >
+                        "Rename"
+                    </button>
+                    <label class="check">
+                        <input
+                            id="wc-detail-local-only"
+                            type="checkbox"
+                            prop:checked=wc.local_only
+                            on:change=move |ev| edit(None, Some(event_target_checked(&ev)))
+                        />
+                        "Local only"
+                    </label>
+                </div>
+                <div class="inline-form">
+                    <Loaded resource=contexts loading="Reading work contexts…" inline=true let:all>
+                        {
+                            let own = own_id.get_value();
+                            view! {
+                                <select
+                                    id="wc-merge-absorb"
+                                    on:change=move |ev| absorb.set(event_target_value(&ev))
+                                    prop:value=move || absorb.get()
+                                >
+                                    <option value="">"Merge another work context into this one…"</option>
+                                    {all
+                                        .into_iter()
+                                        .filter(|c| c.work_context_id != own)
+                                        .map(|c| {
+                                            view! {
+                                                <option value=c.work_context_id.clone()>{c.name.clone()}</option>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </select>
+                            }
+                        }
+                    </Loaded>
+                    <button class="small" id="wc-merge" on:click=merge>
+                        "Merge into this one"
+                    </button>
+                </div>
+            </details>
         </div>
 
-        <ConstellationCard id=id.clone() generation />
+        <ConstellationCard view_read />
 
-        <div class="card log">
+        <div class="card log" id="wc-log">
             <h3>"Continuity log"</h3>
             {(detail.skipped_lines > 0)
                 .then(|| {
@@ -247,15 +322,215 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
                         </p>
                     }
                 })}
-            <h4>"Current phase"</h4>
-            <p id="wc-phase">
-                {detail.current_phase.clone().unwrap_or_else(|| "not known yet".to_owned())}
-            </p>
-            {entry_group("Open questions", "wc-open-questions", questions)}
-            {entry_group("Key decisions", "wc-key-decisions", decisions)}
-            {entry_group("Session summaries", "wc-summaries", summaries)}
-            {entry_group("Cross-conversation updates", "wc-updates", updates)}
+            <Loaded resource=view_read loading="Reading the log…" let:c>
+                {rest_of_log(entries.get_value(), &c)}
+            </Loaded>
         </div>
+    }
+}
+
+/// The log's entries that the constellation view does not show, grouped by type: older or
+/// resolved questions and decisions, session summaries, updates.
+fn rest_of_log(entries: Vec<ContinuityEntryRow>, c: &ConstellationView) -> AnyView {
+    let shown: std::collections::HashSet<&str> = c
+        .open_questions
+        .iter()
+        .chain(&c.key_decisions)
+        .chain(&c.cross_conversation_updates)
+        .map(|i| i.entry_id.as_str())
+        .chain(c.session_history.iter().map(|s| s.entry_id.as_str()))
+        .collect();
+    let of_type = |t: &str| {
+        entries
+            .iter()
+            .filter(|e| e.entry_type == t && !shown.contains(e.entry_id.as_str()))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let groups = [
+        (
+            "Open questions",
+            "wc-open-questions",
+            of_type("open_question"),
+        ),
+        ("Key decisions", "wc-key-decisions", of_type("key_decision")),
+        (
+            "Session summaries",
+            "wc-summaries",
+            of_type("session_summary_ref"),
+        ),
+        (
+            "Cross-conversation updates",
+            "wc-updates",
+            of_type("cross_conversation_update"),
+        ),
+    ];
+    if groups.iter().all(|(_, _, g)| g.is_empty()) {
+        return view! { <p class="hint" id="wc-log-empty">"Everything in the log is in the view above."</p> }
+            .into_any();
+    }
+    view! {
+        <p class="hint">"What the view above leaves out: older, resolved or summarised entries."</p>
+        {groups
+            .into_iter()
+            .filter(|(_, _, g)| !g.is_empty())
+            .map(|(title, id, g)| entry_group(title, id, g))
+            .collect_view()}
+    }
+    .into_any()
+}
+
+/// An origin in words.
+fn origin_label(origin: &str) -> &'static str {
+    match origin {
+        "project" => "Project",
+        "named" => "Named",
+        "auto" => "Automatic",
+        _ => "Work context",
+    }
+}
+
+/// A rule's kind in words.
+fn rule_label(kind: &str) -> &'static str {
+    match kind {
+        "cwd" => "Folder",
+        "session_key" => "Session key",
+        "entity_set" => "Entities",
+        _ => "Rule",
+    }
+}
+
+/// An entity-set rule as chips of entity names; removing a chip rewrites the rule without it
+/// (and removes the rule with its last entity).
+fn entity_set_chips(
+    rule: LinkRuleRow,
+    entities: LocalResource<Result<Vec<EntityRow>, CommandError>>,
+    send: impl Fn(ContextChange) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let ids: Vec<String> = rule
+        .pattern
+        .split(',')
+        .map(|i| i.trim().to_owned())
+        .filter(|i| !i.is_empty())
+        .collect();
+    let ids = StoredValue::new(ids);
+    view! {
+        <span class="chips-line">
+            {move || {
+                let names = entity_names(entities);
+                ids.get_value()
+                    .into_iter()
+                    .map(|entity| {
+                        let name = names
+                            .iter()
+                            .find(|e| e.entity_id == entity)
+                            .map(|e| e.canonical_name.clone())
+                            .unwrap_or_else(|| "unknown entity".to_owned());
+                        let rest = ids
+                            .get_value()
+                            .into_iter()
+                            .filter(|i| *i != entity)
+                            .collect::<Vec<_>>()
+                            .join(",");
+                        view! {
+                            <span class="chip" title=name.clone() data-entity-id=entity.clone()>
+                                <span class="chip-name">{name.clone()}</span>
+                                <button
+                                    class="chip-remove"
+                                    title=format!("Remove {name} from this rule")
+                                    aria-label=format!("Remove {name}")
+                                    on:click=move |_| {
+                                        send(ContextChange::Replace {
+                                            rule_id: rule.rule_id,
+                                            kind: "entity_set".to_owned(),
+                                            pattern: rest.clone(),
+                                        })
+                                    }
+                                >
+                                    "×"
+                                </button>
+                            </span>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </span>
+    }
+}
+
+/// The entities read so far, or none while they load or when the read failed.
+fn entity_names(entities: LocalResource<Result<Vec<EntityRow>, CommandError>>) -> Vec<EntityRow> {
+    entities.get().and_then(Result::ok).unwrap_or_default()
+}
+
+/// The picker for a new entity-set rule: a field that suggests entities by name, and the picked
+/// ones as removable chips.
+fn entity_picker(
+    entities: LocalResource<Result<Vec<EntityRow>, CommandError>>,
+    picked: RwSignal<Vec<String>>,
+) -> impl IntoView {
+    let typed = RwSignal::new(String::new());
+    // A name typed or chosen from the suggestions is picked as soon as it names an entity.
+    let pick = move |text: String| {
+        let found = entity_names(entities)
+            .into_iter()
+            .find(|e| e.canonical_name.eq_ignore_ascii_case(text.trim()));
+        if let Some(e) = found {
+            picked.update(|p| {
+                if !p.contains(&e.entity_id) {
+                    p.push(e.entity_id);
+                }
+            });
+            typed.set(String::new());
+        } else {
+            typed.set(text);
+        }
+    };
+    view! {
+        <span class="chips-line" id="wc-rule-entities">
+            {move || {
+                let names = entity_names(entities);
+                picked
+                    .get()
+                    .into_iter()
+                    .map(|entity| {
+                        let name = names
+                            .iter()
+                            .find(|e| e.entity_id == entity)
+                            .map(|e| e.canonical_name.clone())
+                            .unwrap_or_default();
+                        view! {
+                            <span class="chip" title=name.clone()>
+                                <span class="chip-name">{name.clone()}</span>
+                                <button
+                                    class="chip-remove"
+                                    aria-label=format!("Remove {name}")
+                                    on:click=move |_| picked.update(|p| p.retain(|i| *i != entity))
+                                >
+                                    "×"
+                                </button>
+                            </span>
+                        }
+                    })
+                    .collect_view()
+            }}
+            <input
+                id="wc-entity-pick"
+                type="text"
+                list="wc-entity-options"
+                placeholder="Entity name"
+                prop:value=move || typed.get()
+                on:input=move |ev| pick(event_target_value(&ev))
+            />
+            <datalist id="wc-entity-options">
+                {move || {
+                    entity_names(entities)
+                        .into_iter()
+                        .map(|e| view! { <option value=e.canonical_name.clone()>{e.kind.clone()}</option> })
+                        .collect_view()
+                }}
+            </datalist>
+        </span>
     }
 }
 

@@ -1,7 +1,7 @@
 //! The entities card: every entity with its kind and aliases, and forms to create, edit and merge
-//! them.
+//! them, which pick entities by name.
 
-use elnor_types::{CreateEntityRequest, EditEntityRequest};
+use elnor_types::{CommandError, CreateEntityRequest, EditEntityRequest, EntityRow};
 use leptos::prelude::*;
 
 use super::list::text_input;
@@ -113,7 +113,7 @@ pub(super) fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
                                     <li>
                                         <strong>{e.canonical_name}</strong>
                                         <span class="meta">
-                                            {format!(" {} · {}", e.kind, e.entity_id)}
+                                            {format!(" {}", e.kind)}
                                             {(!e.aliases.is_empty())
                                                 .then(|| format!(" · also {}", e.aliases.join(", ")))}
                                         </span>
@@ -134,18 +134,49 @@ pub(super) fn EntitiesCard(generation: RwSignal<u32>) -> impl IntoView {
                 </button>
             </div>
             <div class="inline-form">
-                {text_input("entity-target", "Entity id to change", target)}
+                {entity_select("entity-target", "Entity to change…", entities, target)}
                 {text_input("entity-new-name", "New name (optional)", new_name)}
                 {text_input("entity-new-alias", "Add an alias (optional)", new_alias)}
                 <button class="small" id="entity-save" on:click=save_edit>
                     "Save"
                 </button>
-                {text_input("entity-absorb", "Entity id to merge into it", absorb)}
+            </div>
+            <div class="inline-form">
+                {entity_select("entity-absorb", "Entity to merge into it…", entities, absorb)}
                 <button class="small" id="entity-merge" on:click=merge>
-                    "Merge"
+                    "Merge into the entity above"
                 </button>
             </div>
             {move || error().map(|e| view! { <div class="error" role="alert">{e}</div> })}
         </div>
+    }
+}
+
+/// A choice of entity by name, bound to its id in `value`.
+fn entity_select(
+    id: &'static str,
+    prompt: &'static str,
+    entities: LocalResource<Result<Vec<EntityRow>, CommandError>>,
+    value: RwSignal<String>,
+) -> impl IntoView {
+    view! {
+        <select id=id on:change=move |ev| value.set(event_target_value(&ev)) prop:value=move || value.get()>
+            <option value="">{prompt}</option>
+            {move || {
+                entities
+                    .get()
+                    .and_then(Result::ok)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|e| {
+                        view! {
+                            <option value=e.entity_id.clone()>
+                                {format!("{} ({})", e.canonical_name, e.kind)}
+                            </option>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </select>
     }
 }

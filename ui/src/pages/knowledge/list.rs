@@ -160,6 +160,8 @@ pub(super) fn node_row(n: NodeRow, k: Knowledge) -> impl IntoView {
             data-kind=n.kind.as_str()
             data-lifecycle=n.lifecycle.as_str()
             data-warrant=n.warrant.as_str()
+            data-key-item=""
+            tabindex="-1"
             on:click=move |_| k.select(clicked.clone())
         >
             <div class="proposal-summary">

@@ -113,6 +113,8 @@ fn row(d: LibraryDocumentRow, lib: Library) -> impl IntoView {
             class:active=move || lib.selected.with(|s| s.as_deref() == Some(active.as_str()))
             data-path=d.path.clone()
             data-relative=d.relative.clone()
+            data-key-item=""
+            tabindex="-1"
             on:click=move |_| lib.selected.set(Some(clicked.clone()))
         >
             <div class="proposal-summary">

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::transcript::TranscriptViewer;
 use crate::api;
-use crate::components::Loaded;
+use crate::components::{Loaded, short_time};
 use crate::nav::TurnLink;
 
 #[component]
@@ -58,6 +58,13 @@ pub(super) fn SessionBrowser(
             pending.set(None);
         }
     });
+    // Whether any filter narrows the list, so an empty list can say why it is empty.
+    let filtered = move || {
+        !harness.get_untracked().is_empty()
+            || !agent.get_untracked().is_empty()
+            || !text.get_untracked().is_empty()
+            || hours.get_untracked().is_some()
+    };
     view! {
         {move || missing.get().map(|m| view! { <p class="hint" id="session-missing">{m}</p> })}
         <div class="filters">
@@ -85,7 +92,8 @@ pub(super) fn SessionBrowser(
             <input
                 id="filter-text"
                 type="search"
-                placeholder="Title, folder or id"
+                placeholder="Filter by title or folder  ( / )"
+                data-key-filter=""
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
             />
@@ -93,7 +101,7 @@ pub(super) fn SessionBrowser(
         <div class="sessions-layout">
             <div class="session-list">
                 <Loaded resource=sessions loading="Loading sessions…" let:rows>
-                    {session_rows(rows, selected)}
+                    {session_rows(rows, selected, filtered())}
                 </Loaded>
             </div>
             <div class="session-view">
@@ -112,15 +120,25 @@ pub(super) fn SessionBrowser(
 pub(super) fn session_rows(
     rows: Vec<SessionRow>,
     selected: RwSignal<Option<SessionRow>>,
+    filtered: bool,
 ) -> AnyView {
+    if rows.is_empty() && filtered {
+        return view! {
+            <div class="empty" id="sessions-empty">
+                <p>"No sessions match these filters."</p>
+                <p class="hint">"Clear the filters (Esc in the filter box) to see every session."</p>
+            </div>
+        }
+        .into_any();
+    }
     if rows.is_empty() {
         return view! {
             <div class="empty" id="sessions-empty">
                 <p>"No sessions yet."</p>
                 <p class="hint">
-                    "The sources above were looked for on this machine. If your agents keep "
-                    "transcripts elsewhere, add that folder, then press Ingest now. Nothing is "
-                    "ever written to the harnesses' files."
+                    "Transcript sources are set in Settings: the usual places were looked for on "
+                    "this machine. If your agents keep transcripts elsewhere, add that folder "
+                    "there, then press Ingest now. Nothing is ever written to the harnesses' files."
                 </p>
             </div>
         }
@@ -135,14 +153,16 @@ pub(super) fn session_rows(
                 (Some(_), Some(agent)) => format!("↳ {agent} (sub-agent of {title})"),
                 _ => title,
             };
+            let full = title.clone();
             view! {
                 <button
                     class="session-row"
                     class:active=move || selected.with(|x| x.as_ref().is_some_and(|x| x.session_id == id))
                     data-session-id=s.session_id.clone()
+                    data-key-item=""
                     on:click=move |_| selected.set(Some(pick.clone()))
                 >
-                    <strong>{title}</strong>
+                    <strong class="session-name" title=full>{title}</strong>
                     {(s.session_kind != "primary").then(|| view! {
                         <span
                             class=format!("badge kind-{}", s.session_kind)
@@ -154,8 +174,8 @@ pub(super) fn session_rows(
                     <span class="meta">
                         {format!(
                             "{} · {} · {} turns{}",
-                            s.harness,
-                            s.last_activity_at.as_deref().and_then(|t| t.get(..16)).unwrap_or("-"),
+                            harness_name(&s.harness),
+                            s.last_activity_at.as_deref().map(short_time).unwrap_or_else(|| "-".to_owned()),
                             s.turn_count,
                             if s.compaction_count > 0 {
                                 format!(" · {} compaction(s)", s.compaction_count)
@@ -169,4 +189,14 @@ pub(super) fn session_rows(
         })
         .collect_view()
         .into_any()
+}
+
+/// A harness as people call it.
+pub(super) fn harness_name(harness: &str) -> &str {
+    match harness {
+        "claude_code" => "Claude Code",
+        "codex" => "Codex",
+        "openclaw" => "OpenClaw",
+        other => other,
+    }
 }

@@ -1,6 +1,9 @@
-//! Sessions: transcript sources and ingest (with progress), a filtered list of sessions, and a
+//! Sessions, in two panes: the filtered list of sessions on the left and, on the right, a
 //! virtualised transcript viewer that pages turns by position, folds tool calls and marks
-//! compaction points with their summaries.
+//! compaction points with their summaries. Each pane scrolls on its own.
+//!
+//! Transcript sources and the ingest button live in Settings (the card is `ingest.rs`, kept here
+//! because it reads sessions); the header links there.
 
 mod browser;
 mod ingest;
@@ -9,7 +12,7 @@ mod transcript;
 use elnor_types::SessionRow;
 use leptos::prelude::*;
 
-use crate::nav::use_nav;
+use crate::nav::{Page, Route, use_nav};
 use browser::SessionBrowser;
 pub use ingest::IngestCard;
 
@@ -25,8 +28,19 @@ pub fn SessionsPage() -> impl IntoView {
     // A search hit names the turn too: the transcript opens scrolled to it, with it selected.
     let turn = nav.take_turn();
     view! {
-        <h2>"Sessions"</h2>
-        <IngestCard generation />
+        <div class="page-head">
+            <h2>"Sessions"</h2>
+            <div class="page-actions">
+                <button
+                    class="small"
+                    id="sessions-sources"
+                    title="Transcript sources and Ingest now are in Settings"
+                    on:click=move |_| nav.go(Route::of(Page::Settings))
+                >
+                    "Transcript sources…"
+                </button>
+            </div>
+        </div>
         <SessionBrowser generation selected target turn />
     }
 }

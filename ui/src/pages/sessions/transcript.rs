@@ -16,7 +16,8 @@ use crate::nav::TurnLink;
 /// Height of one row in the transcript viewer; rows are fixed-height so only the visible ones
 /// need to exist in the DOM.
 pub(super) const ROW_H: f64 = 52.0;
-/// Height of the viewer's scroll area (matches `.viewer-scroll` in style.css).
+/// Height of the viewer's scroll area until it is measured: the viewer fills its pane, so the
+/// real height follows the window (see `view_h`).
 pub(super) const VIEW_H: f64 = 520.0;
 /// Turns fetched per request.
 pub(super) const CHUNK: u64 = 100;
@@ -71,6 +72,9 @@ pub(super) fn TranscriptViewer(
     let marks = RwSignal::new(Vec::<CompactionMark>::new());
     let error = RwSignal::new(None::<String>);
     let scroll = RwSignal::new(0.0f64);
+    // The scroll area's height as last measured: it fills the pane, so it is read on mount and
+    // on every scroll rather than assumed.
+    let view_h = RwSignal::new(VIEW_H);
     let detail = RwSignal::new(None::<TurnRow>);
     let scroller = NodeRef::<leptos::html::Div>::new();
     let lost = RwSignal::new(None::<String>);
@@ -111,12 +115,17 @@ pub(super) fn TranscriptViewer(
     };
     let ensure_first = ensure.clone();
     ensure_first(0);
+    Effect::new(move |_| {
+        if let Some(el) = scroller.get() {
+            view_h.set(f64::from(el.client_height()));
+        }
+    });
 
     // The rows in (or near) view: only these exist in the DOM.
     let window = Memo::new(move |_| {
         let n = total.get().unwrap_or(0);
         let first = ((scroll.get() / ROW_H) as u64).saturating_sub(5);
-        let last = (first + (VIEW_H / ROW_H) as u64 + 15).min(n);
+        let last = (first + (view_h.get().max(VIEW_H) / ROW_H) as u64 + 15).min(n);
         (first, last)
     });
     Effect::new(move |_| {
@@ -195,13 +204,17 @@ pub(super) fn TranscriptViewer(
 
     view! {
         <div class="viewer-head">
-            <strong>{session.title.clone().unwrap_or_else(|| session.session_id.clone())}</strong>
+            {
+                let name = session.title.clone().unwrap_or_else(|| session.session_id.clone());
+                let full = name.clone();
+                view! { <strong title=full>{name}</strong> }
+            }
             <span class="meta">
                 {format!(
                     "{} · agent {} · started {}",
-                    session.harness,
+                    super::browser::harness_name(&session.harness),
                     session.agent_id.clone().unwrap_or_else(|| "-".into()),
-                    session.started_at.clone().unwrap_or_else(|| "-".into()),
+                    session.started_at.as_deref().map(crate::components::short_time).unwrap_or_else(|| "-".into()),
                 )}
             </span>
             <span class="meta" id="viewer-total">
@@ -248,6 +261,7 @@ pub(super) fn TranscriptViewer(
                 on:scroll=move |ev| {
                     let el = event_target::<web_sys::HtmlElement>(&ev);
                     scroll.set(f64::from(el.scroll_top()));
+                    view_h.set(f64::from(el.client_height()));
                 }
             >
                 <div

@@ -36,6 +36,8 @@ pub(super) fn TopicList(rows: Vec<TopicListRow>, t: Topics) -> impl IntoView {
                     class="proposal-row topic-row"
                     class:active=move || t.selected.with(|s| s.as_deref() == Some(active.as_str()))
                     data-topic-id=id
+                    data-key-item=""
+                    tabindex="-1"
                     on:click=move |_| t.selected.set(Some(clicked.clone()))
                 >
                     <div class="proposal-summary">
