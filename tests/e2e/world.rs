@@ -901,6 +901,7 @@ pub fn titled_session(store: &Store) -> Option<(String, String)> {
             (title.split_whitespace().count() >= 3 && !title.ends_with('…'))
                 .then(|| (s.session_id.to_string(), title))
         })
+}
 
 /// A named work context whose name is far longer than any list or dialog is wide, beside a short
 /// one, for the tests that check long names are cut with an ellipsis and nothing sticks out.
