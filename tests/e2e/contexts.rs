@@ -25,17 +25,25 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
             .wait_text("#settings-saved", |t| t.contains("deterministic"))
             .await?;
         ensure_eq!(saved, "Saved: continuity mode is now deterministic.");
-        // The Continuity section lists the engine's fields and never shows a key.
-        ensure_eq!(ui.text("#api-key-status").await?, "no key");
-        // A bad value is refused by the engine, whose message appears beside the field.
+        // The keyring is not asked before the person reaches for the key: no error greets them.
+        // Then it answers (no key here, and never the key itself), or says why it cannot.
+        ensure_eq!(ui.text("#api-key-status").await?, "not checked yet");
+        ensure!(ui.find_all("#api-key-error").await?.is_empty());
+        ui.click("#api-key").await?;
+        ui.wait_until("the keyring's answer", async || {
+            let status = ui.text("#api-key-status").await?;
+            let error = ui.find_all("#api-key-error").await?;
+            Ok((status == "no key stored" || !error.is_empty()).then_some(()))
+        })
+        .await?;
+        // A bad value is refused by the engine in a person's words, beside the field.
         let field = ui.find("#cfg-min_dirty_turns").await?;
         field.clear().await?;
         field.send_keys("0").await?;
         // Moving the focus away commits the text box, as it would for a person.
         ui.click("#cfg-idle_trigger_minutes").await?;
         let refused = ui.text("#cfg-min_dirty_turns-error").await?;
-        ensure!(refused.contains("min_dirty_turns"), "{refused}");
-        ensure!(refused.contains("from 1 to 1000"), "{refused}");
+        ensure_eq!(refused, "Enter a whole number from 1 to 1000.");
         ui.screenshot("settings-continuity").await;
 
         // A named work context whose folder rule covers the fixture session's worktree.
