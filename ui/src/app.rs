@@ -123,7 +123,7 @@ pub fn App() -> impl IntoView {
         <div class="shell">
             <nav class="sidebar">
                 <h1>"ELNOR"</h1>
-                {button("nav-home", "Home", Page::Home)}
+                {button("nav-home", "Today", Page::Home)}
                 {button("nav-sessions", "Sessions", Page::Sessions)}
                 {button("nav-contexts", "Work contexts", Page::Contexts)}
                 <button

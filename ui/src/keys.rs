@@ -26,7 +26,7 @@ const SEQUENCE_MS: f64 = 1500.0;
 
 /// Every `g` shortcut: the letter, the page, and its name in the help.
 pub const GO_KEYS: &[(&str, Page, &str)] = &[
-    ("h", Page::Home, "Home (today)"),
+    ("h", Page::Home, "Today"),
     ("s", Page::Sessions, "Sessions"),
     ("w", Page::Contexts, "Work contexts"),
     ("r", Page::Review, "Review"),

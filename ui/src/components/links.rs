@@ -11,6 +11,16 @@ pub fn short_time(rfc3339: &str) -> String {
     rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")
 }
 
+/// A harness as people call it.
+pub fn harness_name(harness: &str) -> &str {
+    match harness {
+        "claude_code" => "Claude Code",
+        "codex" => "Codex",
+        "openclaw" => "OpenClaw",
+        other => other,
+    }
+}
+
 /// A link that opens a session's transcript on the Sessions page.
 pub fn session_link(session_id: String, turn_seq: Option<i64>) -> impl IntoView {
     let nav = use_nav();

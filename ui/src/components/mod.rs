@@ -7,5 +7,5 @@ mod links;
 mod loaded;
 
 pub use ids::{copy_id, short_id};
-pub use links::{context_link, session_link, short_time};
+pub use links::{context_link, harness_name, session_link, short_time};
 pub use loaded::Loaded;

@@ -70,7 +70,7 @@ pub fn InspectorPage() -> impl IntoView {
         </div>
         <p class="hint">
             "Every brief the engine assembles is recorded here with every candidate it considered "
-            "and why it is in the brief or not. Previews (Home, a work context's Tier 1 card, "
+            "and why it is in the brief or not. Previews (Today, a work context's Tier 1 card, "
             <code>"elnor brief --dry-run"</code>
             ") never mark anything delivered."
         </p>

@@ -139,7 +139,7 @@ pub(super) fn ConstellationBody(c: ConstellationView) -> impl IntoView {
                 }
             })}
 
-        <h4>"Tier 1 card a fresh session would get now"</h4>
+        <h4>"What a new session here would be told first"</h4>
         {match c.tier1.clone() {
             Some(card) => {
                 view! {
@@ -158,7 +158,7 @@ pub(super) fn ConstellationBody(c: ConstellationView) -> impl IntoView {
                 view! {
                     <p class="hint" id="constellation-tier1-absent">
                         {format!(
-                            "No Tier 1 card: {}.",
+                            "Nothing to tell a new session here yet: {}.",
                             c.tier1_absent_reason.clone().unwrap_or_default(),
                         )}
                     </p>

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::transcript::TranscriptViewer;
 use crate::api;
-use crate::components::{Loaded, short_time};
+use crate::components::{Loaded, harness_name, short_time};
 use crate::nav::TurnLink;
 
 #[component]
@@ -148,7 +148,11 @@ pub(super) fn session_rows(
         .map(|s| {
             let id = s.session_id.clone();
             let pick = s.clone();
-            let title = s.title.clone().unwrap_or_else(|| s.session_id.clone());
+            // A session with no title and no request of a person in it is named by the start of
+            // its id, said to be untitled rather than shown as a bare id.
+            let title = s.title.clone().unwrap_or_else(|| {
+                format!("Untitled session {}", s.session_id.chars().take(8).collect::<String>())
+            });
             let title = match (&s.parent_session_id, s.agent_id.as_deref()) {
                 (Some(_), Some(agent)) => format!("↳ {agent} (sub-agent of {title})"),
                 _ => title,
@@ -189,14 +193,4 @@ pub(super) fn session_rows(
         })
         .collect_view()
         .into_any()
-}
-
-/// A harness as people call it.
-pub(super) fn harness_name(harness: &str) -> &str {
-    match harness {
-        "claude_code" => "Claude Code",
-        "codex" => "Codex",
-        "openclaw" => "OpenClaw",
-        other => other,
-    }
 }

@@ -205,20 +205,24 @@ pub(super) fn TranscriptViewer(
     view! {
         <div class="viewer-head">
             {
-                let name = session.title.clone().unwrap_or_else(|| session.session_id.clone());
+                let name = session.title.clone().unwrap_or_else(|| {
+                    format!("Untitled session {}", session.session_id.chars().take(8).collect::<String>())
+                });
                 let full = name.clone();
                 view! { <strong title=full>{name}</strong> }
             }
             <span class="meta">
                 {format!(
                     "{} · agent {} · started {}",
-                    super::browser::harness_name(&session.harness),
+                    crate::components::harness_name(&session.harness),
                     session.agent_id.clone().unwrap_or_else(|| "-".into()),
                     session.started_at.as_deref().map(crate::components::short_time).unwrap_or_else(|| "-".into()),
                 )}
             </span>
+            // The session's own count, as the list says it: the rows below also hold the
+            // compaction markers between turns.
             <span class="meta" id="viewer-total">
-                {move || total.get().map(|n| format!("{n} turns")).unwrap_or_default()}
+                {format!("{} turns", session.turn_count)}
             </span>
             {move || {
                 let m = marks.get();

@@ -5,7 +5,7 @@ use elnor_types::{TIMELINE_ALL_DAYS, Timeline, TimelineItem, TimelineTarget};
 use leptos::prelude::*;
 
 use super::chart::activity_chart;
-use crate::components::short_time;
+use crate::components::{harness_name, short_time};
 use crate::nav::Nav;
 
 pub(super) fn timeline_view(
@@ -117,7 +117,7 @@ pub(super) fn item_row(
     };
     let mut meta: Vec<String> = Vec::new();
     meta.extend(item.work_context_name.clone());
-    meta.extend(item.harness.as_deref().map(|h| h.replace('_', " ")));
+    meta.extend(item.harness.as_deref().map(|h| harness_name(h).to_owned()));
     view! {
         <li
             class="timeline-item"
