@@ -1,7 +1,7 @@
 //! Sessions: adding a transcript source, ingesting it from the UI, and reading a session in the
 //! viewer, down to its compaction marker.
 
-use crate::harness::{App, ensure, ensure_eq};
+use crate::harness::{App, ensure};
 use crate::world::{COMPACTED_SESSION, World, corpus_claude_code};
 
 #[tokio::test(flavor = "multi_thread")]
