@@ -100,6 +100,8 @@ pub fn run() {
             commands::contexts::work_contexts_edit,
             commands::contexts::link_rules_add,
             commands::contexts::link_rules_remove,
+            commands::contexts::work_contexts_link_entity,
+            commands::contexts::work_contexts_unlink_entity,
             commands::contexts::entities_list,
             commands::contexts::entities_create,
             commands::contexts::entities_edit,

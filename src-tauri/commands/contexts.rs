@@ -342,6 +342,46 @@ pub async fn link_rules_remove(
 }
 
 #[tauri::command]
+pub async fn work_contexts_link_entity(
+    state: State<'_, AppState>,
+    request: RequestOf<cmd::WorkContextsLinkEntity>,
+) -> ReplyOf<cmd::WorkContextsLinkEntity> {
+    let store = state.store()?;
+    blocking(move || {
+        let (id, entity) = entity_link(request)?;
+        elnor_engine::link_entity(&store, &id, &entity, elnor_engine::now())
+            .map(|edited| row(edited.value))
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn work_contexts_unlink_entity(
+    state: State<'_, AppState>,
+    request: RequestOf<cmd::WorkContextsUnlinkEntity>,
+) -> ReplyOf<cmd::WorkContextsUnlinkEntity> {
+    let store = state.store()?;
+    blocking(move || {
+        let (id, entity) = entity_link(request)?;
+        elnor_engine::unlink_entity(&store, &id, &entity, elnor_engine::now())
+            .map(|edited| row(edited.value))
+            .map_err(|e| to_command_error(&e))
+    })
+    .await
+}
+
+/// The work context and entity of a link request, as the engine's ids.
+fn entity_link(
+    request: elnor_types::EntityLinkRequest,
+) -> Result<(WorkContextId, elnor_engine::EntityId), CommandError> {
+    Ok((
+        WorkContextId::new(request.work_context_id).map_err(|e| to_command_error(&e))?,
+        elnor_engine::EntityId::new(request.entity_id).map_err(|e| to_command_error(&e))?,
+    ))
+}
+
+#[tauri::command]
 pub async fn entities_list(
     state: State<'_, AppState>,
     request: RequestOf<cmd::EntitiesList>,

@@ -4,7 +4,7 @@
 use crate::harness::{App, ensure, ensure_eq};
 use crate::world::{
     COMPACTED_SESSION, CaptureMode, QUESTION_SESSION, WorkContextId, World, corpus_claude_code,
-    project_context, session,
+    project_context, session, two_contexts_one_entity_world,
 };
 
 #[tokio::test(flavor = "multi_thread")]
@@ -154,4 +154,50 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
             && e.entry_type().as_str() == "open_question"
             && e.capture_mode == CaptureMode::Deterministic
     }));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn a_contexts_entities_are_chips_taken_off_and_put_back_by_name() {
+    let (world, henderson, _spotter) = two_contexts_one_entity_world();
+    let entity = world
+        .store()
+        .graph()
+        .work_context(henderson.as_str())
+        .unwrap()
+        .entity_ids[0]
+        .to_string();
+    let chip = format!("#wc-entities .chip[data-entity-id='{entity}']");
+    App::with(&world, async |ui| {
+        ui.click("#nav-contexts").await?;
+        ui.click(&format!(".context-row[data-work-context-id='{henderson}']"))
+            .await?;
+        // The chip's name may be cut with an ellipsis; its title has it whole.
+        let shown = ui
+            .find(&chip)
+            .await?
+            .attr("title")
+            .await?
+            .unwrap_or_default();
+        ensure!(shown.contains("Christensen report"), "{shown}");
+        ui.click(&format!("{chip} .chip-remove")).await?;
+        ui.wait_gone(&chip).await?;
+        // Put back from the picker, which names entities, never ids.
+        let picker = ui.text("#wc-link-entity").await?;
+        ensure!(
+            picker.contains("Christensen report") && !picker.contains("ent_"),
+            "{picker}"
+        );
+        ui.select("#wc-link-entity", &entity).await?;
+        ui.find(&chip).await?;
+        Ok(())
+    })
+    .await;
+    let linked = world
+        .store()
+        .graph()
+        .work_context(henderson.as_str())
+        .unwrap()
+        .entity_ids;
+    assert_eq!(linked.len(), 1, "{linked:?}");
 }

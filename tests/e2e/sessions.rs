@@ -41,7 +41,9 @@ async fn sessions_ingest_from_the_ui_and_show_a_compaction_marker() {
         // The header counts the session's turns as its row in the list does (the compaction
         // marker is a row of the transcript, not a turn).
         let row = ui
-            .text(&format!(".session-row[data-session-id='{COMPACTED_SESSION}']"))
+            .text(&format!(
+                ".session-row[data-session-id='{COMPACTED_SESSION}']"
+            ))
             .await?;
         ensure!(row.contains(&format!("· {total}")), "{row} / {total}");
         ui.click(".compaction-jump").await?;

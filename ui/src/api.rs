@@ -8,9 +8,9 @@ use elnor_types::{
     AssemblyDetail, AssemblyListRequest, AssemblyRef, AssemblyRow, BriefPreview,
     BriefPreviewRequest, CommandError, ConfigFields, ConnectionTest, ConstellationView,
     ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
-    EditEntityRequest, EditFactRequest, EditWorkContextRequest, EmbedCoverage, EntityListRequest,
-    EntityRow, ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus,
-    KnowledgeList, KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow,
+    EditEntityRequest, EditFactRequest, EditWorkContextRequest, EmbedCoverage, EntityLinkRequest,
+    EntityListRequest, EntityRow, ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest,
+    IngestStatus, KnowledgeList, KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow,
     NightlyStatus, NodeDetail, NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant,
     NodeWarrantRequest, ObservationListRequest, ObservationRef, ObservationRow, PendingCount,
     ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushPreview,
@@ -174,6 +174,30 @@ pub async fn link_rules_add(
         pattern,
     };
     invoke::<cmd::LinkRulesAdd>(request).await
+}
+
+/// Links an entity to a work context.
+pub async fn work_contexts_link_entity(
+    work_context_id: String,
+    entity_id: String,
+) -> Result<WorkContextRow, CommandError> {
+    let request = EntityLinkRequest {
+        work_context_id,
+        entity_id,
+    };
+    invoke::<cmd::WorkContextsLinkEntity>(request).await
+}
+
+/// Takes an entity's link off a work context.
+pub async fn work_contexts_unlink_entity(
+    work_context_id: String,
+    entity_id: String,
+) -> Result<WorkContextRow, CommandError> {
+    let request = EntityLinkRequest {
+        work_context_id,
+        entity_id,
+    };
+    invoke::<cmd::WorkContextsUnlinkEntity>(request).await
 }
 
 pub async fn link_rules_remove(

@@ -100,6 +100,10 @@ pub mod commands {
         LinkRulesAdd = "link_rules_add"(AddLinkRuleRequest) -> WorkContextRow;
         /// `link_rules_remove`: `RemoveLinkRuleRequest -> WorkContextRow`
         LinkRulesRemove = "link_rules_remove"(RemoveLinkRuleRequest) -> WorkContextRow;
+        /// `work_contexts_link_entity`: `EntityLinkRequest -> WorkContextRow`
+        WorkContextsLinkEntity = "work_contexts_link_entity"(EntityLinkRequest) -> WorkContextRow;
+        /// `work_contexts_unlink_entity`: `EntityLinkRequest -> WorkContextRow`
+        WorkContextsUnlinkEntity = "work_contexts_unlink_entity"(EntityLinkRequest) -> WorkContextRow;
         /// `entities_list`: `EntityListRequest -> Vec<EntityRow>`
         EntitiesList = "entities_list"(EntityListRequest) -> Vec<EntityRow>;
         /// `entities_create`: `CreateEntityRequest -> EntityRow`
@@ -610,6 +614,14 @@ pub struct EditWorkContextRequest {
     pub work_context_id: String,
     pub name: Option<String>,
     pub local_only: Option<bool>,
+}
+
+/// Request of [`commands::WorkContextsLinkEntity`] and [`commands::WorkContextsUnlinkEntity`]:
+/// one entity linked to (or taken from) one work context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityLinkRequest {
+    pub work_context_id: String,
+    pub entity_id: String,
 }
 
 /// Request of [`commands::LinkRulesAdd`].

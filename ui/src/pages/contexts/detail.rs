@@ -51,6 +51,10 @@ pub(super) enum ContextChange {
     },
     /// Merges the named context into this one.
     Absorb(String),
+    /// Links an entity to this context, by id.
+    Link(String),
+    /// Takes an entity's link off this context, by id.
+    Unlink(String),
 }
 
 #[component]
@@ -94,6 +98,10 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
                             local_only,
                         };
                         api::work_contexts_edit(request).await
+                    }
+                    ContextChange::Link(entity) => api::work_contexts_link_entity(id, entity).await,
+                    ContextChange::Unlink(entity) => {
+                        api::work_contexts_unlink_entity(id, entity).await
                     }
                     ContextChange::Absorb(other) => {
                         let merged = api::work_contexts_merge(id, other).await;
@@ -168,31 +176,65 @@ pub(super) fn ContextView(detail: WorkContextDetail, generation: RwSignal<u32>) 
             {move || error().map(|e| view! { <div class="error" id="wc-error" role="alert">{e}</div> })}
 
             <h4>"Entities"</h4>
-            {if detail.entities.is_empty() {
-                view! { <p class="hint">"No entities linked yet."</p> }.into_any()
-            } else {
-                view! {
-                    <div class="chips-line" id="wc-entities">
-                        {detail
-                            .entities
-                            .iter()
-                            .map(|e| {
-                                let full = match &e.deadline {
-                                    Some(d) => format!("{} ({}, due {d})", e.canonical_name, e.kind),
-                                    None => format!("{} ({})", e.canonical_name, e.kind),
-                                };
-                                view! {
-                                    <span class="chip static" title=full data-entity-id=e.entity_id.clone()>
-                                        <span class="chip-name">{e.canonical_name.clone()}</span>
-                                        <span class="chip-kind">{e.kind.clone()}</span>
-                                    </span>
+            <div class="chips-line" id="wc-entities">
+                {if detail.entities.is_empty() {
+                    view! { <span class="hint">"No entities linked yet."</span> }.into_any()
+                } else {
+                    detail
+                        .entities
+                        .iter()
+                        .map(|e| {
+                            let full = match &e.deadline {
+                                Some(d) => format!("{} ({}, due {d})", e.canonical_name, e.kind),
+                                None => format!("{} ({})", e.canonical_name, e.kind),
+                            };
+                            let entity = e.entity_id.clone();
+                            let label = format!("Unlink {}", e.canonical_name);
+                            view! {
+                                <span class="chip" title=full data-entity-id=e.entity_id.clone()>
+                                    <span class="chip-name">{e.canonical_name.clone()}</span>
+                                    <span class="chip-kind">{e.kind.clone()}</span>
+                                    <button
+                                        class="chip-remove"
+                                        aria-label=label.clone()
+                                        title=label
+                                        on:click=move |_| send(ContextChange::Unlink(entity.clone()))
+                                    >
+                                        "×"
+                                    </button>
+                                </span>
+                            }
+                        })
+                        .collect_view()
+                        .into_any()
+                }}
+                <Loaded resource=entities loading="Reading entities…" inline=true let:all>
+                    {
+                        let linked: Vec<String> =
+                            detail.entities.iter().map(|e| e.entity_id.clone()).collect();
+                        let options = all
+                            .into_iter()
+                            .filter(|e| !linked.contains(&e.entity_id))
+                            .map(|e| view! { <option value=e.entity_id.clone()>{e.canonical_name.clone()}</option> })
+                            .collect_view();
+                        view! {
+                            <select
+                                id="wc-link-entity"
+                                aria-label="Link an entity"
+                                on:change=move |ev| {
+                                    let picked = event_target_value(&ev);
+                                    if !picked.is_empty() {
+                                        send(ContextChange::Link(picked));
+                                    }
                                 }
-                            })
-                            .collect_view()}
-                    </div>
-                }
-                    .into_any()
-            }}
+                            >
+                                <option value="">"Link an entity…"</option>
+                                {options}
+                            </select>
+                        }
+                    }
+                </Loaded>
+            </div>
 
             <h4>"Link rules"</h4>
             {if wc.rules.is_empty() {
