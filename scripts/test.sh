@@ -86,8 +86,13 @@ cargo build -p elnor-desktop --features custom-protocol
 cargo test -p elnor-desktop --features custom-protocol
 
 step "end-to-end through the real webview (tauri-driver + WebKitWebDriver under Xvfb)"
-ELNOR_APP_BINARY="$target_dir/debug/elnor-desktop" \
-  xvfb-run -a cargo test -p elnor-e2e --test webview -- --ignored
+# The screen is wider than the widest window the tests open (1440 px); the pages' pictures go to
+# target/e2e-screenshots/ (page-*.png: every page on a store of real history at 1440 px).
+screenshots="${ELNOR_E2E_SCREENSHOTS:-$PWD/target/e2e-screenshots}"
+mkdir -p "$screenshots"
+ELNOR_APP_BINARY="$target_dir/debug/elnor-desktop" ELNOR_E2E_SCREENSHOTS="$screenshots" \
+  xvfb-run -a -s "-screen 0 2560x1600x24" cargo test -p elnor-e2e --test webview -- --ignored
+echo "screenshots of the pages: $screenshots" >&2
 
 skipped=$(sort -u "$ELNOR_SKIP_LOG" | grep -c . || true)
 if [ "$skipped" -gt 0 ]; then
