@@ -3,9 +3,9 @@
 //! person, approved from its collection directive's proposals, or matching its rules now), each
 //! saying why, where it came from, and opening where it lives. The pane turns the directive on or
 //! off, takes members out, edits the Topic (name, description, rules), deletes it after asking
-//! again, and links to the proposals waiting in Review; the "New topic" form creates one from a
-//! name, query words, kinds and a time window. Search hits are pinned into a Topic from the
-//! Search page.
+//! again, and links to the proposals waiting in Review. The "New topic" button in the header opens
+//! the dialog that creates one from a name, query words, kinds and a time window (`create.rs`).
+//! Search hits are pinned into a Topic from the Search page.
 //!
 //! A Topic owns no document: deleting one loses nothing but the lens and its memberships.
 
@@ -21,7 +21,7 @@ use crate::api;
 use crate::app::{PendingReviews, use_pending_reviews};
 use crate::components::Loaded;
 use crate::nav::{Nav, use_nav};
-use create::CreateForm;
+use create::NewTopicDialog;
 use list::TopicList;
 use topic::TopicPane;
 
@@ -143,19 +143,21 @@ pub fn TopicsPage() -> impl IntoView {
         }
     });
     view! {
-        <h2>"Topics"</h2>
+        <div class="page-head">
+            <h2>"Topics"</h2>
+            <div class="page-actions">
+                <button class="primary" id="topic-new" on:click=move |_| t.creating.set(true)>
+                    "New topic"
+                </button>
+            </div>
+        </div>
         <p class="hint">
             "A Topic is a lens: what you pinned into it, what you approved from its proposals, and "
             "whatever its words match now. With its collection directive on, new matching work is "
             "proposed into Review after every ingest."
         </p>
-        <div class="review-toolbar">
-            <button class="primary" id="topic-new" on:click=move |_| t.creating.update(|c| *c = !*c)>
-                "New topic"
-            </button>
-        </div>
         <Show when=move || t.creating.get()>
-            <CreateForm t />
+            <NewTopicDialog t />
         </Show>
         {move || {
             t.note
