@@ -168,7 +168,7 @@ async fn pins_a_search_hit_into_a_topic_and_finds_it_under_pinned() {
         let hit = ui
             .wait_text(&this, |t| t.contains("smaller batches"))
             .await?;
-        ensure!(hit.contains("user turn"), "{hit}");
+        ensure!(hit.contains("User turn"), "{hit}");
 
         // Pinned from its select, which says where it went and reads "Pin to Topic…" again.
         ui.select(&format!("{this} select.hit-pin-topic"), &topic)

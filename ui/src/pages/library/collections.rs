@@ -8,14 +8,21 @@ use super::Library;
 
 #[component]
 pub(super) fn Collections(list: Vec<LibraryCollectionRow>, lib: Library) -> impl IntoView {
-    let empty = list.is_empty().then(|| {
-        view! {
-            <p class="hint" id="library-empty">
-                "The Library is empty. Add a folder of notes with “Add folder”: its markdown and text "
-                "files become browsable and searchable, and the watcher follows their changes."
-            </p>
+    if list.is_empty() {
+        return view! {
+            <div class="card empty" id="library-empty">
+                <p>
+                    <strong>"The Library is empty."</strong>
+                    " Add a folder of notes: its markdown and text files become browsable and "
+                    "searchable, and the watcher follows their changes."
+                </p>
+                <button class="primary" id="library-add-empty" on:click=move |_| lib.adding.set(true)>
+                    "Add folder"
+                </button>
+            </div>
         }
-    });
+        .into_any();
+    }
     let chips = list
         .into_iter()
         .map(|c| {
@@ -45,7 +52,6 @@ pub(super) fn Collections(list: Vec<LibraryCollectionRow>, lib: Library) -> impl
         })
         .collect_view();
     view! {
-        {empty}
         <div class="chips" id="library-collections" role="group" aria-label="Collections">
             <label class="chip" class:on=move || lib.collection.with(Option::is_none)>
                 <input
@@ -62,4 +68,5 @@ pub(super) fn Collections(list: Vec<LibraryCollectionRow>, lib: Library) -> impl
             {chips}
         </div>
     }
+    .into_any()
 }

@@ -75,6 +75,10 @@ pub fn LibraryPage() -> impl IntoView {
             }
         }
     });
+    // With no collection, the page is the one card that says how to add one: an empty list and an
+    // empty document pane beside it would only repeat it. A memo, so the panes are not redrawn on
+    // every read.
+    let empty = Memo::new(move |_| matches!(collections.get(), Some(Ok(list)) if list.is_empty()));
     view! {
         <div class="page-head">
             <h2>"Library"</h2>
@@ -102,14 +106,16 @@ pub fn LibraryPage() -> impl IntoView {
         <Loaded resource=collections loading="Reading the collections…" let:list>
             <Collections list lib />
         </Loaded>
-        <div class="review-layout library-layout">
-            <div>
-                <FolderFilter collections lib />
-                <Loaded resource=documents loading="Reading the documents…" let:docs>
-                    <DocumentList docs lib />
-                </Loaded>
+        <Show when=move || !empty.get()>
+            <div class="review-layout library-layout">
+                <div>
+                    <FolderFilter collections lib />
+                    <Loaded resource=documents loading="Reading the documents…" let:docs>
+                        <DocumentList docs lib />
+                    </Loaded>
+                </div>
+                <DocumentPane detail lib />
             </div>
-            <DocumentPane detail lib />
-        </div>
+        </Show>
     }
 }

@@ -25,7 +25,8 @@ fn open_label(t: &Target) -> &'static str {
     }
 }
 
-/// The hit's heading: a document's or observed file's title when it has one, else its kind.
+/// The hit's heading: a document's or observed file's title when it has one, else its kind
+/// ("User turn", "Open question").
 fn heading(h: &SearchHitRow) -> String {
     match (&h.title, h.kind) {
         (Some(title), SearchKind::Document | SearchKind::Observation) if !title.is_empty() => {
@@ -146,10 +147,9 @@ pub(super) fn HitDetail(
             data-turn-id=hit.turn_id.clone()
         >
             <div class="detail-head">
-                <span class=format!("badge hit-kind-{kind}")>{hit::kind_label(&hit)}</span>
+                <h3 class="search-detail-title">{title}</h3>
                 <span class="meta">{relevance}</span>
             </div>
-            <h3 class="search-detail-title">{title}</h3>
             <div class="search-detail-actions">
                 {open}
                 <PinToTopic doc_id=hit.doc_id.clone() topics />

@@ -22,7 +22,7 @@ use crate::app::{PendingReviews, use_pending_reviews};
 use crate::components::Loaded;
 use crate::nav::{Nav, use_nav};
 use create::NewTopicDialog;
-use list::TopicList;
+use list::{NoTopics, TopicList};
 use topic::TopicPane;
 
 /// A change to the open Topic.
@@ -128,6 +128,9 @@ pub fn TopicsPage() -> impl IntoView {
             }
         }
     });
+    // With no Topic at all, the page is one card that says how to make one: an empty list beside
+    // an empty pane would say it twice. A memo, so the panes are not redrawn on every read.
+    let none = Memo::new(move |_| matches!(list.get(), Some(Ok(rows)) if rows.is_empty()));
     // Keeps a valid selection: the chosen Topic while it exists, else the first.
     Effect::new(move |_| {
         let Some(Ok(rows)) = list.get() else {
@@ -167,13 +170,15 @@ pub fn TopicsPage() -> impl IntoView {
                     Err(e) => view! { <div class="error" id="topics-note" role="alert">{e}</div> }.into_any(),
                 })
         }}
-        <div class="review-layout topics-layout">
-            <div>
-                <Loaded resource=list loading="Reading the Topics…" let:rows>
-                    <TopicList rows t />
-                </Loaded>
+        <Show when=move || !none.get() fallback=move || view! { <NoTopics t /> }>
+            <div class="review-layout topics-layout">
+                <div>
+                    <Loaded resource=list loading="Reading the Topics…" let:rows>
+                        <TopicList rows t />
+                    </Loaded>
+                </div>
+                <TopicPane detail t />
             </div>
-            <TopicPane detail t />
-        </div>
+        </Show>
     }
 }
