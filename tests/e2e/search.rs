@@ -1,7 +1,9 @@
 //! Search: the Ctrl+K box from any page down to a turn opened in its transcript (at its row) and
-//! its Pin to Topic reached by the keyboard, the Search page's banner, fallback notice, "why this
-//! rank" line and the link from an entry to its work context, and the model's answer over the
-//! hits from a stand-in model, with its citations linked to the hits.
+//! its Pin to Topic reached by the keyboard; the Search page's two panes, the selected hit's
+//! detail (its whole excerpt, where it came from, "why this rank") beside the list, j/k moving
+//! the selection and Enter or "Open" opening the hit where it lives; the page's banner and
+//! fallback notice; and the model's answer over the hits from a stand-in model, with its
+//! citations linked to the hits.
 
 use crate::chat_standin::{self, ANSWER, SNIPPET, UNGIVEN};
 use crate::harness::{App, Check, Ui, ensure, ensure_eq};
@@ -129,11 +131,20 @@ async fn search_page_says_it_fell_back_explains_ranks_and_opens_entries_in_their
         );
         ensure_eq!(coverage, format!("0 of {documents} documents embedded."));
 
-        // The best hit's "why this rank": first in the words' list, no rank by meaning.
-        let why = "#search-hits li.search-hit:first-child .search-why";
-        ui.click(&format!("{why} summary")).await?;
+        // The best hit is selected, and its detail beside the list says why it ranked first:
+        // first in the words' list, no rank by meaning.
+        let first = "#search-hits li.search-hit:first-child";
+        ui.find(&format!("{first}.active")).await?;
+        let doc = ui
+            .find(first)
+            .await?
+            .attr("data-doc-id")
+            .await?
+            .unwrap_or_default();
+        ui.find(&format!("#search-detail[data-doc-id='{doc}']"))
+            .await?;
         let line = ui
-            .wait_text(&format!("{why} .why-line"), |t| !t.is_empty())
+            .wait_text("#search-detail-why .why-line", |t| !t.is_empty())
             .await?;
         ensure!(line.starts_with("words: rank 1 (BM25 "), "{line}");
         ensure!(line.contains("meaning: no rank"), "{line}");
@@ -154,12 +165,28 @@ async fn search_page_says_it_fell_back_explains_ranks_and_opens_entries_in_their
             Ok((all > 0 && all == entries).then_some(()))
         })
         .await?;
-        let question = ui
-            .wait_text("#search-hits", |t| t.contains(QUESTION))
+        // Clicked, the entry shows in full beside the list, attributed to Henderson; the page
+        // stays where it is until "Open".
+        let entry = ui
+            .find_all("#search-hits li.search-hit[data-kind='entry']")
             .await?;
-        ensure!(question.contains("Henderson"), "{question}");
-        ui.click("#search-hits li.search-hit[data-kind='entry'] a.hit-open")
-            .await?;
+        let mut found = false;
+        for row in entry {
+            row.click().await?;
+            let detail = ui.text("#search-detail").await?;
+            if detail.contains(QUESTION) {
+                found = true;
+                break;
+            }
+        }
+        ensure!(found, "no entry hit shows the open question");
+        let facts = ui.text("#search-detail-where").await?;
+        ensure!(facts.contains("Henderson"), "{facts}");
+        ensure!(!facts.contains("wc_"), "{facts}");
+        ui.screenshot("search-page-entry").await;
+        let open = ui.text("#search-open").await?;
+        ensure_eq!(open, "Open the work context");
+        ui.click("#search-open").await?;
         ui.wait_text("#wc-detail", |t| t.contains("Henderson"))
             .await?;
         Ok(())
@@ -243,11 +270,13 @@ async fn search_page_shows_the_models_answer_with_its_citations_linked_to_the_hi
         );
         ensure!(ui.find_all("#search-answer-withheld").await?.is_empty());
 
-        // The link highlights the hit it cites, and only that one.
+        // The link highlights the hit it cites, and only that one, and shows it in the detail.
         let hit = format!("#search-hits li.search-hit[data-doc-id='{doc}']");
         ensure!(ui.find_all(&format!("{hit}.cited")).await?.is_empty());
         ui.click("#search-answer-citations a.answer-cite").await?;
-        ui.find(&format!("{hit}.cited")).await?;
+        ui.find(&format!("{hit}.cited.active")).await?;
+        ui.find(&format!("#search-detail[data-doc-id='{doc}']"))
+            .await?;
         ensure_eq!(
             ui.find_all("#search-hits li.search-hit.cited").await?.len(),
             1
@@ -258,6 +287,91 @@ async fn search_page_shows_the_models_answer_with_its_citations_linked_to_the_hi
         ui.click("#search-synthesis").await?;
         ui.click("#search-submit").await?;
         ui.wait_gone("#search-answer").await?;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn search_page_shows_a_hit_beside_the_list_and_opens_it_from_there() {
+    let (world, target) = search_world();
+
+    App::with(&world, async |ui| {
+        ui.click("#nav-search").await?;
+        ui.type_into("#search-query", &format!("{RARE_WORD}\u{E007}"))
+            .await?;
+        // The turn that says the word comes first and is selected: its detail holds the whole
+        // excerpt, where it came from and why it ranked first.
+        let turn = format!(
+            "#search-hits li.search-hit[data-turn-id='{}']",
+            target.turn_id
+        );
+        ui.find(&format!("{turn}:first-child.active")).await?;
+        let detail = format!("#search-detail[data-turn-id='{}']", target.turn_id);
+        let excerpt = ui
+            .wait_text(&format!("{detail} #search-detail-excerpt"), |t| {
+                t.contains(RARE_WORD)
+            })
+            .await?;
+        ensure!(excerpt.contains("before the atlas release"), "{excerpt}");
+        let facts = ui.text("#search-detail-where").await?;
+        ensure!(facts.contains("Claude Code"), "{facts}");
+        ensure!(
+            facts.contains(&format!("row {} of the transcript", target.position + 1)),
+            "{facts}"
+        );
+        let why = ui.text("#search-detail-why").await?;
+        ensure!(why.contains("Why this rank"), "{why}");
+        ensure!(why.contains("words: rank 1"), "{why}");
+        ensure_eq!(ui.text("#search-open").await?, "Open the turn");
+        ui.screenshot("search-page-detail").await;
+
+        // j and k move the selection through the list, and the detail follows; a click on a
+        // hit only selects it.
+        let hits = ui.find_all("#search-hits li.search-hit").await?;
+        if hits.len() > 1 {
+            let second = hits[1].attr("data-doc-id").await?.unwrap_or_default();
+            ui.click(&turn).await?;
+            ui.focused().await?.send_keys("j").await?;
+            ui.find(&format!("#search-detail[data-doc-id='{second}']"))
+                .await?;
+            ui.focused().await?.send_keys("k").await?;
+            ui.find(&detail).await?;
+        }
+        ui.click(&turn).await?;
+        ui.find(&detail).await?;
+        ensure!(
+            ui.find_all(".turn-row").await?.is_empty(),
+            "a click opened it"
+        );
+
+        // Enter on the selected hit opens the transcript at the turn, selected and in view.
+        ui.focused().await?.send_keys("\u{E007}").await?;
+        ui.find(&format!(
+            ".session-row.active[data-session-id='{}']",
+            target.session
+        ))
+        .await?;
+        ui.find(&format!(
+            ".turn-row.selected[data-turn-id='{}']",
+            target.turn_id
+        ))
+        .await?;
+
+        // Back on the page, "Open" does the same.
+        ui.click("#nav-search").await?;
+        ui.type_into("#search-query", &format!("{RARE_WORD}\u{E007}"))
+            .await?;
+        ui.find(&detail).await?;
+        ui.click("#search-open").await?;
+        ui.find(&format!(
+            ".turn-row.selected[data-turn-id='{}']",
+            target.turn_id
+        ))
+        .await?;
+        ui.wait_text(".turn-detail", |t| t.contains(RARE_WORD))
+            .await?;
         Ok(())
     })
     .await;

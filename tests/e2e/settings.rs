@@ -231,9 +231,10 @@ async fn settings_downloads_the_model_builds_embeddings_and_search_ranks_by_mean
             ui.find_all("#search-fallback").await?.is_empty(),
             "the search fell back"
         );
-        ui.click(&format!("{first} .search-why summary")).await?;
+        // The best hit is selected; its detail beside the list says why it ranked first.
+        ui.find(&format!("{first}.active")).await?;
         let line = ui
-            .wait_text(&format!("{first} .search-why .why-line"), |t| !t.is_empty())
+            .wait_text("#search-detail-why .why-line", |t| !t.is_empty())
             .await?;
         ensure!(line.contains("meaning: rank 1 (similarity "), "{line}");
         Ok(())

@@ -1,6 +1,7 @@
 //! Topics: a membership a collection directive proposed, approved in Review and then shown in
-//! the Topic's lens under Approved; a Topic created from the Topics page's form; a search hit
-//! pinned into a Topic from the Search page and found under Pinned; a Topic's words edited and
+//! the Topic's lens under Approved; a Topic created from the Topics page's "New topic" dialog,
+//! which closes on creation and leaves the new Topic selected; a search hit pinned into a Topic
+//! from the Search page's detail pane and found under Pinned; a Topic's words edited and
 //! what matches its rules following; and a deletion that asks first.
 
 use crate::harness::{App, ensure, ensure_eq};
@@ -87,25 +88,49 @@ async fn approves_a_topic_membership_proposed_by_a_collection_directive() {
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
-async fn creates_a_topic_from_the_form_and_collects_its_matches() {
+async fn creates_a_topic_from_the_dialog_and_collects_its_matches() {
     let (world, _) = topics_world(false);
 
     App::with(&world, async |ui| {
         ui.click("#nav-topics").await?;
         ui.find("#topics-empty").await?;
+
+        // The header's button opens the dialog with the cursor in the name; Esc closes it, and
+        // so does its Close button.
+        ui.click("#topic-new").await?;
+        ui.find("#topic-form[role='dialog']").await?;
+        ui.wait_until("the name to have the focus", async || {
+            let focused = ui.focused().await?.attr("id").await?;
+            Ok((focused.as_deref() == Some("topic-name")).then_some(()))
+        })
+        .await?;
+        ui.keys("\u{E00C}").await?;
+        ui.wait_gone("#topic-form").await?;
+        ui.click("#topic-new").await?;
+        ui.click("#topic-new-cancel").await?;
+        ui.wait_gone("#topic-form").await?;
+
         ui.click("#topic-new").await?;
         ui.type_into("#topic-name", TOPIC_NAME).await?;
         ui.type_into("#topic-query", TOPIC_WORDS).await?;
         ui.click("#topic-collecting").await?;
+        ui.screenshot("topic-new-dialog").await;
         ui.click("#topic-create").await?;
+
+        // Created: the dialog closes, the note says what the directive proposed, and the new
+        // Topic is the one selected and open.
+        ui.wait_gone("#topic-form").await?;
         let note = ui
             .wait_text("#topics-note", |t| t.starts_with("Created"))
             .await?;
         ensure!(note.contains("3 proposal(s) in Review"), "{note}");
         let listed = ui
-            .wait_text("#topics-list", |t| t.contains(TOPIC_NAME))
+            .wait_text("#topics-list li.topic-row.active", |t| {
+                t.contains(TOPIC_NAME)
+            })
             .await?;
         ensure!(listed.contains("3 pending"), "{listed}");
+        ui.wait_text("#topic-title", |t| t == TOPIC_NAME).await?;
         // Its lens shows the three sessions its words match, each saying why.
         let rule = ui
             .wait_text("#topic-members-rule", |t| t.contains("holds every word"))
@@ -125,15 +150,13 @@ async fn pins_a_search_hit_into_a_topic_and_finds_it_under_pinned() {
     let topic = add_topic(&world.store(), ATLAS_TOPIC, ATLAS_WORDS);
 
     let doc = App::with(&world, async |ui| {
-        // A ledger sync turn, which the Topic's own words do not match.
+        // A ledger sync turn, which the Topic's own words do not match: the best hit, shown in
+        // the detail pane.
         ui.click("#nav-search").await?;
         ui.type_into("#search-query", "smaller batches\u{E007}")
             .await?;
         let first = "#search-hits li.search-hit:first-child";
-        let hit = ui
-            .wait_text(first, |t| t.contains("smaller batches"))
-            .await?;
-        ensure!(hit.contains("user turn"), "{hit}");
+        ui.click(first).await?;
         let doc = ui
             .find(first)
             .await?
@@ -141,9 +164,13 @@ async fn pins_a_search_hit_into_a_topic_and_finds_it_under_pinned() {
             .await?
             .unwrap_or_default();
         ensure!(!doc.is_empty(), "the hit names its document");
+        let this = format!("#search-detail[data-doc-id='{doc}']");
+        let hit = ui
+            .wait_text(&this, |t| t.contains("smaller batches"))
+            .await?;
+        ensure!(hit.contains("User turn"), "{hit}");
 
         // Pinned from its select, which says where it went and reads "Pin to Topic…" again.
-        let this = format!("#search-hits li.search-hit[data-doc-id='{doc}']");
         ui.select(&format!("{this} select.hit-pin-topic"), &topic)
             .await?;
         let said = ui.text(&format!("{this} .hit-pinned")).await?;

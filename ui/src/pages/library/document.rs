@@ -13,7 +13,7 @@ use elnor_types::{
 use leptos::prelude::*;
 
 use super::Library;
-use crate::components::{Loaded, short_time};
+use crate::components::{Loaded, harness_name, short_time};
 
 /// The open document's reading.
 pub(super) type Detail = LocalResource<Result<Option<LibraryDocumentDetail>, CommandError>>;
@@ -176,7 +176,7 @@ fn session_ref(s: LibrarySessionRef, lib: Library) -> impl IntoView {
         s.session_id.get(..8).unwrap_or(&s.session_id)
     )];
     if let Some(h) = &s.harness {
-        label.insert(0, h.clone());
+        label.insert(0, harness_name(h).to_owned());
     }
     label.push(match s.turns {
         1 => "1 turn names it".to_owned(),

@@ -2,7 +2,8 @@
 //! folder, beside the open document: the file rendered, its frontmatter and outline, and who
 //! refers to it (the sessions whose turns name it, the continuity entries and durable nodes whose
 //! text does, the watcher's observations of it, the entities it mentions), each opening where it
-//! lives. "Add folder" makes a folder a collection; its documents are listed at once.
+//! lives. The header's "Add folder" button opens the dialog that makes a folder a collection
+//! (`add.rs`); its documents are listed at once.
 //!
 //! The list is asked of the engine one collection and folder at a time (`library_documents_list`
 //! with both), so a large Library never reaches the webview whole; the folder filter's choices
@@ -10,6 +11,7 @@
 //!
 //! A search hit on a document opens here (`Nav::open_document`).
 
+mod add;
 mod collections;
 mod document;
 mod documents;
@@ -19,6 +21,7 @@ use leptos::prelude::*;
 use crate::api;
 use crate::components::Loaded;
 use crate::nav::{Nav, use_nav};
+use add::AddFolderDialog;
 use collections::Collections;
 use document::DocumentPane;
 use documents::{DocumentList, FolderFilter};
@@ -34,6 +37,10 @@ pub(super) struct Library {
     selected: RwSignal<Option<String>>,
     /// Bumped after a collection is added, so the lists read again.
     generation: RwSignal<u32>,
+    /// Whether the "Add folder" dialog is open.
+    adding: RwSignal<bool>,
+    /// What the last addition brought, said in the header once its dialog has closed.
+    added: RwSignal<Option<String>>,
     nav: Nav,
 }
 
@@ -45,6 +52,8 @@ pub fn LibraryPage() -> impl IntoView {
         folder: RwSignal::new(String::new()),
         selected: RwSignal::new(nav.take_document()),
         generation: RwSignal::new(0),
+        adding: RwSignal::new(false),
+        added: RwSignal::new(None),
         nav,
     };
     let collections = LocalResource::new(move || {
@@ -66,8 +75,30 @@ pub fn LibraryPage() -> impl IntoView {
             }
         }
     });
+    // With no collection, the page is the one card that says how to add one: an empty list and an
+    // empty document pane beside it would only repeat it. A memo, so the panes are not redrawn on
+    // every read.
+    let empty = Memo::new(move |_| matches!(collections.get(), Some(Ok(list)) if list.is_empty()));
     view! {
-        <h2>"Library"</h2>
+        <div class="page-head">
+            <h2>"Library"</h2>
+            {move || lib.added.get().map(|a| view! { <span class="saved" id="library-added">{a}</span> })}
+            <div class="page-actions">
+                <button
+                    class="primary"
+                    id="library-add-open"
+                    on:click=move |_| {
+                        lib.added.set(None);
+                        lib.adding.set(true);
+                    }
+                >
+                    "Add folder"
+                </button>
+            </div>
+        </div>
+        <Show when=move || lib.adding.get()>
+            <AddFolderDialog lib />
+        </Show>
         <p class="hint">
             "Your own documents: the markdown and text files of the folders you add. Each one "
             "shows the conversations, entries and knowledge that refer to it."
@@ -75,14 +106,16 @@ pub fn LibraryPage() -> impl IntoView {
         <Loaded resource=collections loading="Reading the collections…" let:list>
             <Collections list lib />
         </Loaded>
-        <div class="review-layout library-layout">
-            <div>
-                <FolderFilter collections lib />
-                <Loaded resource=documents loading="Reading the documents…" let:docs>
-                    <DocumentList docs lib />
-                </Loaded>
+        <Show when=move || !empty.get()>
+            <div class="review-layout library-layout">
+                <div>
+                    <FolderFilter collections lib />
+                    <Loaded resource=documents loading="Reading the documents…" let:docs>
+                        <DocumentList docs lib />
+                    </Loaded>
+                </div>
+                <DocumentPane detail lib />
             </div>
-            <DocumentPane detail lib />
-        </div>
+        </Show>
     }
 }

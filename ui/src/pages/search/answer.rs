@@ -1,9 +1,9 @@
 //! The model's answer over a search's hits (CSA §7.5), shown above them when "Ask for an answer"
 //! was ticked: marked low trust, since it is a model's reading of the hits, with each citation a
-//! link that scrolls to the hit it cites and highlights it. Citations of results the model was
-//! not given were dropped by the engine, and are said here with their count; so are the hits of
-//! local-only work contexts that were withheld from a model off this machine. When no answer
-//! came, the reason is shown in its place, never nothing.
+//! link that scrolls to the hit it cites, highlights it and shows its detail. Citations of
+//! results the model was not given were dropped by the engine, and are said here with their
+//! count; so are the hits of local-only work contexts that were withheld from a model off this
+//! machine. When no answer came, the reason is shown in its place, never nothing.
 
 use std::collections::HashMap;
 
@@ -16,8 +16,13 @@ pub(super) fn hit_element_id(index: usize) -> String {
 }
 
 /// The answer box, or the reason there is none; nothing when no answer was asked for.
-/// `cited` is the doc id of the hit a citation last pointed at, which the list highlights.
-pub(super) fn answer_view(r: &SearchResults, cited: RwSignal<Option<String>>) -> Option<AnyView> {
+/// `cited` is the doc id of the hit a citation last pointed at, which the list highlights; the
+/// citation also selects that hit (`selected`, its index), so its detail opens beside the list.
+pub(super) fn answer_view(
+    r: &SearchResults,
+    cited: RwSignal<Option<String>>,
+    selected: RwSignal<Option<usize>>,
+) -> Option<AnyView> {
     if let Some(why) = &r.synthesis_fallback {
         return Some(
             view! {
@@ -58,6 +63,9 @@ pub(super) fn answer_view(r: &SearchResults, cited: RwSignal<Option<String>>) ->
                         on:click=move |ev| {
                             ev.prevent_default();
                             cited.set(Some(doc.clone()));
+                            if at.is_some() {
+                                selected.set(at);
+                            }
                             let el = at
                                 .and_then(|i| document().get_element_by_id(&hit_element_id(i)));
                             if let Some(el) = el {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use elnor_types::{SearchHitRow, SearchKind, SearchQueryRequest, SearchStrategy, SearchWhy};
 
-use crate::components::short_time;
+use crate::components::{harness_name, short_time};
 use crate::nav::Nav;
 
 /// The banner over every list of results: a hit is something someone said or wrote, found by
@@ -141,15 +141,15 @@ pub(crate) fn kind_label(h: &SearchHitRow) -> String {
     }
 }
 
-/// Where the hit came from: harness, work context (by name when `names` knows it), session and
-/// time, as far as the hit says.
+/// Where the hit came from: harness (as people call it), work context (by name, once `names`
+/// knows it: its id means nothing to a person), session and time, as far as the hit says.
 pub(crate) fn attribution(h: &SearchHitRow, names: &HashMap<String, String>) -> String {
     let mut parts = Vec::new();
     if let Some(harness) = &h.harness {
-        parts.push(harness.clone());
+        parts.push(harness_name(harness).to_owned());
     }
-    if let Some(wc) = &h.work_context_id {
-        parts.push(names.get(wc).cloned().unwrap_or_else(|| wc.clone()));
+    if let Some(name) = h.work_context_id.as_ref().and_then(|wc| names.get(wc)) {
+        parts.push(name.clone());
     }
     if let Some(session) = &h.session_id {
         parts.push(format!("session {}", session.get(..8).unwrap_or(session)));

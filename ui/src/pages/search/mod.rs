@@ -1,16 +1,19 @@
 //! Search: everything said and written (transcript turns, continuity entries, session
 //! summaries), by words, by meaning, or both fused. The form narrows by kind, time window and
 //! work context; the results carry a low-trust banner, say so when the strategy asked for could
-//! not run (no embeddings yet) and how far the embeddings reach, and explain each hit's rank.
-//! A turn opens in its transcript at that turn; an entry or a summary in its work context. Each
-//! hit's "Pin to Topic…" pins its document into one of the Topics (`pin.rs`). "Ask for an
-//! answer" adds the synthesis model's answer over the hits above them, marked low trust, with
-//! its citations linked to the hits they cite (`answer.rs`).
+//! not run (no embeddings yet) and how far the embeddings reach. The hits are a compact list
+//! beside the selected hit's detail (`results.rs`, `detail.rs`): its whole excerpt, where it came
+//! from, why it ranked where it did, and "Open": a turn opens in its transcript at that turn, an
+//! entry or a summary in its work context, a document in the Library. The detail's "Pin to
+//! Topic…" pins its document into one of the Topics (`pin.rs`). "Ask for an answer" adds the
+//! synthesis model's answer over the hits above them, marked low trust, with its citations
+//! linked to the hits they cite (`answer.rs`).
 //!
 //! The Ctrl+K search box (`crate::search_box`) shows the first hits over any page, and its "See
 //! all results" comes here with the query, which runs as the page opens.
 
 mod answer;
+mod detail;
 mod form;
 pub(crate) mod hit;
 pub(crate) mod pin;

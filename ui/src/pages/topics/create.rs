@@ -1,6 +1,8 @@
-//! The "New topic" form: a name, a description, the words every member must hold, the kinds of
-//! document it takes in, a time window (`fields.rs`), and whether its collection directive
-//! proposes new matches into Review.
+//! The "New topic" dialog, opened by the button in the page's header: a name, a description, the
+//! words every member must hold, the kinds of document it takes in, a time window (`fields.rs`),
+//! and whether its collection directive proposes new matches into Review. On creation the dialog
+//! closes, the new Topic is selected and the page's note says what the creation did; a refusal
+//! (a name another Topic has, say) stays in the dialog with what the person typed.
 
 use elnor_types::{CreateTopicRequest, TopicChanged};
 use leptos::prelude::*;
@@ -25,41 +27,77 @@ pub(super) fn outcome(verb: &str, c: &TopicChanged) -> String {
 }
 
 #[component]
-pub(super) fn CreateForm(t: Topics) -> impl IntoView {
+pub(super) fn NewTopicDialog(t: Topics) -> impl IntoView {
     let fields = Fields::empty();
     let collecting = RwSignal::new(false);
-    let create = Action::new_local(|request: &CreateTopicRequest| {
+    let close = move || t.creating.set(false);
+    // The creation on its way: its refusal stays in the dialog, its success closes it.
+    let create = Action::new_local(move |request: &CreateTopicRequest| {
         let request = request.clone();
-        async move { api::topic_create(request).await.map_err(|e| e.message) }
-    });
-    Effect::new(move |_| {
-        if let Some(reply) = create.value().get() {
-            match reply {
-                Ok(c) => {
-                    let said = outcome("Created", &c);
-                    t.selected.set(Some(c.topic.topic_id));
-                    t.creating.set(false);
-                    t.changed(Ok(said));
-                }
-                Err(e) => t.note.set(Some(Err(e))),
-            }
+        async move {
+            let c = api::topic_create(request).await.map_err(|e| e.message)?;
+            let said = outcome("Created", &c);
+            t.selected.set(Some(c.topic.topic_id));
+            t.creating.set(false);
+            t.changed(Ok(said));
+            Ok::<_, String>(())
         }
     });
+    let error = move || create.value().get().and_then(Result::err);
+    let busy = create.pending();
     let submit = move || {
+        if busy.get_untracked() || !fields.ready() {
+            return;
+        }
         let request = CreateTopicRequest {
             name: fields.name.get_untracked(),
             description: fields.description.get_untracked(),
             rules: fields.rules(Default::default()),
             collecting: collecting.get_untracked(),
         };
+        create.clear();
         create.dispatch_local(request);
     };
-    let busy = create.pending();
+    // Esc closes the dialog wherever the keyboard is, even after a click on its background.
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" {
+            ev.prevent_default();
+            close();
+        }
+    });
+    on_cleanup(move || escape.remove());
+    // The name takes the keyboard as the dialog opens.
+    Effect::new(move |_| {
+        if let Some(input) = document().get_element_by_id("topic-name") {
+            use wasm_bindgen::JsCast;
+            if let Ok(input) = input.dyn_into::<web_sys::HtmlElement>() {
+                let _ = input.focus();
+            }
+        }
+    });
     view! {
-        <div class="card topic-form" id="topic-form">
-            <h3>"New topic"</h3>
-            {fields_view(fields, "topic")}
-            <div class="filters">
+        <div
+            class="dialog-backdrop"
+            on:click=move |ev| {
+                if ev.target() == ev.current_target() {
+                    close();
+                }
+            }
+        >
+            <div
+                class="dialog card topic-form topic-dialog"
+                id="topic-form"
+                role="dialog"
+                aria-modal="true"
+                aria-label="New topic"
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                        submit();
+                    }
+                }
+            >
+                <h3>"New topic"</h3>
+                {fields_view(fields, "topic")}
                 <label class="check">
                     <input
                         type="checkbox"
@@ -69,14 +107,24 @@ pub(super) fn CreateForm(t: Topics) -> impl IntoView {
                     />
                     "Collect new matches for review"
                 </label>
-                <button
-                    class="primary"
-                    id="topic-create"
-                    disabled=move || busy.get() || !fields.ready()
-                    on:click=move |_| submit()
-                >
-                    "Create"
-                </button>
+                <p class="hint">
+                    "With collection on, new work its words match is proposed into Review after "
+                    "every ingest."
+                </p>
+                {move || error().map(|e| view! { <div class="error" id="topic-create-error" role="alert">{e}</div> })}
+                <div class="dialog-buttons">
+                    <button class="small" id="topic-new-cancel" on:click=move |_| close()>
+                        "Close"
+                    </button>
+                    <button
+                        class="primary"
+                        id="topic-create"
+                        disabled=move || busy.get() || !fields.ready()
+                        on:click=move |_| submit()
+                    >
+                        "Create"
+                    </button>
+                </div>
             </div>
         </div>
     }

@@ -1,23 +1,29 @@
-//! The list of Topics, each with its counts and whether its directive collects.
+//! The list of Topics, each with its counts and whether its directive collects, and the page's
+//! card for when there is none.
 
 use elnor_types::TopicListRow;
 use leptos::prelude::*;
 
 use super::Topics;
 
+/// The page when there is no Topic yet: what one is for, and the button that makes one.
+#[component]
+pub(super) fn NoTopics(t: Topics) -> impl IntoView {
+    view! {
+        <div class="card empty" id="topics-empty">
+            <p>
+                <strong>"No Topics yet."</strong>
+                " Make one with “New topic”: give it a name and the words its documents share."
+            </p>
+            <button class="primary" id="topic-new-empty" on:click=move |_| t.creating.set(true)>
+                "New topic"
+            </button>
+        </div>
+    }
+}
+
 #[component]
 pub(super) fn TopicList(rows: Vec<TopicListRow>, t: Topics) -> impl IntoView {
-    if rows.is_empty() {
-        return view! {
-            <div class="card empty" id="topics-empty">
-                <p>
-                    <strong>"No Topics yet."</strong>
-                    " Make one with “New topic”: give it a name and the words its documents share."
-                </p>
-            </div>
-        }
-        .into_any();
-    }
     let items = rows
         .into_iter()
         .map(|r| {

@@ -3,9 +3,9 @@
 //! person, approved from its collection directive's proposals, or matching its rules now), each
 //! saying why, where it came from, and opening where it lives. The pane turns the directive on or
 //! off, takes members out, edits the Topic (name, description, rules), deletes it after asking
-//! again, and links to the proposals waiting in Review; the "New topic" form creates one from a
-//! name, query words, kinds and a time window. Search hits are pinned into a Topic from the
-//! Search page.
+//! again, and links to the proposals waiting in Review. The "New topic" button in the header opens
+//! the dialog that creates one from a name, query words, kinds and a time window (`create.rs`).
+//! Search hits are pinned into a Topic from the Search page.
 //!
 //! A Topic owns no document: deleting one loses nothing but the lens and its memberships.
 
@@ -21,8 +21,8 @@ use crate::api;
 use crate::app::{PendingReviews, use_pending_reviews};
 use crate::components::Loaded;
 use crate::nav::{Nav, use_nav};
-use create::CreateForm;
-use list::TopicList;
+use create::NewTopicDialog;
+use list::{NoTopics, TopicList};
 use topic::TopicPane;
 
 /// A change to the open Topic.
@@ -128,6 +128,9 @@ pub fn TopicsPage() -> impl IntoView {
             }
         }
     });
+    // With no Topic at all, the page is one card that says how to make one: an empty list beside
+    // an empty pane would say it twice. A memo, so the panes are not redrawn on every read.
+    let none = Memo::new(move |_| matches!(list.get(), Some(Ok(rows)) if rows.is_empty()));
     // Keeps a valid selection: the chosen Topic while it exists, else the first.
     Effect::new(move |_| {
         let Some(Ok(rows)) = list.get() else {
@@ -143,19 +146,21 @@ pub fn TopicsPage() -> impl IntoView {
         }
     });
     view! {
-        <h2>"Topics"</h2>
+        <div class="page-head">
+            <h2>"Topics"</h2>
+            <div class="page-actions">
+                <button class="primary" id="topic-new" on:click=move |_| t.creating.set(true)>
+                    "New topic"
+                </button>
+            </div>
+        </div>
         <p class="hint">
             "A Topic is a lens: what you pinned into it, what you approved from its proposals, and "
             "whatever its words match now. With its collection directive on, new matching work is "
             "proposed into Review after every ingest."
         </p>
-        <div class="review-toolbar">
-            <button class="primary" id="topic-new" on:click=move |_| t.creating.update(|c| *c = !*c)>
-                "New topic"
-            </button>
-        </div>
         <Show when=move || t.creating.get()>
-            <CreateForm t />
+            <NewTopicDialog t />
         </Show>
         {move || {
             t.note
@@ -165,13 +170,15 @@ pub fn TopicsPage() -> impl IntoView {
                     Err(e) => view! { <div class="error" id="topics-note" role="alert">{e}</div> }.into_any(),
                 })
         }}
-        <div class="review-layout topics-layout">
-            <div>
-                <Loaded resource=list loading="Reading the Topics…" let:rows>
-                    <TopicList rows t />
-                </Loaded>
+        <Show when=move || !none.get() fallback=move || view! { <NoTopics t /> }>
+            <div class="review-layout topics-layout">
+                <div>
+                    <Loaded resource=list loading="Reading the Topics…" let:rows>
+                        <TopicList rows t />
+                    </Loaded>
+                </div>
+                <TopicPane detail t />
             </div>
-            <TopicPane detail t />
-        </div>
+        </Show>
     }
 }
