@@ -40,6 +40,9 @@ pub enum Command {
     Status,
     /// What needs you first, then where each project stands (what the app opens on).
     Today,
+    /// Capture health: what each transcript source and harness recorded lately, silences, parse
+    /// problems, sessions that ended uncaptured.
+    Doctor,
     /// Read or change the continuity config.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -158,6 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Today => crate::today_cmd::today(&store, args.json),
+        Command::Doctor => crate::doctor_cmd::doctor(&store, args.json),
         Command::Log(cmd) => log_cmd::run(&store, cmd, args.json),
         Command::Ingest(a) => crate::ingest_cmd::ingest(&store, a, args.json),
         Command::Sources(cmd) => crate::ingest_cmd::sources(&store, cmd, args.json),

@@ -7,6 +7,7 @@
 mod brief_cmd;
 mod capture_cmd;
 mod cli;
+mod doctor_cmd;
 mod graph_cmd;
 mod ingest_cmd;
 mod library_cmd;

@@ -26,6 +26,7 @@ mod views;
 
 // Use cases: canonical writes, then the views they touched.
 pub use usecase::access::grant_search_all;
+pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
     next_scheduled as nightly_next_scheduled, run as run_nightly,

@@ -317,8 +317,15 @@ impl Agent {
         now: DateTime<Utc>,
     ) -> Result<AgentRun> {
         let mut run = AgentRun::default();
-        self.observe(store, now, &mut run)?;
-        let due = self.triggers.nightly_sweep(now);
+        // A session whose transcript shows a compaction was marked captured by observing it (the
+        // pre-compaction trigger), so it is no longer dirty: it must be captured here with the
+        // others, or a long session that compacted would never be captured by a sweep.
+        let mut due: Vec<(String, Trigger)> = self
+            .observe(store, now, &mut run)?
+            .into_iter()
+            .map(|s| (s, Trigger::PreCompaction))
+            .collect();
+        due.extend(self.triggers.nightly_sweep(now));
         self.capture_all(store, secrets, due, now, &mut run);
         Ok(run)
     }

@@ -7,8 +7,8 @@
 //! - the open questions waiting longest in the work contexts active lately (the person's own
 //!   questions before the detectors' guesses);
 //! - the work contexts that moved since the person last looked at Today;
-//! - capture health: a harness that stopped being recorded while others go on, no transcript
-//!   folder found at all, full mode without a model, a nightly job that stopped running,
+//! - capture health (see [`crate::usecase::health`]): a harness silent for longer than its usual
+//!   gap between sessions, no transcript folder found at all, full mode without a model, a nightly job that stopped running,
 //!   unreadable log lines;
 //! - the projects found in the history, newest work first, each with where it stands.
 //!
@@ -28,7 +28,6 @@ use crate::base::ids::WorkContextId;
 use crate::continuity::EntryContent;
 use crate::graph::entities::{parse_ts, ts};
 use crate::graph::store::Store;
-use crate::inputs::transcripts::Harness;
 use crate::views::overview::ProjectOverview;
 
 /// How recently a work context must have moved for its open questions to be waiting on the
@@ -41,9 +40,6 @@ pub const PROJECTS_SHOWN: usize = 8;
 
 /// Two looks at Today closer than this are one visit.
 pub const VISIT_GAP: Duration = Duration::hours(1);
-
-/// A harness is "quiet" when its newest session is this much older than another harness's.
-pub const QUIET_DAYS: i64 = 7;
 
 /// The nightly job is overdue when its last run is older than this.
 pub const NIGHTLY_OVERDUE_HOURS: i64 = 48;
@@ -77,7 +73,7 @@ pub struct MovedContext {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AlertKind {
-    /// A harness stopped being recorded while others go on.
+    /// A harness has been silent for longer than its usual gap between sessions.
     HarnessQuiet,
     /// No transcript folder exists for any enabled source.
     NoSources,
@@ -280,39 +276,25 @@ fn open_questions(
 /// The capture health problems at `now`.
 fn alerts(store: &Store, now: DateTime<Utc>) -> Result<Vec<HealthAlert>> {
     let mut out = Vec::new();
-    let graph = store.graph();
-    let newest: Vec<(String, String)> = graph.with_conn_result(|c| {
-        let mut stmt = c.prepare_cached(
-            "SELECT harness, max(last_turn_at) FROM transcript_sessions
-             WHERE last_turn_at IS NOT NULL GROUP BY harness ORDER BY 2 DESC",
-        )?;
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect()
-    })?;
-    let label = |h: &str| Harness::parse(h).map_or_else(|| h.to_owned(), |h| h.label().to_owned());
-    if let Some((lead, lead_at)) = newest.first() {
-        let lead_time = parse_ts(Some(lead_at.clone()));
-        for (harness, at) in newest.iter().skip(1) {
-            let (Some(lead_time), Some(time)) = (lead_time, parse_ts(Some(at.clone()))) else {
-                continue;
-            };
-            if lead_time - time >= Duration::days(QUIET_DAYS)
-                && now - time >= Duration::days(QUIET_DAYS)
-            {
-                out.push(HealthAlert {
-                    kind: AlertKind::HarnessQuiet,
-                    message: format!(
-                        "No new {} sessions since {}, while {} was recorded until {}. If you \
-                         still use {}, check its transcript folder in Settings.",
-                        label(harness),
-                        time.format("%Y-%m-%d"),
-                        label(lead),
-                        lead_time.format("%Y-%m-%d"),
-                        label(harness),
-                    ),
-                });
-            }
-        }
+    // A harness that used to record sessions and has been silent past its usual gap.
+    for h in crate::usecase::health::health(store, now)?.harnesses {
+        let (true, Some(last)) = (h.silent, h.last_session_at) else {
+            continue;
+        };
+        let usual = match h.usual_gap_hours {
+            Some(hours) if hours < 48 => format!("about every {} hours", hours.max(1)),
+            Some(hours) => format!("about every {} days", hours / 24),
+            None => "only a few times so far".to_owned(),
+        };
+        let label = h.harness.label();
+        out.push(HealthAlert {
+            kind: AlertKind::HarnessQuiet,
+            message: format!(
+                "No new {label} sessions since {}; it recorded {usual}. If you still use {label}, \
+                 check its transcript folder in Settings.",
+                last.format("%Y-%m-%d"),
+            ),
+        });
     }
     let sources = store.sources().load()?;
     if !sources.is_empty() && !sources.iter().any(|s| s.enabled && s.root.is_dir()) {

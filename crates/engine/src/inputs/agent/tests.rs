@@ -178,3 +178,45 @@ fn agent_over_the_fixture_store_captures_each_dirty_session_once() {
         .unwrap();
     assert!(third.captures.is_empty());
 }
+
+/// The nightly sweep over the same store captures the same sessions: those whose transcript shows
+/// a compaction too, which observing them had marked as captured (they were once dropped, so a
+/// long session that compacted was never captured by a sweep).
+#[test]
+fn the_sweep_captures_compacted_sessions_too() {
+    let Some((_d, store)) = crate::test_support::fixture_store() else {
+        return;
+    };
+    store
+        .set_mode(crate::ContinuityMode::Deterministic)
+        .unwrap();
+    let secrets = crate::base::secrets::MemorySecrets::default();
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap();
+    let run = Agent::new(&store.config().unwrap())
+        .sweep(&store, &secrets, now)
+        .unwrap();
+    let mut lines: Vec<String> = run
+        .captures
+        .iter()
+        .map(|o| format!("{:?} {}", o.trigger, o.session_id))
+        .collect();
+    lines.sort();
+    expect_test::expect![[r#"
+        NightlySweep 019c8a70-dda7-7f33-98ea-f30553347322
+        NightlySweep 019c8bfe-ec25-79e0-97d7-bda6a9c575ff
+        NightlySweep 019e1695-0522-7c83-8b39-0dd379793f80
+        NightlySweep 55604662-cf2a-4331-851a-ec234028f8ca
+        NightlySweep 8555a0a4-0b79-459d-939c-e17cdbbf4fe2
+        NightlySweep ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5
+        NightlySweep d6e0bada-1959-4eec-a9d2-0bfade768d8f
+        PreCompaction 019c8a59-e9dd-71f0-9ae3-4079fe9726a9
+        PreCompaction ae4a77f8-aedd-4bc1-888f-c94edc91af04
+        PreCompaction ffae836b-9420-4060-ac13-7745215f90ff"#]]
+    .assert_eq(&lines.join("\n"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("PreCompaction ae4a77f8")),
+        "{lines:?}"
+    );
+}

@@ -5,6 +5,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::*;
 use crate::graph::entities::parse_ts;
+use crate::inputs::transcripts::Harness;
 
 /// When the samples' newest session ended.
 fn newest(store: &Store) -> DateTime<Utc> {

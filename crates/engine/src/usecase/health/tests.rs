@@ -1,0 +1,81 @@
+//! Capture health over the project's samples, read through their sources as a person would add
+//! them: what ingest saw per source, and per harness what it recorded lately and whether it went
+//! silent.
+
+use chrono::{Duration, TimeZone, Utc};
+
+use super::*;
+
+#[test]
+fn the_usual_gap_is_the_median_between_session_starts() {
+    let at = |h: i64| Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap() + Duration::hours(h);
+    assert_eq!(
+        usual_gap(&[at(10), at(0)]),
+        None,
+        "two sessions say nothing usual"
+    );
+    // Gaps of 2, 3 and 100 hours: one long holiday does not make the usual gap long.
+    assert_eq!(
+        usual_gap(&[at(105), at(5), at(2), at(0)]),
+        Some(Duration::hours(3))
+    );
+}
+
+#[test]
+fn health_says_what_each_source_gave_and_which_harness_fell_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let samples = crate::test_support::samples();
+    // The sources a person would add: the samples' folders, and one that does not exist.
+    let sources = store.sources();
+    for (h, rel) in [
+        (Harness::ClaudeCode, "claude-code"),
+        (Harness::Codex, "codex"),
+        (Harness::OpenClaw, "openclaw/agents"),
+    ] {
+        sources.add(h, samples.join(rel)).unwrap();
+    }
+    let missing = dir.path().join("no-such-folder");
+    sources.add(Harness::Codex, missing.clone()).unwrap();
+    let roots = sources.enabled_roots().unwrap();
+    crate::usecase::ingest(&store, &roots, &mut |_| {}, Utc::now()).unwrap();
+    let newest: String = store
+        .graph()
+        .with_conn(|c| {
+            c.query_row(
+                "SELECT max(last_turn_at) FROM transcript_sessions",
+                [],
+                |r| r.get(0),
+            )
+        })
+        .unwrap();
+    let newest = parse_ts(Some(newest)).unwrap();
+
+    let h = health(&store, newest + Duration::hours(1)).unwrap();
+    let source = |root: &std::path::Path| h.sources.iter().find(|s| s.root == root).unwrap();
+    let claude = source(&samples.join("claude-code"));
+    assert!(
+        claude.exists && claude.files > 0 && claude.last_read.is_some(),
+        "{claude:?}"
+    );
+    let gone = source(&missing);
+    assert!(
+        !gone.exists && gone.files == 0 && gone.last_read.is_none(),
+        "{gone:?}"
+    );
+    // Something was recorded in the last week, and nothing is silent an hour after it.
+    let week: u64 = h.harnesses.iter().map(|x| x.sessions_week).sum();
+    assert!(week > 0);
+    assert!(h.harnesses.iter().all(|x| !x.silent), "{:?}", h.harnesses);
+    // Nothing was captured: every session a person worked in that has ended is uncaptured.
+    assert!(h.harnesses.iter().any(|x| x.uncaptured > 0));
+
+    // Two months later every harness that recorded anything has been silent far past its
+    // usual gap (or the assumed one, with too few sessions to know).
+    let later = health(&store, newest + Duration::days(60)).unwrap();
+    for x in &later.harnesses {
+        assert_eq!(x.silent, x.last_session_at.is_some(), "{x:?}");
+        assert_eq!(x.sessions_week, 0, "{x:?}");
+    }
+    assert!(later.harnesses.iter().any(|x| x.silent));
+}
