@@ -267,7 +267,13 @@ pub(crate) fn reach(
             let whole: Vec<&(WorkContextId, String)> = named
                 .iter()
                 .filter(|(_, n)| {
-                    n.chars().count() >= 5 && {
+                    // A one-word, all-lower-case name ("workspace", a folder's) is too often an
+                    // ordinary word of the text to place a push by.
+                    let marked = n.split_whitespace().count() > 1
+                        || n.chars().any(|c| {
+                            c.is_uppercase() || c.is_ascii_digit() || c == '-' || c == '_'
+                        });
+                    n.chars().count() >= 5 && marked && {
                         let n = n.to_lowercase();
                         lower.match_indices(&n).any(|(at, _)| {
                             crate::inputs::activity::on_word_boundary(

@@ -612,6 +612,17 @@ fn a_push_reaches_what_its_words_name_even_in_part() {
         lands in Motion to dismiss Word("motion")
     "#]]
     .assert_eq(&show_reach(&w, "motion filed", &[], None));
+    // A context named like an ordinary word is not where a push lands just because the word
+    // occurs in it.
+    g.create_work_context(
+        &NewWorkContext {
+            name: "workspace".into(),
+            ..NewWorkContext::default()
+        },
+        now(),
+    )
+    .unwrap();
+    assert!(!show_reach(&w, "Tidied the workspace", &[], None).contains("lands in"));
     // A named entity typed in part is the known one, not a new entity; an unknown one is new;
     // a chosen context wins over the text.
     expect![[r#"
