@@ -2,10 +2,12 @@
 //! rendering, the small formatting and link helpers every list uses, and long ids shown short
 //! with a copy button.
 
+mod dialog;
 mod ids;
 mod links;
 mod loaded;
 
+pub use dialog::Modal;
 pub use ids::{copy_id, short_id};
 pub use links::{context_link, harness_name, session_link, short_time};
 pub use loaded::Loaded;

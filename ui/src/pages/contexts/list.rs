@@ -5,7 +5,7 @@ use elnor_types::{CreateWorkContextRequest, WorkContextRow};
 use leptos::prelude::*;
 
 use crate::api;
-use crate::components::short_time;
+use crate::components::{Modal, short_time};
 
 /// Whether a row matches the filter text: its name, id or a rule's pattern holds every word.
 pub(super) fn matches_filter(wc: &WorkContextRow, filter: &str) -> bool {
@@ -183,14 +183,6 @@ pub(super) fn NewContextDialog(
         creating.clear();
         creating.dispatch_local(request);
     };
-    // Esc closes the dialog wherever the keyboard is, even after a click on its background.
-    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" {
-            ev.prevent_default();
-            open.set(false);
-        }
-    });
-    on_cleanup(move || escape.remove());
     let name_field = NodeRef::<leptos::html::Input>::new();
     // The name takes the keyboard as the dialog opens.
     Effect::new(move |_| {
@@ -199,26 +191,16 @@ pub(super) fn NewContextDialog(
         }
     });
     view! {
-        <div
-            class="dialog-backdrop"
-            on:click=move |ev| {
-                if ev.target() == ev.current_target() {
-                    open.set(false);
+        <Modal
+            open=open
+            id="wc-new-dialog"
+            label="New work context"
+            on_key=move |ev: web_sys::KeyboardEvent| {
+                if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                    create();
                 }
             }
         >
-            <div
-                class="dialog card"
-                id="wc-new-dialog"
-                role="dialog"
-                aria-modal="true"
-                aria-label="New work context"
-                on:keydown=move |ev| {
-                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-                        create();
-                    }
-                }
-            >
                 <h3>"New work context"</h3>
                 <div class="form-grid">
                     <label for="wc-name">"Name"</label>
@@ -258,8 +240,7 @@ pub(super) fn NewContextDialog(
                         "Create"
                     </button>
                 </div>
-            </div>
-        </div>
+        </Modal>
     }
 }
 

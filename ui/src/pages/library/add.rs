@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use super::Library;
 use crate::api;
+use crate::components::Modal;
 
 #[component]
 pub(super) fn AddFolderDialog(lib: Library) -> impl IntoView {
@@ -38,14 +39,6 @@ pub(super) fn AddFolderDialog(lib: Library) -> impl IntoView {
             add.dispatch_local(p);
         }
     };
-    // Esc closes the dialog wherever the keyboard is, even after a click on its background.
-    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" {
-            ev.prevent_default();
-            close();
-        }
-    });
-    on_cleanup(move || escape.remove());
     let path_field = NodeRef::<leptos::html::Input>::new();
     // The path takes the keyboard as the dialog opens.
     Effect::new(move |_| {
@@ -54,21 +47,7 @@ pub(super) fn AddFolderDialog(lib: Library) -> impl IntoView {
         }
     });
     view! {
-        <div
-            class="dialog-backdrop"
-            on:click=move |ev| {
-                if ev.target() == ev.current_target() {
-                    close();
-                }
-            }
-        >
-            <div
-                class="dialog card"
-                id="library-add-form"
-                role="dialog"
-                aria-modal="true"
-                aria-label="Add folder"
-            >
+        <Modal open=lib.adding id="library-add-form" label="Add folder">
                 <h3>"Add folder"</h3>
                 <div class="form-grid">
                     <label for="library-add-path">"Folder"</label>
@@ -105,7 +84,6 @@ pub(super) fn AddFolderDialog(lib: Library) -> impl IntoView {
                         "Add"
                     </button>
                 </div>
-            </div>
-        </div>
+        </Modal>
     }
 }

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use super::Topics;
 use super::fields::{Fields, fields_view};
 use crate::api;
+use crate::components::Modal;
 
 /// What a creation or an edit did, in words: the Topic, the proposals its directive made at once
 /// when it collects, and a warning when its words match too much to review one by one.
@@ -58,14 +59,6 @@ pub(super) fn NewTopicDialog(t: Topics) -> impl IntoView {
         create.clear();
         create.dispatch_local(request);
     };
-    // Esc closes the dialog wherever the keyboard is, even after a click on its background.
-    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" {
-            ev.prevent_default();
-            close();
-        }
-    });
-    on_cleanup(move || escape.remove());
     // The name takes the keyboard as the dialog opens.
     Effect::new(move |_| {
         if let Some(input) = document().get_element_by_id("topic-name") {
@@ -76,26 +69,17 @@ pub(super) fn NewTopicDialog(t: Topics) -> impl IntoView {
         }
     });
     view! {
-        <div
-            class="dialog-backdrop"
-            on:click=move |ev| {
-                if ev.target() == ev.current_target() {
-                    close();
+        <Modal
+            open=t.creating
+            id="topic-form"
+            label="New topic"
+            class="topic-form topic-dialog"
+            on_key=move |ev: web_sys::KeyboardEvent| {
+                if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                    submit();
                 }
             }
         >
-            <div
-                class="dialog card topic-form topic-dialog"
-                id="topic-form"
-                role="dialog"
-                aria-modal="true"
-                aria-label="New topic"
-                on:keydown=move |ev| {
-                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-                        submit();
-                    }
-                }
-            >
                 <h3>"New topic"</h3>
                 {fields_view(fields, "topic")}
                 <label class="check">
@@ -125,7 +109,6 @@ pub(super) fn NewTopicDialog(t: Topics) -> impl IntoView {
                         "Create"
                     </button>
                 </div>
-            </div>
-        </div>
+        </Modal>
     }
 }
