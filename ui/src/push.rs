@@ -17,7 +17,7 @@ use leptos::prelude::*;
 
 use crate::api;
 use crate::app::use_activity;
-use crate::components::Loaded;
+use crate::components::{Loaded, Modal};
 use crate::nav::use_nav;
 
 /// The dialog's element id.
@@ -194,11 +194,6 @@ pub fn PushForm(
                 "recognised on their own, by their whole name or one distinctive word; names you "
                 "list that ELNOR does not know yet become new entities."
             </p>
-            <div class="push-preview" id=id("preview")>
-                {move || {
-                    preview.get().flatten().map(|p| preview_view(&p))
-                }}
-            </div>
             {move || {
                 pushing
                     .value()
@@ -208,6 +203,13 @@ pub fn PushForm(
                         Err(e) => view! { <div class="error" id=id("error") role="alert">{e}</div> }.into_any(),
                     })
             }}
+            // Below the outcome, so that the preview emptying as the box is cleared after a push
+            // never moves the outcome's link from under the pointer.
+            <div class="push-preview" id=id("preview")>
+                {move || {
+                    preview.get().flatten().map(|p| preview_view(&p))
+                }}
+            </div>
         </div>
     }
 }
@@ -314,33 +316,16 @@ fn outcome_view(
 /// The push form over the current page. Esc, the Close button or a click beside it closes it.
 #[component]
 pub fn PushDialog(open: RwSignal<bool>) -> impl IntoView {
-    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" {
-            ev.prevent_default();
-            open.set(false);
-        }
-    });
-    on_cleanup(move || keys.remove());
     view! {
-        <div
-            class="dialog-backdrop"
-            on:click=move |ev| {
-                // Only a click on the backdrop itself: clicks inside the dialog bubble up here too.
-                if ev.target() == ev.current_target() {
-                    open.set(false);
-                }
-            }
-        >
-            <div class="dialog card" id=DIALOG_ID role="dialog" aria-modal="true" aria-labelledby="push-dialog-title">
-                <h3 id="push-dialog-title">"I just did…"</h3>
-                <PushForm prefix="push-dialog" focus=true dialog=open />
-                <div class="dialog-buttons">
-                    <span class="hint">"Esc closes."</span>
-                    <button class="small" id="push-dialog-close" on:click=move |_| open.set(false)>
-                        "Close"
-                    </button>
-                </div>
+        <Modal open=open id=DIALOG_ID label="I just did…">
+            <h3 id="push-dialog-title">"I just did…"</h3>
+            <PushForm prefix="push-dialog" focus=true dialog=open />
+            <div class="dialog-buttons">
+                <span class="hint">"Esc closes."</span>
+                <button class="small" id="push-dialog-close" on:click=move |_| open.set(false)>
+                    "Close"
+                </button>
             </div>
-        </div>
+        </Modal>
     }
 }
