@@ -137,6 +137,8 @@ pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
         .count();
     let active_since = now - Duration::days(ACTIVE_DAYS);
     let mut waiting = Vec::new();
+    // Every context's log is read once here, for its questions and its unreadable lines alike.
+    let mut skipped_lines = 0u64;
     let mut moved = Vec::new();
     for wc in &contexts {
         let sessions_last = wc
@@ -163,7 +165,9 @@ pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
         }
         // A context is active through its sessions or through its log: a named context the
         // person keeps by hand (entries appended, pushes told to it) has no sessions at all.
-        let entries = store.log(&wc.work_context_id).read()?.entries;
+        let read = store.log(&wc.work_context_id).read()?;
+        skipped_lines += read.skipped.len() as u64;
+        let entries = read.entries;
         let logged_last = entries.iter().map(|e| e.happened_at()).max();
         if sessions_last
             .max(logged_last)
@@ -186,7 +190,7 @@ pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
         waiting_question_count,
         last_looked_at,
         moved,
-        alerts: alerts(store, now)?,
+        alerts: alerts(store, now, skipped_lines)?,
         projects: crate::views::overview::projects(store, PROJECTS_SHOWN)?,
         project_count,
     })
@@ -273,8 +277,9 @@ fn open_questions(
     by_text.into_values().flatten().collect()
 }
 
-/// The capture health problems at `now`.
-fn alerts(store: &Store, now: DateTime<Utc>) -> Result<Vec<HealthAlert>> {
+/// The capture health problems at `now`; `skipped_lines` are the work contexts' unreadable log
+/// lines, counted as Today read the logs.
+fn alerts(store: &Store, now: DateTime<Utc>, skipped_lines: u64) -> Result<Vec<HealthAlert>> {
     let mut out = Vec::new();
     // A harness that used to record sessions and has been silent past its usual gap.
     for h in crate::usecase::health::health(store, now)?.harnesses {
@@ -328,14 +333,13 @@ fn alerts(store: &Store, now: DateTime<Utc>) -> Result<Vec<HealthAlert>> {
             ),
         });
     }
-    let status = store.status()?;
-    if status.skipped_lines > 0 {
+    if skipped_lines > 0 {
         out.push(HealthAlert {
             kind: AlertKind::UnreadableLines,
             message: format!(
                 "{} lines of the continuity logs could not be read; they are left in place and \
                  skipped.",
-                status.skipped_lines
+                skipped_lines
             ),
         });
     }

@@ -215,14 +215,25 @@ pub(crate) fn title_line(text: &str) -> Option<String> {
     ))
 }
 
-/// Reads the request title of the sessions that received records, and of every session whose
-/// title was never read (a store made before titles existed): an empty string records "no
-/// request in it", so no session is read twice for nothing.
+/// Reads the request title of the sessions that received records and have none yet, and of
+/// every session whose title was never read (a store made before titles existed): an empty
+/// string records "no request in it so far".
 pub(crate) fn title_touched<'a>(
     conn: &Connection,
     sessions: impl IntoIterator<Item = &'a String>,
 ) -> rusqlite::Result<()> {
-    let mut ids: std::collections::BTreeSet<String> = sessions.into_iter().cloned().collect();
+    // A session's first request does not change once read, so a touched session is read again
+    // only while it has none (its first records may all have been injected text).
+    let mut open = conn.prepare_cached(
+        "SELECT 1 FROM transcript_sessions WHERE session_id = ?1
+           AND (request IS NULL OR request = '')",
+    )?;
+    let mut ids = std::collections::BTreeSet::new();
+    for id in sessions {
+        if open.exists([id])? {
+            ids.insert(id.clone());
+        }
+    }
     let mut stmt =
         conn.prepare_cached("SELECT session_id FROM transcript_sessions WHERE request IS NULL")?;
     ids.extend(stmt.query_map([], |r| r.get::<_, String>(0))?.flatten());
