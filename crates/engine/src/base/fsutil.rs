@@ -15,7 +15,12 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
+    // Unique to this call, not only to this process: the app runs commands on several threads,
+    // and two of them rebuilding one view at once must not rename each other's temp file away
+    // (the second rename would then fail with "No such file").
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{file_name}.tmp-{}-{n}", std::process::id()));
     let result = (|| {
         let mut file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
         file.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
@@ -64,5 +69,39 @@ impl LockGuard {
 impl Drop for LockGuard {
     fn drop(&mut self) {
         let _ = self.file.unlock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Threads replacing one file at once all succeed, and the file holds one whole write: the
+    /// app's commands run on several threads, and two rebuilding one view used to share a temp
+    /// file, so one rename failed with "No such file".
+    #[test]
+    fn concurrent_atomic_writes_of_one_file_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("view.json");
+        let writers: Vec<_> = (0..8)
+            .map(|i| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..25 {
+                        atomic_write(&path, format!("writer {i}\n").repeat(200).as_bytes())?;
+                    }
+                    Ok::<(), Error>(())
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap().unwrap();
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(text.lines().all(|l| l == first) && text.lines().count() == 200);
+        // No temp file is left behind.
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1);
     }
 }
