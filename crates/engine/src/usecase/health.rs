@@ -135,35 +135,11 @@ pub fn health(store: &Store, now: DateTime<Utc>) -> Result<Health> {
         };
         let (sessions_day, turns_day) = recent(now - Duration::days(1))?;
         let (sessions_week, turns_week) = recent(now - Duration::days(7))?;
-        // Primary sessions only: a sub-agent's or the harness's own run says nothing about
-        // whether the person still uses this agent.
-        let starts: Vec<String> = graph.with_conn_result(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT coalesce(started_at, last_turn_at) FROM transcript_sessions
-                 WHERE harness = ?1 AND session_kind = 'primary'
-                   AND coalesce(started_at, last_turn_at) IS NOT NULL
-                 ORDER BY 1 DESC LIMIT ?2",
-            )?;
-            stmt.query_map(params![harness.as_str(), GAP_SESSIONS as i64], |r| r.get(0))?
-                .collect()
-        })?;
-        let last_session_at: Option<String> = graph.with_conn_result(|c| {
-            c.query_row(
-                "SELECT max(last_turn_at) FROM transcript_sessions
-                 WHERE harness = ?1 AND session_kind = 'primary'",
-                [harness.as_str()],
-                |r| r.get(0),
-            )
-        })?;
-        let last_session_at = parse_ts(last_session_at);
-        let starts: Vec<DateTime<Utc>> = starts
-            .into_iter()
-            .filter_map(|s| parse_ts(Some(s)))
-            .collect();
-        let usual_gap = usual_gap(&starts);
-        let silent = last_session_at.is_some_and(|last| {
-            now - last > (usual_gap.unwrap_or(ASSUMED_GAP) * SILENT_GAPS).max(SILENT_AT_LEAST)
-        });
+        let Silence {
+            last_session_at,
+            usual_gap,
+            silent,
+        } = silence(graph, harness, now)?;
         // Ended sessions with no capture at all, then only those the person said enough in to
         // be worth one: the agent's own rule, counting what the person typed (injected text
         // does not count), read message by message and only until the count is reached.
@@ -213,6 +189,56 @@ pub fn health(store: &Store, now: DateTime<Utc>) -> Result<Health> {
         checked_at: now,
         sources,
         harnesses,
+    })
+}
+
+/// Whether a harness went silent: its newest primary session, its usual gap and the verdict.
+pub(crate) struct Silence {
+    pub(crate) last_session_at: Option<DateTime<Utc>>,
+    pub(crate) usual_gap: Option<Duration>,
+    pub(crate) silent: bool,
+}
+
+/// Whether `harness` has been silent past its usual gap at `now`: two indexed queries, cheap
+/// enough for Today to ask on every visit without the rest of the health report.
+pub(crate) fn silence(
+    graph: &crate::graph::Graph,
+    harness: Harness,
+    now: DateTime<Utc>,
+) -> Result<Silence> {
+    // Primary sessions only: a sub-agent's or the harness's own run says nothing about whether
+    // the person still uses this agent.
+    let starts: Vec<String> = graph.with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT coalesce(started_at, last_turn_at) FROM transcript_sessions
+             WHERE harness = ?1 AND session_kind = 'primary'
+               AND coalesce(started_at, last_turn_at) IS NOT NULL
+             ORDER BY 1 DESC LIMIT ?2",
+        )?;
+        stmt.query_map(params![harness.as_str(), GAP_SESSIONS as i64], |r| r.get(0))?
+            .collect()
+    })?;
+    let last: Option<String> = graph.with_conn_result(|c| {
+        c.query_row(
+            "SELECT max(last_turn_at) FROM transcript_sessions
+             WHERE harness = ?1 AND session_kind = 'primary'",
+            [harness.as_str()],
+            |r| r.get(0),
+        )
+    })?;
+    let last_session_at = parse_ts(last);
+    let starts: Vec<DateTime<Utc>> = starts
+        .into_iter()
+        .filter_map(|s| parse_ts(Some(s)))
+        .collect();
+    let usual_gap = usual_gap(&starts);
+    let silent = last_session_at.is_some_and(|last| {
+        now - last > (usual_gap.unwrap_or(ASSUMED_GAP) * SILENT_GAPS).max(SILENT_AT_LEAST)
+    });
+    Ok(Silence {
+        last_session_at,
+        usual_gap,
+        silent,
     })
 }
 

@@ -282,16 +282,19 @@ fn open_questions(
 fn alerts(store: &Store, now: DateTime<Utc>, skipped_lines: u64) -> Result<Vec<HealthAlert>> {
     let mut out = Vec::new();
     // A harness that used to record sessions and has been silent past its usual gap.
-    for h in crate::usecase::health::health(store, now)?.harnesses {
+    // Only the silences: Today is read on every visit, and the rest of the health report (the
+    // sources' files, the sessions that ended uncaptured) is `elnor doctor`'s.
+    for harness in crate::inputs::transcripts::Harness::ALL {
+        let h = crate::usecase::health::silence(store.graph(), harness, now)?;
         let (true, Some(last)) = (h.silent, h.last_session_at) else {
             continue;
         };
-        let usual = match h.usual_gap_hours {
+        let usual = match h.usual_gap.map(|g| g.num_hours()) {
             Some(hours) if hours < 48 => format!("about every {} hours", hours.max(1)),
             Some(hours) => format!("about every {} days", hours / 24),
             None => "only a few times so far".to_owned(),
         };
-        let label = h.harness.label();
+        let label = harness.label();
         out.push(HealthAlert {
             kind: AlertKind::HarnessQuiet,
             message: format!(
