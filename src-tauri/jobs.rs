@@ -212,21 +212,22 @@ fn finish(table: &Mutex<Table>, kind: JobKind, result: Result<Outcome, String>) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::mpsc;
     use std::time::{Duration, Instant};
 
     use super::*;
 
-    /// Polls until the job of `kind` is no longer running, as the UI does.
-    fn settled(jobs: &Jobs, kind: JobKind) -> JobStatus {
+    /// Polls until the job of `kind` is no longer running, as the UI does; the shell's command
+    /// tests use it too.
+    pub(crate) fn settled(jobs: &Jobs, kind: JobKind) -> JobStatus {
         let started = Instant::now();
         loop {
             let s = jobs.status(kind);
             if !s.running() {
                 return s;
             }
-            assert!(started.elapsed() < Duration::from_secs(10), "{s:?}");
+            assert!(started.elapsed() < Duration::from_secs(60), "{s:?}");
             std::thread::sleep(Duration::from_millis(5));
         }
     }

@@ -160,23 +160,10 @@ pub fn jobs_get(state: State<'_, AppState>) -> <cmd::JobsGet as Command>::Reply 
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
-
-    use elnor_types::{JobState, JobStatus};
+    use elnor_types::JobState;
 
     use super::*;
-
-    fn settled(jobs: &Jobs, kind: JobKind) -> JobStatus {
-        let started = Instant::now();
-        loop {
-            let s = jobs.status(kind);
-            if !s.running() {
-                return s;
-            }
-            assert!(started.elapsed() < Duration::from_secs(60), "{s:?}");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
+    use crate::jobs::tests::settled;
 
     /// The rebuild runs the engine's reindex on the job's thread and says what it indexed.
     #[test]
