@@ -115,6 +115,9 @@ pub enum Command {
     Reindex,
     /// Embed what the search index holds with the local model, so searches find meaning too.
     Embed(crate::search_cmd::EmbedArgs),
+    /// Serve agents over the Model Context Protocol on stdin/stdout (for a harness's MCP
+    /// settings; docs/HARNESSES.md).
+    Mcp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -189,7 +192,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::QueryGrant(a) => crate::search_cmd::grant(&store, a, args.json),
         Command::Reindex => crate::search_cmd::reindex(&store, args.json),
         Command::Embed(a) => crate::search_cmd::embed(&store, a, args.json),
+        Command::Mcp => mcp(store),
     }
+}
+
+/// `elnor mcp`: serves until the client closes the connection. The folder the harness started
+/// the server in stands for the agent's folder when a tool is not told one.
+fn mcp(store: Store) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|d| d.to_string_lossy().into_owned());
+    elnor_mcp::serve_stdio(store, elnor_mcp::Context { cwd })?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn init(store: &Store, json: bool) -> anyhow::Result<ExitCode> {

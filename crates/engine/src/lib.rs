@@ -27,6 +27,7 @@ mod views;
 // Use cases: canonical writes, then the views they touched.
 pub use usecase::access::grant_search_all;
 pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
+pub use usecase::lineage::{Lineage, LineageSource, expand_lineage};
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
     next_scheduled as nightly_next_scheduled, run as run_nightly,
@@ -95,9 +96,10 @@ pub use inputs::observe::{
     TrackedConfig, TrackedFoldersFile, default_ignores,
 };
 pub use inputs::sessions::{
-    CompactionMark, ListQuery as SessionListQuery, ReadQuery as TranscriptQuery, SessionInfo,
-    SessionSummary, Transcript, TranscriptTurn, TurnPage, get as session, list as list_sessions,
-    read_transcript, summarize as summarize_session, turn_page as session_turns,
+    CompactionMark, ListQuery as SessionListQuery, READ_TOKEN_CAP, ReadQuery as TranscriptQuery,
+    SessionInfo, SessionSummary, Transcript, TranscriptTurn, TurnPage, get as session,
+    latest_in_folder as latest_session_in_folder, list as list_sessions, read_transcript,
+    summarize as summarize_session, turn_page as session_turns,
 };
 pub use inputs::sources::TranscriptSource;
 pub use inputs::transcripts::{Harness, Role, TurnKind, excerpt as transcript_excerpt};

@@ -203,6 +203,26 @@ pub fn get(graph: &Graph, session_id: &str) -> Result<SessionInfo> {
         })
 }
 
+/// The newest primary session recorded in the folder `cwd`: the session an agent started there
+/// most likely is, when it cannot name its own (an MCP server is started in the agent's folder,
+/// but harnesses do not tell it the session id). `None` when no session ran there.
+pub fn latest_in_folder(graph: &Graph, cwd: &str) -> Result<Option<SessionId>> {
+    let cwd = cwd.trim_end_matches('/');
+    if cwd.is_empty() {
+        return Ok(None);
+    }
+    graph.with_conn_result(|c| {
+        c.query_row(
+            "SELECT session_id FROM transcript_sessions
+              WHERE cwd = ?1 AND session_kind = 'primary'
+              ORDER BY last_turn_at DESC LIMIT 1",
+            [cwd],
+            |r| r.get(0),
+        )
+        .optional()
+    })
+}
+
 /// Options of `session.read_transcript`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadQuery {
@@ -211,6 +231,9 @@ pub struct ReadQuery {
     pub last_n_turns: Option<u32>,
     /// Continue a truncated read: only turns before this `seq`.
     pub before_seq: Option<i64>,
+    /// Only turns after this `seq`: the lower end of a window, such as the turns one capture
+    /// read (a lineage expansion).
+    pub after_seq: Option<i64>,
     /// Total budget in tokens.
     pub max_tokens: usize,
     /// Bound of one turn's content, in characters.
@@ -226,6 +249,7 @@ impl ReadQuery {
             session_id: session_id.into(),
             last_n_turns: None,
             before_seq: None,
+            after_seq: None,
             max_tokens: READ_TOKEN_CAP,
             turn_chars: TURN_EXCERPT_CHARS,
             include_events: false,
@@ -280,14 +304,15 @@ pub fn read_transcript(graph: &Graph, q: &ReadQuery) -> Result<Transcript> {
             "SELECT seq, turn_id, role, kind, text, tool_calls, timestamp, is_sidechain,
                     tokens_before
              FROM turns
-             WHERE session_id = ?1 AND seq < ?2
+             WHERE session_id = ?1 AND seq < ?2 AND seq > ?4
                AND kind IN (SELECT value FROM json_each(?3))
              ORDER BY seq DESC",
         )?;
         let mut rows = stmt.query(params![
             session.session_id,
             q.before_seq.unwrap_or(i64::MAX),
-            kinds_json
+            kinds_json,
+            q.after_seq.unwrap_or(i64::MIN),
         ])?;
         while let Some(r) = rows.next()? {
             if turns.len() as i64 >= max_rows {

@@ -9,6 +9,7 @@ pub mod access;
 #[path = "tests/embedding.rs"]
 mod embedding_tests;
 pub mod health;
+pub mod lineage;
 pub mod nightly;
 mod synthesis;
 pub mod today;
