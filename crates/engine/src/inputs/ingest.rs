@@ -799,6 +799,11 @@ fn ingest_openclaw_db(
         .collect::<rusqlite::Result<_>>()
         .map_err(theirs)?
     };
+    // Databases written before compressed events have no `event_zstd` column.
+    let compressed = snapshot
+        .prepare("SELECT 1 FROM pragma_table_info('transcript_events') WHERE name = 'event_zstd'")
+        .and_then(|mut s| s.exists([]))
+        .map_err(theirs)?;
     let mut read_any = false;
     for (session, max_seq) in windows {
         let key = format!("{}#{session}", path.display());
@@ -822,23 +827,49 @@ fn ingest_openclaw_db(
         let mut seen = last_seq;
         {
             let mut stmt = snapshot
-                .prepare(
-                    "SELECT seq, event_json FROM transcript_events
-                     WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
-                )
+                .prepare(if compressed {
+                    "SELECT seq, event_json, event_zstd FROM transcript_events
+                     WHERE session_id = ?1 AND seq > ?2 ORDER BY seq"
+                } else {
+                    "SELECT seq, event_json, NULL FROM transcript_events
+                     WHERE session_id = ?1 AND seq > ?2 ORDER BY seq"
+                })
                 .map_err(theirs)?;
             let mut rows = stmt.query(params![session, last_seq]).map_err(theirs)?;
             while let Some(row) = rows.next().map_err(theirs)? {
                 let seq: i64 = row.get(0).map_err(theirs)?;
                 seen = seq;
                 let at = seq.max(0) as u64;
-                let text = match row.get_ref(1).map_err(theirs)? {
-                    rusqlite::types::ValueRef::Text(bytes) => {
+                let text = match (
+                    row.get_ref(1).map_err(theirs)?,
+                    row.get_ref(2).map_err(theirs)?,
+                ) {
+                    (rusqlite::types::ValueRef::Text(bytes), _) => {
                         report.bytes_read += bytes.len() as u64;
                         match std::str::from_utf8(bytes) {
                             Ok(t) => t.to_owned(),
                             Err(_) => {
                                 Problems::note(&mut problems.invalid_utf8, at);
+                                continue;
+                            }
+                        }
+                    }
+                    // Newer OpenClaw releases leave `event_json` NULL and keep the same JSON
+                    // zstd-compressed in `event_zstd`.
+                    (rusqlite::types::ValueRef::Null, rusqlite::types::ValueRef::Blob(packed)) => {
+                        report.bytes_read += packed.len() as u64;
+                        match unzstd(packed) {
+                            Unpacked::Text(t) => t,
+                            Unpacked::Oversized => {
+                                Problems::note(&mut problems.oversized, at);
+                                continue;
+                            }
+                            Unpacked::NotUtf8 => {
+                                Problems::note(&mut problems.invalid_utf8, at);
+                                continue;
+                            }
+                            Unpacked::Corrupt => {
+                                Problems::note(&mut problems.malformed, at);
                                 continue;
                             }
                         }
@@ -880,6 +911,40 @@ fn ingest_openclaw_db(
         report.files_unchanged += 1;
     }
     Ok(())
+}
+
+/// One compressed OpenClaw event, unpacked.
+enum Unpacked {
+    Text(String),
+    /// Larger than a record may be once unpacked (a bomb, or a record we skip anyway).
+    Oversized,
+    NotUtf8,
+    Corrupt,
+}
+
+/// Unpacks a zstd frame, reading at most one byte past [`MAX_RECORD_BYTES`] so that a small
+/// hostile frame cannot expand into gigabytes.
+fn unzstd(packed: &[u8]) -> Unpacked {
+    use std::io::Read;
+    let mut input = packed;
+    let Ok(decoder) = ruzstd::decoding::StreamingDecoder::new(&mut input) else {
+        return Unpacked::Corrupt;
+    };
+    let mut out = Vec::new();
+    if decoder
+        .take(MAX_RECORD_BYTES as u64 + 1)
+        .read_to_end(&mut out)
+        .is_err()
+    {
+        return Unpacked::Corrupt;
+    }
+    if out.len() > MAX_RECORD_BYTES {
+        return Unpacked::Oversized;
+    }
+    match String::from_utf8(out) {
+        Ok(t) => Unpacked::Text(t),
+        Err(_) => Unpacked::NotUtf8,
+    }
 }
 
 /// Ingests every transcript under `roots` into the store's graph, then gives new projects their

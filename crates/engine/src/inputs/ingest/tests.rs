@@ -651,3 +651,147 @@ fn real_sessions_get_titles_in_words() {
         assert!(!t.contains('<') && t.chars().count() <= 91, "{t}");
     }
 }
+
+/// An OpenClaw database of a newer release: `event_json` may be NULL with the event
+/// zstd-compressed in `event_zstd`. Every other event of the sample is stored compressed.
+fn openclaw_compressed_db_from_jsonl(jsonl: &Path, db: &Path) -> String {
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let conn = Connection::open(db).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE session_windows (
+           session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL,
+           previous_session_id TEXT, reason TEXT, session_scope TEXT NOT NULL DEFAULT 'conversation',
+           created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+         CREATE TABLE transcript_events (
+           session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, event_zstd BLOB,
+           created_at INTEGER NOT NULL, PRIMARY KEY (session_id, seq)) STRICT;",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(jsonl).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let session = header["id"].as_str().unwrap().to_owned();
+    conn.execute(
+        "INSERT INTO session_windows VALUES (?1, 'agent:main:main', NULL, 'initial', 'conversation', 1, 1)",
+        [&session],
+    )
+    .unwrap();
+    for (seq, line) in text.lines().enumerate() {
+        if seq % 2 == 1 {
+            let packed = ruzstd::encoding::compress_to_vec(
+                line.as_bytes(),
+                ruzstd::encoding::CompressionLevel::Fastest,
+            );
+            conn.execute(
+                "INSERT INTO transcript_events VALUES (?1, ?2, NULL, ?3, 1)",
+                params![session, seq as i64, packed],
+            )
+            .unwrap();
+        } else {
+            conn.execute(
+                "INSERT INTO transcript_events VALUES (?1, ?2, ?3, NULL, 1)",
+                params![session, seq as i64, line],
+            )
+            .unwrap();
+        }
+    }
+    session
+}
+
+#[test]
+fn openclaw_compressed_events_read_like_plain_ones_and_bad_frames_are_counted() {
+    let samples = crate::test_support::samples();
+    let sample = "openclaw/agents/henderson/sessions/c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01.jsonl";
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl_root = dir.path().join("jsonl");
+    copy_fixture(
+        &samples,
+        sample,
+        &jsonl_root.join("agents/main/sessions/s.jsonl"),
+    );
+    let db_root = dir.path().join("db");
+    let db_path = db_root.join("agents/main/agent/openclaw-agent.sqlite");
+    let session = openclaw_compressed_db_from_jsonl(&samples.join(sample), &db_path);
+
+    let from_jsonl = Store::open(dir.path().join("a")).unwrap();
+    let plain = run(
+        &from_jsonl,
+        &[SourceRoot {
+            harness: Harness::OpenClaw,
+            root: jsonl_root,
+        }],
+    );
+    let from_db = Store::open(dir.path().join("b")).unwrap();
+    let db_roots = [SourceRoot {
+        harness: Harness::OpenClaw,
+        root: db_root,
+    }];
+    let report = run(&from_db, &db_roots);
+    // The sample's own quirks (a line holding two records) are reported alike either way.
+    let kinds = |r: &IngestReport| -> Vec<(String, u64)> {
+        r.problems
+            .iter()
+            .map(|p| (p.problem.to_string(), p.count))
+            .collect()
+    };
+    assert_eq!(kinds(&report), kinds(&plain));
+    let (a, b) = (turns_of(&from_jsonl), turns_of(&from_db));
+    assert!(a.len() > 4);
+    assert_eq!(a, b);
+
+    // A corrupt frame, a frame that unpacks past the record limit, and a row with neither
+    // column are each counted; the good event after them is still read.
+    let db = Connection::open(&db_path).unwrap();
+    let bomb = ruzstd::encoding::compress_to_vec(
+        &vec![b' '; MAX_RECORD_BYTES + 10][..],
+        ruzstd::encoding::CompressionLevel::Fastest,
+    );
+    assert!(bomb.len() < 100_000, "the bomb is small packed");
+    let later = r#"{"type":"message","id":"zz000002","parentId":null,"timestamp":"2026-03-09T00:00:00Z","message":{"role":"user","content":"after the bad rows"}}"#;
+    for (seq, json, packed) in [
+        (
+            20_000_i64,
+            None::<String>,
+            Some(b"not zstd at all".to_vec()),
+        ),
+        (20_001, None, Some(bomb)),
+        (20_002, None, None),
+        (
+            20_003,
+            None,
+            Some(ruzstd::encoding::compress_to_vec(
+                later.as_bytes(),
+                ruzstd::encoding::CompressionLevel::Fastest,
+            )),
+        ),
+    ] {
+        db.execute(
+            "INSERT INTO transcript_events VALUES (?1, ?2, ?3, ?4, 2)",
+            params![session, seq, json, packed],
+        )
+        .unwrap();
+    }
+    drop(db);
+    let report = run(&from_db, &db_roots);
+    assert_eq!(report.records_added, 1, "{report:?}");
+    let problems: Vec<(String, u64, Option<u64>)> = report
+        .problems
+        .iter()
+        .map(|p| (p.problem.to_string(), p.count, p.first_at))
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            (
+                "malformed records (not JSON objects)".to_owned(),
+                2,
+                Some(20_000)
+            ),
+            ("records over the size limit".to_owned(), 1, Some(20_001)),
+        ]
+    );
+    assert!(
+        turns_of(&from_db)
+            .iter()
+            .any(|t| t.3.contains("after the bad rows"))
+    );
+}
