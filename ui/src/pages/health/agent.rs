@@ -7,19 +7,26 @@ use leptos::prelude::*;
 
 use super::words::{ago, count, every, span};
 use crate::components::{harness_name, short_time};
+use crate::nav::{Page, Route, use_nav};
 
 /// An agent's card, with its own folders.
 #[component]
 pub(super) fn AgentCard(agent: HarnessHealthRow, sources: Vec<SourceHealthRow>) -> impl IntoView {
     let name = harness_name(&agent.harness).to_owned();
     let id = format!("health-{}", agent.harness.replace('_', "-"));
-    let silence = agent.silent.then(|| silence_callout(&name, &agent));
+    // Whether any folder of this agent's is there to be read: the silence's advice differs when
+    // none is (the agent may write somewhere ELNOR does not look).
+    let readable = sources.iter().any(|s| s.enabled && s.exists);
+    let silence = agent
+        .silent
+        .then(|| silence_callout(&name, &agent, readable));
     let uncaptured = (agent.uncaptured > 0).then(|| {
         view! {
             <p class="health-uncaptured" data-count=agent.uncaptured>
                 {format!(
-                    "{} you worked in ended without being captured; the nightly run catches up on them.",
+                    "{} you worked in ended without being captured; the nightly run catches up on {}.",
                     count(agent.uncaptured, "session"),
+                    if agent.uncaptured == 1 { "it" } else { "them" },
                 )}
             </p>
         }
@@ -80,9 +87,11 @@ fn activity(agent: &HarnessHealthRow) -> String {
     parts.join(" · ")
 }
 
-/// The callout for an agent quiet far longer than usual: how long, what is usual, and the
-/// question the person should answer.
-fn silence_callout(name: &str, agent: &HarnessHealthRow) -> impl IntoView + use<> {
+/// The callout for an agent quiet far longer than usual: how long, what is usual, the question
+/// the person should answer, and where to look: the folder below when ELNOR can read one, else
+/// Settings, to add the folder the agent writes to now.
+fn silence_callout(name: &str, agent: &HarnessHealthRow, readable: bool) -> impl IntoView + use<> {
+    let nav = use_nav();
     let quiet = agent
         .last_session
         .as_ref()
@@ -93,14 +102,31 @@ fn silence_callout(name: &str, agent: &HarnessHealthRow) -> impl IntoView + use<
         Some(hours) => format!("it usually records one {}", every(hours)),
         None => "it recorded only a few before".to_owned(),
     };
+    let advice = if readable {
+        view! { {format!(" If you still use {name}, check that it still writes to the folder below.")} }
+            .into_any()
+    } else {
+        view! {
+            {format!(" ELNOR has no folder of {name}'s to read on this machine; if you still use it, ")}
+            <a
+                href="#"
+                on:click=move |ev| {
+                    ev.prevent_default();
+                    nav.go(Route::of(Page::Settings));
+                }
+            >
+                "add the folder it writes to in Settings"
+            </a>
+            "."
+        }
+            .into_any()
+    };
     view! {
         <p class="health-silent" role="status">
             <span class="alert-mark" aria-hidden="true">"!"</span>
             <span>
-                {format!(
-                    "No new {name} sessions{quiet}; {usual}. Is it still being captured? If you still \
-                     use {name}, check that it writes to the folder below."
-                )}
+                {format!("No new {name} sessions{quiet}; {usual}. Is it still being captured?")}
+                {advice}
             </span>
         </p>
     }
@@ -148,11 +174,18 @@ fn source_row(source: SourceHealthRow) -> impl IntoView {
             data-problems=source.problems
         >
             <span class="path">{source.root.clone()}</span>
-            <span class="meta health-reads">
-                {count(source.files, "file")}
-                {when(" · last file change", &source.last_file_change)}
-                {when(" · last read", &source.last_read)}
-            </span>
+            // A folder that is not there has nothing to count; what was read from it before
+            // still counts.
+            {(source.exists || source.files > 0)
+                .then(|| {
+                    view! {
+                        <span class="meta health-reads">
+                            {count(source.files, "file")}
+                            {when(" · last file change", &source.last_file_change)}
+                            {when(" · last read", &source.last_read)}
+                        </span>
+                    }
+                })}
             {state.map(|s| view! { <p class="health-problem">{s}</p> })}
             {problems}
             {unknown}

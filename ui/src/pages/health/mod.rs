@@ -54,9 +54,12 @@ pub fn HealthPage() -> impl IntoView {
 #[component]
 fn HealthReport(health: CaptureHealth) -> impl IntoView {
     let nav = use_nav();
-    let (in_use, unused): (Vec<_>, Vec<_>) = health.harnesses.into_iter().partition(|a| {
+    let (mut in_use, unused): (Vec<_>, Vec<_>) = health.harnesses.into_iter().partition(|a| {
         a.last_session.is_some() || health.sources.iter().any(|s| s.harness == a.harness)
     });
+    // A silent agent first, where the eye lands, then the agents with sessions, each group in
+    // the engine's order.
+    in_use.sort_by_key(|a| (!a.silent, a.last_session.is_none()));
     let silent = in_use.iter().filter(|a| a.silent).count() as u64;
     let problems: u64 = health.sources.iter().map(|s| s.problems).sum();
     let missing = health

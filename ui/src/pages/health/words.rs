@@ -12,13 +12,16 @@ pub(super) fn count(n: u64, noun: &str) -> String {
 }
 
 /// A length of time as people say it, at the coarsest unit that is not zero: "5 minutes",
-/// "3 hours", "12 days". Hours run up to two days, because "30 hours" says more than "1 day".
+/// "3 hours", "12 days", "about 8 months". Hours run up to two days, because "30 hours" says
+/// more than "1 day"; days run up to two months, past which the exact day no longer matters.
 pub(super) fn span(minutes: i64) -> String {
+    const DAY: u64 = 24 * 60;
     let minutes = u64::try_from(minutes).unwrap_or(0);
     match minutes {
         0..60 => count(minutes.max(1), "minute"),
         60..2880 => count(minutes / 60, "hour"),
-        _ => count(minutes / 1440, "day"),
+        m if m < 61 * DAY => count(m / DAY, "day"),
+        m => format!("about {}", count((m + 15 * DAY) / (30 * DAY), "month")),
     }
 }
 
