@@ -4,6 +4,7 @@
 pub mod brief;
 pub mod contexts;
 pub mod continuity;
+pub mod health;
 pub mod ingest;
 pub mod jobs;
 pub mod knowledge;

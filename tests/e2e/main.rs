@@ -22,6 +22,7 @@ mod world;
 mod contexts;
 mod everywhere;
 mod first_run;
+mod health;
 mod home;
 mod inspector;
 mod knowledge;

@@ -18,6 +18,7 @@ const PAGES: &[(&str, &str)] = &[
     ("#nav-library", "library"),
     ("#nav-topics", "topics"),
     ("#nav-inspector", "inspector"),
+    ("#nav-health", "health"),
     ("#nav-settings", "settings"),
 ];
 

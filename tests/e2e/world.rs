@@ -925,3 +925,101 @@ pub fn long_name_world() -> (World, String) {
     }
     (world, long)
 }
+
+/// The moment the Health page's world is looked at: the day after its last Claude Code session,
+/// three weeks after Codex's last. The app is started with it as `ELNOR_NOW`.
+pub const QUIET_CODEX_NOW: &str = "2026-10-29T12:00:00Z";
+
+/// A person who used Codex every day and then stopped while Claude Code carried on, built from
+/// the project's samples: the Claude Code sample folder as it is (its first session's last line
+/// is cut off mid-write), and the Codex sample session recorded again each morning from 1 to 5
+/// October, the third time with a garbled line in the middle. Both folders are the store's
+/// sources, read once a few minutes before [`QUIET_CODEX_NOW`]; each file's modification time is
+/// the day its session was recorded, as it would be on a real disk.
+pub fn quiet_codex_world() -> World {
+    let mut world = World::new();
+    let samples = elnor_fixtures::samples();
+    let at = |rfc3339: &str| DateTime::parse_from_rfc3339(rfc3339).unwrap().to_utc();
+    let now = at(QUIET_CODEX_NOW);
+    let touch = |path: &Path, when: DateTime<Utc>| {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_modified(when.into()))
+            .unwrap();
+    };
+
+    let claude = world.path("claude-code");
+    copy_tree(&samples.join("claude-code"), &claude, &|file| {
+        touch(file, at("2026-10-28T14:06:00Z"));
+    });
+
+    let codex = world.path("codex-sessions");
+    let sample_id = "019a3c10-7e21-7b40-8d2e-5f6a7b8c9d01";
+    let sample = std::fs::read_to_string(samples.join(format!(
+        "codex/sessions/2026/10/29/rollout-2026-10-29T09-12-03-{sample_id}.jsonl"
+    )))
+    .unwrap();
+    for day in 1..=5 {
+        let date = format!("2026-10-{day:02}");
+        let id = format!("019a3c10-7e21-7b40-8d2e-5f6a7b8c9d{day:02}");
+        let mut lines: Vec<String> = sample
+            .replace("2026-10-29", &date)
+            .replace(sample_id, &id)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        if day == 3 {
+            lines.insert(
+                4,
+                format!(r#"{{"timestamp": "{date}T09:12:04.500Z", "type": "response_item", "payl"#),
+            );
+        }
+        let dir = codex.join(format!("2026/10/{day:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("rollout-{date}T09-12-03-{id}.jsonl"));
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+        touch(&file, at(&format!("{date}T09:20:00Z")));
+    }
+
+    let store = world.store();
+    store.set_config("mode", "deterministic").unwrap();
+    // These two folders only: adding to a sources file never saved would keep the defaults of
+    // whoever runs the test beside them.
+    let sources = store.sources();
+    sources
+        .update(|list| {
+            list.clear();
+            Ok(())
+        })
+        .unwrap();
+    sources
+        .add(elnor_engine::Harness::ClaudeCode, claude)
+        .unwrap();
+    sources.add(elnor_engine::Harness::Codex, codex).unwrap();
+    let roots = sources.enabled_roots().unwrap();
+    elnor_engine::ingest(
+        &store,
+        &roots,
+        &mut |_| {},
+        now - chrono::Duration::minutes(5),
+    )
+    .unwrap();
+    world.set_app_env("ELNOR_NOW", QUIET_CODEX_NOW);
+    world
+}
+
+/// Copies the folder `from` to `to` with everything in it, calling `copied` on each file.
+fn copy_tree(from: &Path, to: &Path, copied: &dyn Fn(&Path)) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target, copied);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+            copied(&target);
+        }
+    }
+}

@@ -6,18 +6,18 @@
 use elnor_types::{
     AddFactRequest, AddLinkRuleRequest, AddSourceRequest, ApiKeyStatus, ApproveRequest,
     AssemblyDetail, AssemblyListRequest, AssemblyRef, AssemblyRow, BriefPreview,
-    BriefPreviewRequest, CommandError, ConfigFields, ConnectionTest, ConstellationView,
-    ContinuityMode, ContinuitySettings, CreateEntityRequest, CreateWorkContextRequest,
-    EditEntityRequest, EditFactRequest, EditWorkContextRequest, EmbedCoverage, EntityLinkRequest,
-    EntityListRequest, EntityRow, ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest,
-    IngestStatus, KnowledgeList, KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow,
-    NightlyStatus, NodeDetail, NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant,
-    NodeWarrantRequest, ObservationListRequest, ObservationRef, ObservationRow, PendingCount,
-    ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushPreview,
-    PushRequest, RejectRequest, RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome,
-    ReviewQueue, RollupView, SearchQueryRequest, SearchResults, SessionListRequest, SessionRow,
-    SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings,
-    SourceRow, StoreStatus, Timeline, TimelineRequest, TodayView, TrackedFolderRequest,
+    BriefPreviewRequest, CaptureHealth, CommandError, ConfigFields, ConnectionTest,
+    ConstellationView, ContinuityMode, ContinuitySettings, CreateEntityRequest,
+    CreateWorkContextRequest, EditEntityRequest, EditFactRequest, EditWorkContextRequest,
+    EmbedCoverage, EntityLinkRequest, EntityListRequest, EntityRow, ErrorKind, EvaluationSummary,
+    FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList, KnowledgeListRequest, LivingFacts,
+    MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail, NodeRef, NodeRetireRequest,
+    NodeTextRequest, NodeWarrant, NodeWarrantRequest, ObservationListRequest, ObservationRef,
+    ObservationRow, PendingCount, ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef,
+    PushOutcome, PushPreview, PushRequest, RejectRequest, RemoveLinkRuleRequest, ReviewListRequest,
+    ReviewOutcome, ReviewQueue, RollupView, SearchQueryRequest, SearchResults, SessionListRequest,
+    SessionRow, SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest,
+    Settings, SourceRow, StoreStatus, Timeline, TimelineRequest, TodayView, TrackedFolderRequest,
     TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
 };
 use elnor_types::{Command, commands as cmd};
@@ -433,6 +433,11 @@ pub async fn observations_push(request: PushRequest) -> Result<PushOutcome, Comm
 /// Today: what needs the person, then their projects; the read counts as their look.
 pub async fn today_get() -> Result<TodayView, CommandError> {
     invoke::<cmd::TodayGet>(()).await
+}
+
+/// Capture health: per transcript folder what was read, per agent whether it went quiet.
+pub async fn health_get() -> Result<CaptureHealth, CommandError> {
+    invoke::<cmd::HealthGet>(()).await
 }
 
 /// Where a push would reach, nothing stored: the push box's preview.

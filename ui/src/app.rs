@@ -18,9 +18,9 @@ use crate::api;
 use crate::keys::{self, KeysHelp, go_key};
 use crate::nav::{Nav, Page, Route};
 use crate::pages::{
-    contexts::ContextsPage, home::Home, inspector::InspectorPage, knowledge::KnowledgePage,
-    library::LibraryPage, review::ReviewPage, search::SearchPage, sessions::SessionsPage,
-    settings::SettingsPage, timeline::TimelinePage, topics::TopicsPage,
+    contexts::ContextsPage, health::HealthPage, home::Home, inspector::InspectorPage,
+    knowledge::KnowledgePage, library::LibraryPage, review::ReviewPage, search::SearchPage,
+    sessions::SessionsPage, settings::SettingsPage, timeline::TimelinePage, topics::TopicsPage,
 };
 use crate::push::{PushDialog, is_push_shortcut};
 use crate::search_box::{SearchDialog, is_search_shortcut};
@@ -157,6 +157,7 @@ pub fn App() -> impl IntoView {
                 {button("nav-library", "Library", Page::Library)}
                 {button("nav-topics", "Topics", Page::Topics)}
                 {button("nav-inspector", "Inspector", Page::Inspector)}
+                {button("nav-health", "Health", Page::Health)}
                 {button("nav-settings", "Settings", Page::Settings)}
                 <button
                     id="nav-push"
@@ -192,6 +193,7 @@ pub fn App() -> impl IntoView {
                     Page::Library => view! { <LibraryPage /> }.into_any(),
                     Page::Topics => view! { <TopicsPage /> }.into_any(),
                     Page::Inspector => view! { <InspectorPage /> }.into_any(),
+                    Page::Health => view! { <HealthPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
                 }}
             </main>

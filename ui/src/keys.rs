@@ -36,6 +36,7 @@ pub const GO_KEYS: &[(&str, Page, &str)] = &[
     ("l", Page::Library, "Library"),
     ("o", Page::Topics, "Topics"),
     ("i", Page::Inspector, "Inspector"),
+    ("c", Page::Health, "Health (capture)"),
     (",", Page::Settings, "Settings"),
 ];
 

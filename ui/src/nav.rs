@@ -21,6 +21,7 @@ pub enum Page {
     Library,
     Topics,
     Inspector,
+    Health,
     Settings,
 }
 
@@ -77,6 +78,8 @@ pub enum Route {
     Inspector {
         assembly: Option<i64>,
     },
+    /// The Health page: whether every agent's sessions are still being captured.
+    Health,
     Settings,
 }
 
@@ -97,6 +100,7 @@ impl Route {
             Page::Library => Route::Library { document: None },
             Page::Topics => Route::Topics { topic: None },
             Page::Inspector => Route::Inspector { assembly: None },
+            Page::Health => Route::Health,
             Page::Settings => Route::Settings,
         }
     }
@@ -114,6 +118,7 @@ impl Route {
             Route::Library { .. } => Page::Library,
             Route::Topics { .. } => Page::Topics,
             Route::Inspector { .. } => Page::Inspector,
+            Route::Health => Page::Health,
             Route::Settings => Page::Settings,
         }
     }

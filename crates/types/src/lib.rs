@@ -87,6 +87,9 @@ pub mod commands {
         /// `today_get`: `() -> TodayView` (what needs the person first, then their projects;
         /// reading it is the person looking, remembered for "moved since you last looked")
         TodayGet = "today_get"() -> TodayView;
+        /// `health_get`: `() -> CaptureHealth` (per transcript source what ingest saw of it, per
+        /// harness what it recorded lately and whether it went silent)
+        HealthGet = "health_get"() -> CaptureHealth;
         /// `projects_list`: `() -> Vec<ProjectOverviewRow>`
         /// (the projects found in the history, newest work first)
         ProjectsList = "projects_list"() -> Vec<ProjectOverviewRow>;
@@ -554,6 +557,73 @@ pub struct TodayView {
     pub projects: Vec<ProjectOverviewRow>,
     /// Every project found in the history (the Work contexts page's Projects group).
     pub project_count: u32,
+}
+
+/// One transcript source (a harness's folder or database) on the Health page, as ingest has
+/// seen it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceHealthRow {
+    /// `claude_code`, `codex` or `openclaw`.
+    pub harness: String,
+    /// The folder (or database) as the person added it.
+    pub root: String,
+    pub enabled: bool,
+    /// Whether the folder is there now.
+    pub exists: bool,
+    /// Transcript files ingest has read under it.
+    pub files: u64,
+    /// When the newest of those files last changed, as an age at `checked_at` (RFC 3339 beside it
+    /// for the exact time).
+    pub last_file_change: Option<Age>,
+    /// When ingest last read one of them.
+    pub last_read: Option<Age>,
+    /// Lines that could not be read: malformed JSON, invalid text encoding, oversized lines.
+    pub problems: u64,
+    /// Records of a kind ingest does not know; kept raw, counted here.
+    pub unknown_records: u64,
+}
+
+/// A moment on the Health page: when it was, and how long before the report it was, so the page
+/// can say "3 hours ago" without a clock of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Age {
+    /// RFC 3339.
+    pub at: String,
+    /// Whole minutes between it and the report's `checked_at` (negative when it is later, as a
+    /// file touched after a replayed clock).
+    pub minutes_ago: i64,
+}
+
+/// One harness on the Health page: what it recorded lately and whether it went quiet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HarnessHealthRow {
+    /// `claude_code`, `codex` or `openclaw`.
+    pub harness: String,
+    /// Sessions with a turn in the last day and in the last week, and their turns.
+    pub sessions_day: u64,
+    pub sessions_week: u64,
+    pub turns_day: u64,
+    pub turns_week: u64,
+    /// When its newest session's last turn happened.
+    pub last_session: Option<Age>,
+    /// The usual time between the starts of its sessions (`None` with too few to say).
+    pub usual_gap_hours: Option<i64>,
+    /// Quiet for far longer than its usual gap.
+    pub silent: bool,
+    /// Sessions the person worked in that ended without being captured.
+    pub uncaptured: u64,
+}
+
+/// Reply of [`commands::HealthGet`]: whether ELNOR is still hearing from every agent the person
+/// uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaptureHealth {
+    /// RFC 3339: the moment the report describes.
+    pub checked_at: String,
+    /// Every transcript source, in the order the sources file lists them.
+    pub sources: Vec<SourceHealthRow>,
+    /// Every harness ELNOR reads, whether or not it has a source.
+    pub harnesses: Vec<HarnessHealthRow>,
 }
 
 /// Names one work context.

@@ -1,7 +1,7 @@
 //! "Needs you": what waits on the person, each a link to where it is dealt with. Proposals to
-//! review, capture health alerts, the open questions waiting longest in the work contexts active
-//! lately, and the contexts that moved since the person last looked. The counts are the ones the
-//! linked pages list.
+//! review, capture health alerts (an agent gone quiet links to the Health page), the open
+//! questions waiting longest in the work contexts active lately, and the contexts that moved since
+//! the person last looked. The counts are the ones the linked pages list.
 
 use elnor_types::TodayView;
 use leptos::prelude::*;
@@ -43,10 +43,26 @@ pub(super) fn NeedsCard(today: TodayView) -> impl IntoView {
         .alerts
         .iter()
         .map(|a| {
+            // An agent gone quiet or no folder to read is capture health, which the Health page
+            // shows in full; the other alerts (the model, the nightly run, the logs) are not.
+            let health = matches!(a.kind.as_str(), "harness_quiet" | "no_sources").then(|| {
+                view! {
+                    <a
+                        href="#"
+                        class="alert-link"
+                        on:click=move |ev| {
+                            ev.prevent_default();
+                            nav.go(Route::of(Page::Health));
+                        }
+                    >
+                        "See capture health"
+                    </a>
+                }
+            });
             view! {
                 <li class="need alert" data-kind=a.kind.clone()>
                     <span class="alert-mark" aria-hidden="true">"!"</span>
-                    {a.message.clone()}
+                    <span>{a.message.clone()} " " {health}</span>
                 </li>
             }
         })
