@@ -20,7 +20,7 @@ export ELNOR_SKIP_LOG="${ELNOR_SKIP_LOG:-$(mktemp)}"
 step "format"
 cargo fmt --all --check
 
-step "layering: the engine and the shared types know nothing of Tauri, Leptos or wasm"
+step "layering: the engine and the shared types know nothing of Tauri, Leptos, wasm or MCP"
 # `cargo tree -p CRATE -i DEP` prints the paths by which CRATE reaches DEP; when there are none,
 # cargo says the spec "did not match any packages". Any other failure is a broken check.
 depends_on() {
@@ -43,9 +43,12 @@ check_absent() {
 }
 # The check must be able to fail: the shell does depend on Tauri and the engine.
 depends_on elnor-desktop tauri && depends_on elnor-desktop elnor-engine \
+  && depends_on elnor-mcp rmcp \
   || { echo "layering check cannot see real dependencies" >&2; exit 1; }
-check_absent elnor-engine tauri tauri-build wry leptos wasm-bindgen elnor-types
+check_absent elnor-engine tauri tauri-build wry leptos wasm-bindgen elnor-types rmcp tokio
 check_absent elnor-types tauri wry leptos elnor-engine rusqlite
+# The MCP server is an adapter beside the shell, not above it: it knows the engine alone.
+check_absent elnor-mcp tauri elnor-types
 echo "ok"
 
 step "layering inside the engine: modules only look down (tidy)"
@@ -55,13 +58,13 @@ step "UI: trunk build (wasm)"
 (cd ui && trunk build)
 
 step "clippy (native crates, all targets)"
-cargo clippy -q -p elnor-engine -p elnor-types -p elnor-cli -p elnor-fixtures -p elnor-e2e -p elnor-desktop \
+cargo clippy -q -p elnor-engine -p elnor-types -p elnor-cli -p elnor-mcp -p elnor-fixtures -p elnor-e2e -p elnor-desktop \
   --all-targets --features elnor-desktop/custom-protocol -- -D warnings
 step "clippy (UI, wasm32)"
 cargo clippy -q -p elnor-ui --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 step "engine, types and CLI tests"
-cargo test -p elnor-engine -p elnor-types -p elnor-cli
+cargo test -p elnor-engine -p elnor-types -p elnor-cli -p elnor-mcp
 
 step "slow tier: the live file watcher over real inotify"
 cargo test -q -p elnor-engine --test watcher -- --ignored

@@ -729,3 +729,58 @@ pub fn bounded_text(value: &Value) -> String {
          budget or time window)]"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continuations_round_trip_and_anything_else_is_refused() {
+        assert_eq!(
+            parse_continuation(continuation_of(Some(42)).as_deref()),
+            Ok(Some(42))
+        );
+        assert_eq!(parse_continuation(None), Ok(None));
+        for bad in [
+            "42",
+            "before:",
+            "before:-3",
+            "before:0",
+            "after:4",
+            "before:4x",
+        ] {
+            assert!(parse_continuation(Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn folders_must_be_absolute_and_stay_put() {
+        assert_eq!(folder("/home/p/code"), Ok("/home/p/code".to_owned()));
+        for bad in ["code", "./code", "/home/p/../../etc", "/home/p\n/x", ""] {
+            assert!(folder(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn every_schema_is_a_closed_object_and_only_the_push_writes() {
+        for t in catalogue() {
+            assert_eq!(t.schema.get("type"), Some(&json!("object")), "{}", t.name);
+            assert_eq!(
+                t.schema.get("additionalProperties"),
+                Some(&json!(false)),
+                "{}",
+                t.name
+            );
+            assert_eq!(t.writes, t.name == "observation_push");
+        }
+    }
+
+    #[test]
+    fn a_long_result_is_cut_with_a_note() {
+        let long = json!({"text": "x".repeat(MAX_OUTPUT_CHARS * 2)});
+        let text = bounded_text(&long);
+        assert!(text.ends_with("time window)]"));
+        assert!(text.chars().count() < MAX_OUTPUT_CHARS + 200);
+        assert_eq!(bounded_text(&json!({"a": 1})), r#"{"a":1}"#);
+    }
+}
