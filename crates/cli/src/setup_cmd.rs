@@ -38,12 +38,18 @@ pub fn setup(args: &Args, a: &SetupArgs) -> anyhow::Result<ExitCode> {
     let paths = HarnessPaths::from_env()?;
     let harness = crate::hook_cmd::parse_harness(&a.harness)?;
     let elnor = std::env::current_exe().context("finding the running elnor executable")?;
-    let store = args
-        .store
+    // The store the person chose, by flag or by $ELNOR_MEMORY: a harness runs its hooks with
+    // its own environment, which may not carry that variable, so the choice is written out.
+    let chosen = args.store.clone().or_else(|| {
+        std::env::var_os(elnor_engine::StoreLocation::ENV)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    });
+    let store = chosen
         .as_deref()
         .map(std::path::absolute)
         .transpose()
-        .context("making the --store path absolute")?;
+        .context("making the store path absolute")?;
     let report = elnor_engine::setup_harness(
         &paths,
         &SetupRequest {
