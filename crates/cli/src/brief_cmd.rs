@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::Local;
 use clap::{Subcommand, ValueEnum};
-use elnor_engine::{Brief, BriefRequest, Delivery, Format, MAX_BUDGET};
+use elnor_engine::{Brief, BriefRequest, Delivery, Format, HookInput, MAX_BUDGET};
 use elnor_engine::{SessionId, Store, WorkContextId};
 
 use crate::output;
@@ -65,13 +65,8 @@ pub struct BriefArgs {
     pub hook_stdin: bool,
 }
 
-/// What a SessionStart hook passes on stdin, for Claude Code and Codex alike.
-#[derive(Debug, Default, serde::Deserialize)]
-struct HookInput {
-    session_id: Option<String>,
-    cwd: Option<String>,
-}
-
+/// The hook input on stdin for `--hook-stdin`: empty input is no input (flags alone then say
+/// what the session is), anything else must be the harness's JSON object.
 fn hook_input() -> anyhow::Result<HookInput> {
     let mut raw = String::new();
     std::io::stdin()
@@ -80,7 +75,48 @@ fn hook_input() -> anyhow::Result<HookInput> {
     if raw.trim().is_empty() {
         return Ok(HookInput::default());
     }
-    serde_json::from_str(&raw).context("the hook's input on stdin is not the JSON object expected")
+    Ok(HookInput::parse(&raw)?)
+}
+
+/// Prints the brief a SessionStart hook returns, in `format`, for the session the hook input
+/// names; then its warnings on stderr, then (after the output is flushed, off the agent's path)
+/// the housekeeping. Shared by `elnor brief --hook-stdin` and `elnor hook`.
+pub fn print_session_brief(
+    store: &Store,
+    format: Format,
+    cwd: Option<String>,
+    session: Option<String>,
+) -> anyhow::Result<()> {
+    let now = elnor_engine::now();
+    let req = BriefRequest {
+        now,
+        today: now.with_timezone(&Local).date_naive(),
+        cwd,
+        session_id: session.map(SessionId::new).transpose()?,
+        session_key: None,
+        work_context_id: None,
+        entity_names: Vec::new(),
+        first_message: None,
+        budget: MAX_BUDGET,
+        delivery: Delivery::Delivered,
+        format,
+    };
+    let b = elnor_engine::assemble_brief(store, &req)?;
+    let mut out = std::io::stdout().lock();
+    match format {
+        Format::ClaudeCode | Format::Codex => {
+            serde_json::to_writer(&mut out, &elnor_engine::hook_output(&b))?;
+            writeln!(out)?;
+        }
+        Format::Cards | Format::Json => write!(out, "{}", elnor_engine::brief_text(&b))?,
+    }
+    out.flush()?;
+    drop(out);
+    for w in &b.warnings {
+        eprintln!("warning: {w}");
+    }
+    elnor_engine::refresh_views(store, &b.needs_rebuild, now);
+    Ok(())
 }
 
 pub fn brief_cmd(store: &Store, a: &BriefArgs, json: bool) -> anyhow::Result<ExitCode> {

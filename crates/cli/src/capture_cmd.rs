@@ -25,6 +25,8 @@ pub enum TriggerArg {
     ManualRequest,
     /// A harness is about to compact the session (call this from its pre-compaction hook).
     PreCompaction,
+    /// The harness says the session ended (its SessionEnd hook): the idle rule, known at once.
+    SessionEnd,
 }
 
 #[derive(Debug, Args)]
@@ -44,6 +46,22 @@ pub struct CaptureArgs {
     /// Capture every dirty session whatever its timers say (the nightly sweep).
     #[arg(long, conflicts_with = "session")]
     sweep: bool,
+    /// Read new transcript records from every enabled source first, so the capture sees the
+    /// session's latest turns (what a harness hook needs).
+    #[arg(long)]
+    ingest: bool,
+}
+
+impl CaptureArgs {
+    /// `elnor capture --session ID --ingest --trigger T`, as a hook runs it.
+    pub fn for_session(session: String, trigger: TriggerArg) -> CaptureArgs {
+        CaptureArgs {
+            session: Some(session),
+            trigger,
+            sweep: false,
+            ingest: true,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -143,14 +161,50 @@ fn print_run(run: &AgentRun, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Captures as `args` say and returns the outcome of a single session's capture, printing
+/// nothing: what `elnor capture` prints and a hook keeps quiet about.
+pub fn capture_session_quietly(store: &Store, args: &CaptureArgs) -> anyhow::Result<()> {
+    let Some(session) = &args.session else {
+        anyhow::bail!("a hook's capture needs the session id");
+    };
+    if args.ingest {
+        ingest_all(store)?;
+    }
+    elnor_engine::capture_session(
+        store,
+        &OsKeyring::new(),
+        &CaptureRequest {
+            session_id: SessionId::new(session.clone())?,
+            trigger: trigger_of(args.trigger),
+            now: elnor_engine::now(),
+        },
+    )?;
+    Ok(())
+}
+
+fn trigger_of(t: TriggerArg) -> Trigger {
+    match t {
+        TriggerArg::ManualRequest => Trigger::ManualRequest,
+        TriggerArg::PreCompaction => Trigger::PreCompaction,
+        TriggerArg::SessionEnd => Trigger::IdleTimeout,
+    }
+}
+
+/// Reads new records from every enabled source, without progress output.
+fn ingest_all(store: &Store) -> anyhow::Result<()> {
+    let roots = store.sources().enabled_roots()?;
+    elnor_engine::ingest(store, &roots, &mut |_| {}, elnor_engine::now())?;
+    Ok(())
+}
+
 pub fn capture_cmd(store: &Store, args: &CaptureArgs, json: bool) -> anyhow::Result<ExitCode> {
     let secrets = OsKeyring::new();
+    if args.ingest {
+        ingest_all(store)?;
+    }
     let now = elnor_engine::now();
     if let Some(session) = &args.session {
-        let trigger = match args.trigger {
-            TriggerArg::ManualRequest => Trigger::ManualRequest,
-            TriggerArg::PreCompaction => Trigger::PreCompaction,
-        };
+        let trigger = trigger_of(args.trigger);
         let o = elnor_engine::capture_session(
             store,
             &secrets,

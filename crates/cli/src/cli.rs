@@ -118,6 +118,17 @@ pub enum Command {
     /// Serve agents over the Model Context Protocol on stdin/stdout (for a harness's MCP
     /// settings; docs/HARNESSES.md).
     Mcp,
+    /// The one command every harness hook runs: reads the hook's JSON on stdin, records the
+    /// fire, and does what the event needs (the brief at SessionStart, a capture at PreCompact
+    /// and SessionEnd, nothing at Stop).
+    Hook(crate::hook_cmd::HookArgs),
+    /// Merge ELNOR's hooks and MCP server into a harness's own settings (a backup first; every
+    /// other setting kept; --dry-run shows the diff). Reads $CODEX_HOME, $OPENCLAW_CONFIG_PATH,
+    /// $OPENCLAW_STATE_DIR and $OPENCLAW_HOME for where the harnesses keep their settings.
+    Setup(crate::setup_cmd::SetupArgs),
+    /// OpenClaw's Dreaming: whether it runs beside ELNOR, and turning it off.
+    #[command(subcommand)]
+    Dreaming(crate::setup_cmd::DreamingCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,7 +146,7 @@ pub enum ConfigCommand {
     },
 }
 
-fn open(args: &Args) -> anyhow::Result<Store> {
+pub(crate) fn open(args: &Args) -> anyhow::Result<Store> {
     let root = StoreLocation::resolve(args.store.clone())?;
     Ok(Store::open(&root)?)
 }
@@ -145,6 +156,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     elnor_engine::init_clock_from_env()?;
     if let Some(at) = &args.now {
         elnor_engine::set_now(Some(elnor_engine::parse_time(at)?));
+    }
+    // These never open the store: a hook handles its own errors (its exit code means something
+    // to the harness), and setup and Dreaming edit the harnesses' files only.
+    match &args.command {
+        Command::Hook(a) => return Ok(crate::hook_cmd::hook(&args, a)),
+        Command::Setup(a) => return crate::setup_cmd::setup(&args, a),
+        Command::Dreaming(c) => return crate::setup_cmd::dreaming(&args, c),
+        _ => {}
     }
     let store = open(&args)?;
     match &args.command {
@@ -193,6 +212,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Reindex => crate::search_cmd::reindex(&store, args.json),
         Command::Embed(a) => crate::search_cmd::embed(&store, a, args.json),
         Command::Mcp => mcp(store),
+        Command::Hook(_) | Command::Setup(_) | Command::Dreaming(_) => {
+            unreachable!("dispatched before the store is opened")
+        }
     }
 }
 

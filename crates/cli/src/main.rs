@@ -9,6 +9,7 @@ mod capture_cmd;
 mod cli;
 mod doctor_cmd;
 mod graph_cmd;
+mod hook_cmd;
 mod ingest_cmd;
 mod library_cmd;
 mod log_cmd;
@@ -19,6 +20,7 @@ mod output;
 mod review_cmd;
 mod search_cmd;
 mod sessions_cmd;
+mod setup_cmd;
 mod today_cmd;
 mod topics_cmd;
 

@@ -26,6 +26,19 @@ mod views;
 
 // Use cases: canonical writes, then the views they touched.
 pub use usecase::access::grant_search_all;
+pub use usecase::harness::HarnessPaths;
+pub use usecase::harness::dreaming::{
+    DREAMING_KEY, DREAMING_OFF_LINE, DreamingChange, DreamingState, DreamingStatus,
+    disable_dreaming, dreaming_status,
+};
+pub use usecase::harness::hooks::{
+    HookAction, HookEvent, HookFire, HookInput, HookStatus, hook_action, hook_fires, hook_status,
+    installed_events as hook_events_installed, record_hook_fire,
+};
+pub use usecase::harness::setup::{
+    FileChange, FileOutcome, SetupReport, SetupRequest, cli_name as harness_cli_name, hook_command,
+    setup as setup_harness,
+};
 pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
 pub use usecase::lineage::{Lineage, LineageSource, expand_lineage};
 pub use usecase::nightly::{
@@ -34,7 +47,7 @@ pub use usecase::nightly::{
 };
 pub use usecase::today::{
     ACTIVE_DAYS as TODAY_ACTIVE_DAYS, AlertKind, HealthAlert, MovedContext, Today, WaitingQuestion,
-    pending_review_count, today,
+    pending_review_count, today, today_with,
 };
 pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStatus};
 pub use usecase::{
@@ -149,8 +162,9 @@ pub use views::topics::{
 // The brief and its traces.
 pub use brief::traces::{AssemblySummary, TraceRow};
 pub use brief::{
-    Brief, BriefRequest, Card, Decision, Delivery, Format, MAX_BUDGET, TIER1_CAP, TIER2_CAP,
-    TIER3_CAP, TraceItem, assemble as assemble_brief, hook_output, text as brief_text,
+    Brief, BriefRequest, Card, Decision, Delivery, Format, HOOK_CONTEXT_MAX_CHARS,
+    HOOK_CONTEXT_MAX_TOKENS, MAX_BUDGET, TIER1_CAP, TIER2_CAP, TIER3_CAP, TraceItem,
+    assemble as assemble_brief, hook_output, text as brief_text,
 };
 
 // Review: promotions and the review queue's decisions, research utility.

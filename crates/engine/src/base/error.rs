@@ -81,6 +81,12 @@ pub enum Error {
     #[error("refused: {reason}")]
     Refused { reason: String },
 
+    /// A harness's own settings file (Claude Code's `settings.json`, Codex's `config.toml`,
+    /// OpenClaw's `openclaw.json`) could not be read, parsed or safely edited. `problem` names the
+    /// line where there is one and says what to do; nothing was written.
+    #[error("{}: {problem}", path.display())]
+    HarnessConfig { path: PathBuf, problem: String },
+
     /// The search index (derived data under `index/search/`) could not be read or written;
     /// `elnor reindex` rebuilds it from the canonical stores.
     #[error("search index at {path}: {problem}")]
@@ -94,9 +100,10 @@ impl Error {
             // A keyring that is locked or missing is a problem of the person's setup, fixed the
             // way a config problem is (by them, then retrying), so it shares the config kind
             // rather than widening the wire's set of kinds.
-            Error::ConfigField { .. } | Error::ConfigSyntax { .. } | Error::Keyring { .. } => {
-                ErrorKind::Config
-            }
+            Error::ConfigField { .. }
+            | Error::ConfigSyntax { .. }
+            | Error::Keyring { .. }
+            | Error::HarnessConfig { .. } => ErrorKind::Config,
             Error::UnknownConfigKey { .. }
             | Error::InvalidId { .. }
             | Error::InvalidEntry(_)

@@ -10,6 +10,17 @@ use crate::base::error::{Error, Result};
 /// Replaces `path` with `bytes` so that readers see either the old or the new content, never a
 /// mix, and the new content survives a crash once this returns.
 pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
+    atomic_write_with(path, bytes, None)
+}
+
+/// [`atomic_write`], giving the new file `permissions` before it takes the old one's place: a
+/// person's settings file that only they may read (it can hold API keys) must never be readable
+/// by others, not even between the write and a later `chmod`.
+pub(crate) fn atomic_write_with(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<&fs::Permissions>,
+) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let file_name = path
         .file_name()
@@ -23,6 +34,10 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = dir.join(format!(".{file_name}.tmp-{}-{n}", std::process::id()));
     let result = (|| {
         let mut file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        if let Some(p) = permissions {
+            file.set_permissions(p.clone())
+                .map_err(|e| Error::io(&tmp, e))?;
+        }
         file.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
         file.sync_all().map_err(|e| Error::io(&tmp, e))?;
         fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;

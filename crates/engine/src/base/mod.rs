@@ -9,6 +9,7 @@
 //! Architecture Invariant: nothing here names a module of a higher layer (`tests/tidy.rs`).
 
 pub mod clock;
+pub(crate) mod confedit;
 pub mod config;
 pub mod error;
 pub(crate) mod fsutil;

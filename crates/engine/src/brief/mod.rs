@@ -36,7 +36,7 @@ use crate::views::rollup;
 
 mod render;
 pub mod traces;
-pub use render::{hook_output, text};
+pub use render::{HOOK_CONTEXT_MAX_CHARS, HOOK_CONTEXT_MAX_TOKENS, hook_output, text};
 
 /// The whole brief's ceiling (CSA §6.4).
 pub const MAX_BUDGET: u32 = 420;

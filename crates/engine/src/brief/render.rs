@@ -88,16 +88,81 @@ pub fn text(brief: &Brief) -> String {
     out
 }
 
+/// The most characters a SessionStart hook's `additionalContext` may hold: Claude Code replaces
+/// longer hook output by a preview and a file path, which an agent would not read.
+pub const HOOK_CONTEXT_MAX_CHARS: usize = 10_000;
+
+/// The most tokens the brief may cost a Codex session's context through its SessionStart hook.
+pub const HOOK_CONTEXT_MAX_TOKENS: u32 = 2_500;
+
 /// The JSON a SessionStart hook prints: Claude Code's documented
 /// `hookSpecificOutput.additionalContext`, which Codex's hook runner reads in the same shape (and
-/// validates strictly: no other keys).
+/// validates strictly: no other keys). The brief is budgeted far below both harnesses' limits
+/// ([`HOOK_CONTEXT_MAX_CHARS`], [`HOOK_CONTEXT_MAX_TOKENS`]); should it ever exceed one, it is cut
+/// at a line and says so, rather than being swapped for a file path or rejected by the harness.
 pub fn hook_output(brief: &Brief) -> serde_json::Value {
+    let context = within_hook_limits(text(brief), brief.total_tokens + brief.envelope_tokens);
     json!({
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
-            "additionalContext": text(brief),
+            "additionalContext": context,
         }
     })
+}
+
+/// The note a cut brief ends with.
+const CUT_NOTE: &str = "[ELNOR: the brief was cut to fit the hook's size limit]\n";
+
+/// `text` (counted at `tokens`) within both hook limits: unchanged when it fits, else cut at the
+/// last whole line that leaves room for [`CUT_NOTE`].
+pub(crate) fn within_hook_limits(text: String, tokens: u32) -> String {
+    let chars = text.chars().count();
+    if chars <= HOOK_CONTEXT_MAX_CHARS && tokens <= HOOK_CONTEXT_MAX_TOKENS {
+        return text;
+    }
+    // Characters per token as this text spends them, so a token overrun becomes a character cap.
+    let by_tokens = if tokens > HOOK_CONTEXT_MAX_TOKENS {
+        (chars as u64 * u64::from(HOOK_CONTEXT_MAX_TOKENS) / u64::from(tokens.max(1))) as usize
+    } else {
+        chars
+    };
+    let cap = HOOK_CONTEXT_MAX_CHARS
+        .min(by_tokens)
+        .saturating_sub(CUT_NOTE.chars().count());
+    let end = text.char_indices().nth(cap).map_or(text.len(), |(i, _)| i);
+    let kept = match text[..end].rfind('\n') {
+        Some(nl) => &text[..=nl],
+        None => &text[..end],
+    };
+    format!("{kept}{CUT_NOTE}")
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn a_brief_within_the_limits_is_untouched_and_one_past_them_is_cut_at_a_line() {
+        let small = "line one\nline two\n".to_owned();
+        assert_eq!(within_hook_limits(small.clone(), 10), small);
+
+        let long: String = (0..2_000).map(|i| format!("line {i}\n")).collect();
+        let cut = within_hook_limits(long.clone(), 100);
+        assert!(
+            cut.chars().count() <= HOOK_CONTEXT_MAX_CHARS,
+            "{}",
+            cut.len()
+        );
+        assert!(cut.ends_with(CUT_NOTE));
+        let body = cut.strip_suffix(CUT_NOTE).unwrap();
+        assert!(long.starts_with(body) && body.ends_with('\n'));
+
+        // Few characters but too many tokens (a script that spends several tokens a character).
+        let dense: String = (0..400).map(|i| format!("行{i}\n")).collect();
+        let cut = within_hook_limits(dense.clone(), 5_000);
+        let kept = cut.strip_suffix(CUT_NOTE).unwrap().chars().count();
+        assert!(kept <= dense.chars().count() / 2, "{kept}");
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! Capture health: whether ELNOR is still hearing from every agent the person uses. Per transcript
 //! source, what ingest has seen of it (files, the newest change, the last read, parse problems);
 //! per harness, how much it recorded lately, its usual gap between sessions and whether it has
-//! been silent for longer than that, and the sessions that ended without ever being captured.
-//! `elnor doctor` prints it; Today turns its silences into alerts.
+//! been silent for longer than that, and the sessions that ended without ever being captured;
+//! per harness hook, whether the harness's settings install it and when it last fired; and
+//! whether OpenClaw's Dreaming runs beside ELNOR. `elnor doctor` prints it; Today turns its
+//! silences, its hooks that never fire and a running Dreaming into alerts.
 //!
 //! Everything is read from what ingest and capture already store (`ingest_files`,
 //! `transcript_sessions`, `capture_runs`) and from the sources file; nothing here walks the
-//! transcripts again, so the report costs a few indexed queries however large the history is.
+//! transcripts again, so the report costs a few indexed queries however large the history is,
+//! plus a read of each harness's small settings file.
 
 use std::path::PathBuf;
 
@@ -18,6 +21,9 @@ use crate::base::error::Result;
 use crate::graph::entities::{parse_ts, ts};
 use crate::graph::store::Store;
 use crate::inputs::transcripts::Harness;
+use crate::usecase::harness::HarnessPaths;
+use crate::usecase::harness::dreaming::{DreamingStatus, dreaming_status};
+use crate::usecase::harness::hooks::{HookStatus, hook_status};
 
 /// How many of a harness's newest sessions its usual gap is measured over.
 pub const GAP_SESSIONS: usize = 30;
@@ -78,10 +84,14 @@ pub struct Health {
     pub checked_at: DateTime<Utc>,
     pub sources: Vec<SourceHealth>,
     pub harnesses: Vec<HarnessHealth>,
+    /// Every hook ELNOR installs (and any other that fired): installed or not, fired or not.
+    pub hooks: Vec<HookStatus>,
+    /// Whether OpenClaw's Dreaming runs beside ELNOR (CSA §10).
+    pub dreaming: DreamingStatus,
 }
 
-/// Capture health at `now`.
-pub fn health(store: &Store, now: DateTime<Utc>) -> Result<Health> {
+/// Capture health at `now`, with the harnesses' settings where `paths` says they are.
+pub fn health(store: &Store, now: DateTime<Utc>, paths: &HarnessPaths) -> Result<Health> {
     let graph = store.graph();
     let config = store.config().ok();
     let idle = Duration::minutes(i64::from(
@@ -189,6 +199,8 @@ pub fn health(store: &Store, now: DateTime<Utc>) -> Result<Health> {
         checked_at: now,
         sources,
         harnesses,
+        hooks: hook_status(store, paths)?,
+        dreaming: dreaming_status(paths),
     })
 }
 

@@ -9,7 +9,8 @@
 //! - the work contexts that moved since the person last looked at Today;
 //! - capture health (see [`crate::usecase::health`]): a harness silent for longer than its usual
 //!   gap between sessions, no transcript folder found at all, full mode without a model, a nightly job that stopped running,
-//!   unreadable log lines;
+//!   unreadable log lines, a harness hook that is installed but has never fired though the
+//!   harness ran sessions since, OpenClaw's Dreaming running beside ELNOR;
 //! - the projects found in the history, newest work first, each with where it stands.
 //!
 //! Reading Today is the person looking: it remembers when, in `agent_state`, so the next visit
@@ -28,6 +29,10 @@ use crate::base::ids::WorkContextId;
 use crate::continuity::EntryContent;
 use crate::graph::entities::{parse_ts, ts};
 use crate::graph::store::Store;
+use crate::inputs::transcripts::Harness;
+use crate::usecase::harness::HarnessPaths;
+use crate::usecase::harness::dreaming::{DreamingState, dreaming_status};
+use crate::usecase::harness::hooks::hook_status;
 use crate::views::overview::ProjectOverview;
 
 /// How recently a work context must have moved for its open questions to be waiting on the
@@ -83,6 +88,10 @@ pub enum AlertKind {
     NightlyOverdue,
     /// Continuity log lines that could not be read.
     UnreadableLines,
+    /// A hook `elnor setup` installed has never fired, though its harness ran sessions since.
+    HookNeverFired,
+    /// OpenClaw's Dreaming runs beside ELNOR (CSA §10).
+    DreamingOn,
 }
 
 impl AlertKind {
@@ -93,6 +102,8 @@ impl AlertKind {
             AlertKind::NoModel => "no_model",
             AlertKind::NightlyOverdue => "nightly_overdue",
             AlertKind::UnreadableLines => "unreadable_lines",
+            AlertKind::HookNeverFired => "hook_never_fired",
+            AlertKind::DreamingOn => "dreaming_on",
         }
     }
 }
@@ -125,8 +136,21 @@ pub struct Today {
     pub project_count: usize,
 }
 
-/// Reads Today at `now` and remembers the look.
+/// Reads Today at `now` and remembers the look, with the harnesses' settings where this
+/// process's environment says they are (see [`today_with`]); without a home directory the
+/// hook and Dreaming alerts are left out.
 pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
+    let paths = HarnessPaths::from_env().ok();
+    today_in(store, now, paths.as_ref())
+}
+
+/// Reads Today at `now` and remembers the look, reading the harnesses' settings where `paths`
+/// says they are.
+pub fn today_with(store: &Store, now: DateTime<Utc>, paths: &HarnessPaths) -> Result<Today> {
+    today_in(store, now, Some(paths))
+}
+
+fn today_in(store: &Store, now: DateTime<Utc>, paths: Option<&HarnessPaths>) -> Result<Today> {
     let last_looked_at = look(store, now)?;
     let graph = store.graph();
     let pending_reviews = pending_review_count(store)?;
@@ -190,7 +214,7 @@ pub fn today(store: &Store, now: DateTime<Utc>) -> Result<Today> {
         waiting_question_count,
         last_looked_at,
         moved,
-        alerts: alerts(store, now, skipped_lines)?,
+        alerts: alerts(store, now, skipped_lines, paths)?,
         projects: crate::views::overview::projects(store, PROJECTS_SHOWN)?,
         project_count,
     })
@@ -279,7 +303,12 @@ fn open_questions(
 
 /// The capture health problems at `now`; `skipped_lines` are the work contexts' unreadable log
 /// lines, counted as Today read the logs.
-fn alerts(store: &Store, now: DateTime<Utc>, skipped_lines: u64) -> Result<Vec<HealthAlert>> {
+fn alerts(
+    store: &Store,
+    now: DateTime<Utc>,
+    skipped_lines: u64,
+    paths: Option<&HarnessPaths>,
+) -> Result<Vec<HealthAlert>> {
     let mut out = Vec::new();
     // A harness that used to record sessions and has been silent past its usual gap.
     // Only the silences: Today is read on every visit, and the rest of the health report (the
@@ -336,6 +365,9 @@ fn alerts(store: &Store, now: DateTime<Utc>, skipped_lines: u64) -> Result<Vec<H
             ),
         });
     }
+    if let Some(paths) = paths {
+        out.extend(harness_alerts(store, paths)?);
+    }
     if skipped_lines > 0 {
         out.push(HealthAlert {
             kind: AlertKind::UnreadableLines,
@@ -343,6 +375,74 @@ fn alerts(store: &Store, now: DateTime<Utc>, skipped_lines: u64) -> Result<Vec<H
                 "{} lines of the continuity logs could not be read; they are left in place and \
                  skipped.",
                 skipped_lines
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// The hooks that should fire in every session yet never have, though their harness ran a
+/// session after its settings last changed (so the hook had its chance: an untrusted Codex hook,
+/// a settings file the harness does not read); and OpenClaw's Dreaming running. Reads each
+/// harness's small settings file and asks one indexed query per harness with such a hook.
+fn harness_alerts(store: &Store, paths: &HarnessPaths) -> Result<Vec<HealthAlert>> {
+    let mut out = Vec::new();
+    for h in hook_status(store, paths)? {
+        let every_session = matches!(h.event.as_str(), "SessionStart" | "SessionEnd");
+        if !h.installed || h.fire_count > 0 || !every_session {
+            continue;
+        }
+        let newest_start: Option<String> = store.graph().with_conn_result(|c| {
+            c.query_row(
+                "SELECT max(coalesce(started_at, last_turn_at)) FROM transcript_sessions
+                 WHERE harness = ?1 AND session_kind = 'primary'",
+                [h.harness.as_str()],
+                |r| r.get(0),
+            )
+        })?;
+        let ran_since = match (parse_ts(newest_start), h.config_changed_at) {
+            (Some(start), Some(changed)) => start > changed,
+            _ => false,
+        };
+        if !ran_since {
+            continue;
+        }
+        let label = h.harness.label();
+        let fix = match h.harness {
+            Harness::Codex => "Codex runs a hook only once you trust it: type /hooks in Codex \
+                               and trust ELNOR's hooks."
+                .to_owned(),
+            _ => format!(
+                "Type /hooks in {label} to see whether it loaded them, or run `elnor setup \
+                 {}` again.",
+                crate::usecase::harness::setup::cli_name(h.harness)
+            ),
+        };
+        out.push(HealthAlert {
+            kind: AlertKind::HookNeverFired,
+            message: format!(
+                "{label}'s {} hook is installed in {} but has never fired, though {label} \
+                 has run sessions since. {fix}",
+                h.event,
+                h.config_path.display()
+            ),
+        });
+    }
+    let dreaming = dreaming_status(paths);
+    if let DreamingState::On { explicit } = dreaming.state {
+        out.push(HealthAlert {
+            kind: AlertKind::DreamingOn,
+            message: format!(
+                "OpenClaw's Dreaming is on{}: it writes its own memory from the same sessions \
+                 ELNOR reads, so your agents get two memories that can disagree. Run `elnor \
+                 dreaming disable`, or add {} to {}.",
+                if explicit {
+                    ""
+                } else {
+                    " (OpenClaw's default)"
+                },
+                dreaming.line_to_add,
+                dreaming.path.display()
             ),
         });
     }

@@ -51,7 +51,7 @@ fn health_says_what_each_source_gave_and_which_harness_fell_silent() {
         .unwrap();
     let newest = parse_ts(Some(newest)).unwrap();
 
-    let h = health(&store, newest + Duration::hours(1)).unwrap();
+    let h = health(&store, newest + Duration::hours(1), &no_harnesses()).unwrap();
     let source = |root: &std::path::Path| h.sources.iter().find(|s| s.root == root).unwrap();
     let claude = source(&samples.join("claude-code"));
     assert!(
@@ -72,7 +72,7 @@ fn health_says_what_each_source_gave_and_which_harness_fell_silent() {
 
     // Two months later every harness that recorded anything has been silent far past its
     // usual gap (or the assumed one, with too few sessions to know).
-    let later = health(&store, newest + Duration::days(60)).unwrap();
+    let later = health(&store, newest + Duration::days(60), &no_harnesses()).unwrap();
     for x in &later.harnesses {
         assert_eq!(x.silent, x.last_session_at.is_some(), "{x:?}");
         assert_eq!(x.sessions_week, 0, "{x:?}");
@@ -98,7 +98,7 @@ fn after_a_sweep_no_real_session_worth_capturing_is_left_uncaptured() {
         .sweep(&store, &crate::base::secrets::MemorySecrets::default(), now)
         .unwrap();
     assert!(run.failures.is_empty(), "{:?}", run.failures);
-    let h = health(&store, now).unwrap();
+    let h = health(&store, now, &no_harnesses()).unwrap();
     let left: Vec<(&str, u64)> = h
         .harnesses
         .iter()
@@ -109,4 +109,56 @@ fn after_a_sweep_no_real_session_worth_capturing_is_left_uncaptured() {
         run.captures.len()
     );
     assert!(left.iter().all(|(_, n)| *n == 0), "{left:?}");
+}
+
+/// Harness settings that are nowhere: no hooks installed, no OpenClaw config.
+fn no_harnesses() -> HarnessPaths {
+    HarnessPaths::for_home("/nonexistent/elnor-test-home")
+}
+
+#[test]
+fn the_report_says_which_hooks_are_installed_and_fired_and_whether_dreaming_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let home = dir.path().join("home");
+    let paths = HarnessPaths::for_home(&home);
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::create_dir_all(paths.openclaw_config.parent().unwrap()).unwrap();
+    std::fs::write(
+        paths.claude_settings(),
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "/bin/elnor hook --harness claude-code"}]}]}}"#,
+    )
+    .unwrap();
+    std::fs::write(&paths.openclaw_config, "{ gateway: { port: 1 } }").unwrap();
+    let now = Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap();
+    crate::usecase::harness::hooks::record_hook_fire(
+        &store,
+        Harness::ClaudeCode,
+        "SessionStart",
+        now,
+    )
+    .unwrap();
+    let h = health(&store, now, &paths).unwrap();
+    let start = h
+        .hooks
+        .iter()
+        .find(|s| s.harness == Harness::ClaudeCode && s.event == "SessionStart")
+        .unwrap();
+    assert!(start.installed);
+    assert_eq!((start.fire_count, start.last_fired_at), (1, Some(now)));
+    assert!(
+        h.hooks
+            .iter()
+            .any(|s| s.harness == Harness::Codex && !s.installed)
+    );
+    assert_eq!(
+        h.dreaming.state,
+        crate::usecase::harness::dreaming::DreamingState::On { explicit: false }
+    );
+    let none = health(&store, now, &no_harnesses()).unwrap();
+    assert!(none.hooks.iter().all(|s| !s.installed));
+    assert_eq!(
+        none.dreaming.state,
+        crate::usecase::harness::dreaming::DreamingState::NoConfig
+    );
 }

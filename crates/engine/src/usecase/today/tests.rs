@@ -163,3 +163,77 @@ fn a_harness_that_fell_quiet_while_others_go_on_is_an_alert() {
         "{quiet:?}"
     );
 }
+
+#[test]
+fn a_hook_that_never_fired_though_sessions_ran_and_a_running_dreaming_are_alerts() {
+    let (_dir, store) = crate::test_support::sample_store();
+    let end = newest(&store);
+    let home = tempfile::tempdir().unwrap();
+    let paths = HarnessPaths::for_home(home.path());
+    std::fs::create_dir_all(paths.claude_settings().parent().unwrap()).unwrap();
+    std::fs::create_dir_all(paths.openclaw_config.parent().unwrap()).unwrap();
+    std::fs::write(
+        paths.claude_settings(),
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "/bin/elnor hook --harness claude-code"}]}]}}"#,
+    )
+    .unwrap();
+    let kinds = |t: &Today| -> Vec<AlertKind> {
+        t.alerts
+            .iter()
+            .map(|a| a.kind)
+            .filter(|k| matches!(k, AlertKind::HookNeverFired | AlertKind::DreamingOn))
+            .collect()
+    };
+    // Installed after the samples' last session: it has had no chance to fire yet.
+    let settings = std::fs::File::options()
+        .append(true)
+        .open(paths.claude_settings())
+        .unwrap();
+    settings
+        .set_modified((end + Duration::hours(1)).into())
+        .unwrap();
+    assert_eq!(
+        kinds(&today_with(&store, end + Duration::days(1), &paths).unwrap()),
+        []
+    );
+    // Installed before sessions that then ran without it firing: the hook is not working.
+    settings
+        .set_modified((end - Duration::days(400)).into())
+        .unwrap();
+    let t = today_with(&store, end + Duration::days(1), &paths).unwrap();
+    assert_eq!(kinds(&t), [AlertKind::HookNeverFired]);
+    let message = &t
+        .alerts
+        .iter()
+        .find(|a| a.kind == AlertKind::HookNeverFired)
+        .unwrap()
+        .message;
+    assert!(
+        message.starts_with("Claude Code's SessionStart hook is installed in"),
+        "{message}"
+    );
+    // Once it fires, the alert goes.
+    crate::usecase::harness::hooks::record_hook_fire(
+        &store,
+        Harness::ClaudeCode,
+        "SessionStart",
+        end,
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&today_with(&store, end + Duration::days(1), &paths).unwrap()),
+        []
+    );
+
+    // OpenClaw with Dreaming on by default.
+    std::fs::write(&paths.openclaw_config, "{ gateway: { port: 18789 } }").unwrap();
+    let t = today_with(&store, end + Duration::days(1), &paths).unwrap();
+    assert_eq!(kinds(&t), [AlertKind::DreamingOn]);
+    let message = &t
+        .alerts
+        .iter()
+        .find(|a| a.kind == AlertKind::DreamingOn)
+        .unwrap()
+        .message;
+    assert!(message.contains("elnor dreaming disable"), "{message}");
+}
