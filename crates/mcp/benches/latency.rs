@@ -162,12 +162,23 @@ fn main() {
         .iter()
         .find_map(|s| s["work_context_id"].as_str())
         .map(str::to_owned);
+    // The brief as a hook asks for it: by the session's folder, resolved through the link rules.
+    let cwd = sessions
+        .iter()
+        .find_map(|s| s["cwd"].as_str())
+        .map(str::to_owned);
     let mut brief_args = json!({"preview": true});
-    if let Some(wc) = &wc {
-        brief_args["work_context_id"] = json!(wc);
+    match (&cwd, &wc) {
+        (Some(cwd), _) => brief_args["cwd"] = json!(cwd),
+        (None, Some(wc)) => brief_args["work_context_id"] = json!(wc),
+        (None, None) => {}
     }
     let (brief, _) = client.call("brief", &brief_args);
-    let trace_id = brief["trace_id"].as_i64().unwrap();
+    println!(
+        "brief for {}: {} tokens",
+        brief_args,
+        brief["total_tokens"].as_u64().unwrap_or(0)
+    );
     let (read, _) = client.call(
         "session_read_transcript",
         &json!({"session_id": session, "last_n_turns": 1}),
@@ -189,7 +200,8 @@ fn main() {
             calls,
         ),
         ("brief", brief_args.clone(), calls),
-        ("trace_explain", json!({"trace_id": trace_id}), calls),
+        // Previews beyond the newest few are pruned, so the trace to explain is the newest.
+        ("trace_explain", json!({"trace_id": "newest"}), calls),
         (
             "lineage_expand",
             json!({"session_id": session, "seq": seq}),
@@ -216,6 +228,11 @@ fn main() {
     println!("{:<26} {:>10} {:>10}", "tool", "p50 ms", "p99 ms");
     let mut brief_mcp = (0.0, 0.0);
     for (tool, args, n) in &tools {
+        let mut args = args.clone();
+        if args["trace_id"] == "newest" {
+            args["trace_id"] = client.call("brief", &brief_args).0["trace_id"].clone();
+        }
+        let args = &args;
         // A few calls first, so caches are as warm as in a session that has been running.
         for _ in 0..3 {
             client.call(tool, args);
@@ -236,7 +253,13 @@ fn main() {
         now.with_timezone(&Local).date_naive(),
         elnor_engine::Delivery::Preview,
     );
-    req.work_context_id = wc.map(|w| elnor_engine::WorkContextId::new(w).unwrap());
+    match (cwd, wc) {
+        (Some(cwd), _) => req.cwd = Some(cwd),
+        (None, Some(wc)) => {
+            req.work_context_id = Some(elnor_engine::WorkContextId::new(wc).unwrap())
+        }
+        (None, None) => {}
+    }
     req.format = elnor_engine::Format::Json;
     for _ in 0..3 {
         elnor_engine::assemble_brief(&store, &req).unwrap();
