@@ -159,6 +159,12 @@ async fn every_tool_answers_over_the_protocol_and_errors_are_tool_errors() {
     let list = value(&client, "session_list", json!({"limit": 100})).await;
     let sessions = list["sessions"].as_array().unwrap();
     assert!(sessions.len() >= 5, "{list}");
+    // Attribution on every row (CSA §8.4).
+    assert!(
+        sessions
+            .iter()
+            .all(|s| s["agent_id"].is_string() && s["started_at"].is_string())
+    );
     let busiest = sessions
         .iter()
         .max_by_key(|s| s["turn_count"].as_u64())

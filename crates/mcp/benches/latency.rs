@@ -13,6 +13,10 @@
 //! benchmark's.
 //!
 //! `cargo bench -p elnor-mcp --bench latency` (`ELNOR_BENCH_CALLS=N` calls per tool, default 200).
+//! For a brief with all three tiers full, point it at the brief benchmark's store:
+//! `ELNOR_BENCH_KEEP=1 cargo bench -p elnor-engine --bench brief` prints where it kept it; then
+//! `ELNOR_BENCH_STORE=<that> ELNOR_BENCH_CWD=/home/person/projects/p0007/src cargo bench -p
+//! elnor-mcp --bench latency`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -163,10 +167,14 @@ fn main() {
         .find_map(|s| s["work_context_id"].as_str())
         .map(str::to_owned);
     // The brief as a hook asks for it: by the session's folder, resolved through the link rules.
-    let cwd = sessions
-        .iter()
-        .find_map(|s| s["cwd"].as_str())
-        .map(str::to_owned);
+    // `ELNOR_BENCH_CWD` names the folder to brief for (on the brief benchmark's store, one of
+    // its projects); else the newest session's folder.
+    let cwd = std::env::var("ELNOR_BENCH_CWD").ok().or_else(|| {
+        sessions
+            .iter()
+            .find_map(|s| s["cwd"].as_str())
+            .map(str::to_owned)
+    });
     let mut brief_args = json!({"preview": true});
     match (&cwd, &wc) {
         (Some(cwd), _) => brief_args["cwd"] = json!(cwd),
@@ -183,9 +191,10 @@ fn main() {
         "session_read_transcript",
         &json!({"session_id": session, "last_n_turns": 1}),
     );
-    let seq = read["turns"][0]["seq"].as_i64().unwrap();
+    // The brief benchmark's store holds sessions without turns: lineage has nothing to expand.
+    let seq = read["turns"][0]["seq"].as_i64();
 
-    let tools: Vec<(&str, Value, usize)> = vec![
+    let mut tools: Vec<(&str, Value, usize)> = vec![
         ("session_list", json!({"limit": 20}), calls),
         (
             "session_read_transcript",
@@ -203,16 +212,22 @@ fn main() {
         // Previews beyond the newest few are pruned, so the trace to explain is the newest.
         ("trace_explain", json!({"trace_id": "newest"}), calls),
         (
-            "lineage_expand",
-            json!({"session_id": session, "seq": seq}),
-            calls,
-        ),
-        (
             "observation_push",
             json!({"text": "Benchmark note: measured the MCP server's latency."}),
             calls.min(50),
         ),
     ];
+    match seq {
+        Some(seq) => tools.insert(
+            6,
+            (
+                "lineage_expand",
+                json!({"session_id": session, "seq": seq}),
+                calls,
+            ),
+        ),
+        None => println!("lineage_expand skipped: the store's sessions hold no turns"),
+    }
     // The rate limit would refuse a benchmark's searches; lift it for the run, then restore it.
     let store = elnor_engine::Store::open(&dir).unwrap();
     let per_minute = store.config().unwrap().query_rate_per_minute;
