@@ -1023,3 +1023,40 @@ fn copy_tree(from: &Path, to: &Path, copied: &dyn Fn(&Path)) {
         }
     }
 }
+
+/// An OpenClaw config written by hand: a comment, settings that have nothing to do with memory,
+/// and no word about Dreaming, which recent OpenClaw releases then run by default.
+pub const HAND_WRITTEN_OPENCLAW: &str = r#"// OpenClaw settings, edited by hand
+{
+  // The gateway listens on this machine only.
+  gateway: { port: 18789, bind: "loopback" },
+  agents: { defaults: { model: "anthropic/claude-sonnet-4-5", workspace: "~/agents" } },
+}
+"#;
+
+/// [`quiet_codex_world`] with the harnesses' own settings beside it: Claude Code's
+/// `settings.json` runs ELNOR at session start (and at no other event) but the hook has never
+/// fired, Codex has no hook at all, and OpenClaw's config is [`HAND_WRITTEN_OPENCLAW`], named to
+/// the app by `OPENCLAW_CONFIG_PATH`, whose path is returned.
+pub fn harness_settings_world() -> (World, PathBuf) {
+    let mut world = quiet_codex_world();
+    let claude = world.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{
+  "hooks": {
+    "SessionStart": [
+      { "hooks": [{ "type": "command", "command": "elnor hook --harness claude-code" }] }
+    ]
+  }
+}
+"#,
+    )
+    .unwrap();
+    let openclaw = world.path("openclaw-settings/openclaw.json");
+    std::fs::create_dir_all(openclaw.parent().unwrap()).unwrap();
+    std::fs::write(&openclaw, HAND_WRITTEN_OPENCLAW).unwrap();
+    world.set_app_env("OPENCLAW_CONFIG_PATH", &openclaw);
+    (world, openclaw)
+}

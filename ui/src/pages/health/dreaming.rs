@@ -41,7 +41,8 @@ pub(super) fn DreamingSection(
                 <section class="card health-dreaming" id="health-dreaming" data-state="unreadable">
                     <h3>"OpenClaw Dreaming"</h3>
                     <p class="health-problem">
-                        {format!("ELNOR could not read OpenClaw's settings, so it cannot tell whether Dreaming runs: {problem}")}
+                        "ELNOR could not read OpenClaw's settings, so it cannot tell whether Dreaming runs: "
+                        {with_code(&problem)}
                     </p>
                     <p>"To turn Dreaming off by hand, add this line at the top level of the file:"</p>
                     <p>{copy_text(dreaming.line_to_add)}</p>
@@ -82,7 +83,7 @@ fn DreamingOn(
             <h3>"OpenClaw Dreaming"</h3>
             // The engine's words: what Dreaming does, why it matters beside ELNOR, and whether
             // the settings turn it on or OpenClaw's default does.
-            <p class="dreaming-what">{dreaming.what_it_does}</p>
+            <p class="dreaming-what">{with_code(&dreaming.what_it_does)}</p>
             <div class="dreaming-actions">
                 <button class="primary" id="dreaming-disable" on:click=move |_| confirming.set(true)>
                     "Turn Dreaming off"
@@ -163,4 +164,19 @@ fn DisableDialog(
             </div>
         </Modal>
     }
+}
+
+/// The engine's sentences, which mark a command or a setting `like this`, with those parts shown
+/// as code rather than between backticks.
+fn with_code(text: &str) -> impl IntoView + use<> {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                view! { <code>{part.to_owned()}</code> }.into_any()
+            } else {
+                part.to_owned().into_any()
+            }
+        })
+        .collect_view()
 }

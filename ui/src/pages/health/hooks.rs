@@ -101,7 +101,7 @@ fn agent_hooks(harness: String, hooks: Vec<HookRow>) -> impl IntoView {
         <div class="hook-agent" id=id data-harness=harness.clone()>
             <h4>{name}</h4>
             {body}
-            <p class="meta path" title="The settings file that holds the hooks">{file}</p>
+            <p class="meta">"Settings file: " <span class="path">{file}</span></p>
         </div>
     }
 }
