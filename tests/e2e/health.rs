@@ -4,7 +4,9 @@
 //! turned off from the page with a backup, the rest of its hand-written config untouched.
 
 use crate::harness::{App, Ui, ensure, ensure_eq};
-use crate::world::{HAND_WRITTEN_OPENCLAW, harness_settings_world, quiet_codex_world};
+use crate::world::{
+    HAND_WRITTEN_OPENCLAW, UNEDITABLE_OPENCLAW, harness_settings_world, quiet_codex_world,
+};
 
 /// The text of the first element matching `css`, read from the page itself: WebDriver's own
 /// text is empty for parts of the page it thinks are cut off.
@@ -90,7 +92,7 @@ async fn photograph(ui: &Ui, name: &str) -> crate::harness::Check {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
 async fn a_hook_that_never_ran_is_shown_and_dreaming_is_turned_off_from_the_health_page() {
-    let (world, config) = harness_settings_world();
+    let (world, config) = harness_settings_world(HAND_WRITTEN_OPENCLAW);
     App::with(&world, async |ui| {
         // Today says Dreaming runs and links to the Health page.
         let link = "li.alert[data-kind='dreaming_on'] .alert-link";
@@ -181,6 +183,41 @@ async fn a_hook_that_never_ran_is_shown_and_dreaming_is_turned_off_from_the_heal
         );
         ui.click("#theme-dark").await?;
         photograph(ui, "health-dreaming-off-dark").await?;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn a_config_that_cannot_be_edited_safely_is_left_alone_with_the_line_to_add() {
+    let (world, config) = harness_settings_world(UNEDITABLE_OPENCLAW);
+    App::with(&world, async |ui| {
+        ui.click("#nav-health").await?;
+        ui.click("#health-dreaming[data-state='on'] #dreaming-disable")
+            .await?;
+        ui.click("#dreaming-confirm-off").await?;
+        // The refusal stays in the dialog: why, that nothing was written, and the line to add.
+        let error = content(ui, "#dreaming-error").await?;
+        ensure!(
+            error.contains("not an object") && error.contains("nothing was written"),
+            "{error}"
+        );
+        let line = content(ui, "#dreaming-error .copy-text code").await?;
+        ensure!(
+            line.starts_with("plugins: {") && line.contains("enabled: false"),
+            "{line}"
+        );
+        ui.screenshot("health-dreaming-refused").await;
+        ensure_eq!(
+            std::fs::read_to_string(&config)
+                .map_err(|e| crate::harness::Failure::new(e.to_string()))?,
+            UNEDITABLE_OPENCLAW
+        );
+        // Closing the dialog leaves Dreaming as it was.
+        ui.click("#dreaming-cancel").await?;
+        ui.wait_gone("#dreaming-confirm").await?;
+        ui.find("#health-dreaming[data-state='on']").await?;
         Ok(())
     })
     .await;

@@ -1034,11 +1034,16 @@ pub const HAND_WRITTEN_OPENCLAW: &str = r#"// OpenClaw settings, edited by hand
 }
 "#;
 
+/// An OpenClaw config where `plugins` is not an object: Dreaming is on by default, and ELNOR
+/// cannot write its switch into the file without rewriting what the person wrote.
+pub const UNEDITABLE_OPENCLAW: &str =
+    "{\n  // Plugins are named elsewhere.\n  plugins: \"all\",\n}\n";
+
 /// [`quiet_codex_world`] with the harnesses' own settings beside it: Claude Code's
 /// `settings.json` runs ELNOR at session start (and at no other event) but the hook has never
-/// fired, Codex has no hook at all, and OpenClaw's config is [`HAND_WRITTEN_OPENCLAW`], named to
-/// the app by `OPENCLAW_CONFIG_PATH`, whose path is returned.
-pub fn harness_settings_world() -> (World, PathBuf) {
+/// fired, Codex has no hook at all, and OpenClaw's config is `openclaw_config` (such as
+/// [`HAND_WRITTEN_OPENCLAW`]), named to the app by `OPENCLAW_CONFIG_PATH`, whose path is returned.
+pub fn harness_settings_world(openclaw_config: &str) -> (World, PathBuf) {
     let mut world = quiet_codex_world();
     let claude = world.home().join(".claude");
     std::fs::create_dir_all(&claude).unwrap();
@@ -1056,7 +1061,7 @@ pub fn harness_settings_world() -> (World, PathBuf) {
     .unwrap();
     let openclaw = world.path("openclaw-settings/openclaw.json");
     std::fs::create_dir_all(openclaw.parent().unwrap()).unwrap();
-    std::fs::write(&openclaw, HAND_WRITTEN_OPENCLAW).unwrap();
+    std::fs::write(&openclaw, openclaw_config).unwrap();
     world.set_app_env("OPENCLAW_CONFIG_PATH", &openclaw);
     (world, openclaw)
 }

@@ -137,9 +137,7 @@ fn DisableDialog(
                     .map(|e| {
                         view! {
                             <div class="error" id="dreaming-error" role="alert">
-                                <p>{e}</p>
-                                <p>"To turn it off by hand, add this line at the top level of the file:"</p>
-                                <p>{copy_text(line.clone())}</p>
+                                {refusal(&e, &line)}
                             </div>
                         }
                     })
@@ -163,6 +161,27 @@ fn DisableDialog(
                 </button>
             </div>
         </Modal>
+    }
+}
+
+/// The engine's refusal with the line to add by hand ready to copy. A config the engine cannot
+/// edit safely is refused with a message that already ends with that line, so the line is put in
+/// its place there; any other refusal (the file changed meanwhile, it cannot be written) is
+/// followed by it.
+fn refusal(message: &str, line: &str) -> impl IntoView + use<> {
+    match message.split_once(line) {
+        Some((before, after)) => view! {
+            <p>{with_code(before)}</p>
+            <p>{copy_text(line.to_owned())}</p>
+            {(!after.trim().is_empty()).then(|| view! { <p>{with_code(after)}</p> })}
+        }
+        .into_any(),
+        None => view! {
+            <p>{with_code(message)}</p>
+            <p>"To turn Dreaming off by hand, add this line at the top level of the file:"</p>
+            <p>{copy_text(line.to_owned())}</p>
+        }
+        .into_any(),
     }
 }
 
