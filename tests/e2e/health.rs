@@ -106,8 +106,9 @@ async fn a_hook_that_never_ran_is_shown_and_dreaming_is_turned_off_from_the_heal
             "{verdict}"
         );
 
-        // Claude Code: the start-of-session hook is in its settings but has never run; the two
-        // others are not set up, with the command that sets them up.
+        // Claude Code: the start-of-session hook is in its settings but has never run, the
+        // before-compaction one runs, the end-of-session one is not set up: the command that sets
+        // it up follows.
         let claude = "#hooks-claude-code";
         let never = content(
             ui,
@@ -119,12 +120,21 @@ async fn a_hook_that_never_ran_is_shown_and_dreaming_is_turned_off_from_the_heal
                 && never.contains("Restart Claude Code"),
             "{never}"
         );
+        let running = content(
+            ui,
+            &format!("{claude} li[data-event='PreCompact'][data-state='running']"),
+        )
+        .await?;
         ensure_eq!(
-            ui.find_all(&format!("{claude} li[data-state='not_set_up']"))
-                .await?
-                .len(),
-            2
+            running,
+            "The before-compaction hook is set up and has run 14 times, last 2 hours ago."
         );
+        let missing = content(
+            ui,
+            &format!("{claude} li[data-event='SessionEnd'][data-state='not_set_up']"),
+        )
+        .await?;
+        ensure_eq!(missing, "The end-of-session hook is not set up.");
         let fix = content(ui, &format!("{claude} .hook-fix code")).await?;
         ensure_eq!(fix, "elnor setup claude-code");
         // Codex: nothing set up, said once with its own command.

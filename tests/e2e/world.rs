@@ -1040,8 +1040,8 @@ pub const UNEDITABLE_OPENCLAW: &str =
     "{\n  // Plugins are named elsewhere.\n  plugins: \"all\",\n}\n";
 
 /// [`quiet_codex_world`] with the harnesses' own settings beside it: Claude Code's
-/// `settings.json` runs ELNOR at session start (and at no other event) but the hook has never
-/// fired, Codex has no hook at all, and OpenClaw's config is `openclaw_config` (such as
+/// `settings.json` runs ELNOR at session start, where the hook has never fired, and before a
+/// compaction, where it fired 14 times (not at session end), Codex has no hook at all, and OpenClaw's config is `openclaw_config` (such as
 /// [`HAND_WRITTEN_OPENCLAW`]), named to the app by `OPENCLAW_CONFIG_PATH`, whose path is returned.
 pub fn harness_settings_world(openclaw_config: &str) -> (World, PathBuf) {
     let mut world = quiet_codex_world();
@@ -1053,12 +1053,29 @@ pub fn harness_settings_world(openclaw_config: &str) -> (World, PathBuf) {
   "hooks": {
     "SessionStart": [
       { "hooks": [{ "type": "command", "command": "elnor hook --harness claude-code" }] }
+    ],
+    "PreCompact": [
+      { "hooks": [{ "type": "command", "command": "elnor hook --harness claude-code" }] }
     ]
   }
 }
 "#,
     )
     .unwrap();
+    // The before-compaction hook works: it fired 14 times, the last two hours before now.
+    let now = DateTime::parse_from_rfc3339(QUIET_CODEX_NOW)
+        .unwrap()
+        .to_utc();
+    let store = world.store();
+    for hours in (2..16).rev() {
+        elnor_engine::record_hook_fire(
+            &store,
+            elnor_engine::Harness::ClaudeCode,
+            "PreCompact",
+            now - chrono::Duration::hours(hours),
+        )
+        .unwrap();
+    }
     let openclaw = world.path("openclaw-settings/openclaw.json");
     std::fs::create_dir_all(openclaw.parent().unwrap()).unwrap();
     std::fs::write(&openclaw, openclaw_config).unwrap();

@@ -62,7 +62,7 @@ fn agent_hooks(harness: String, hooks: Vec<HookRow>) -> impl IntoView {
     } else if none_set_up && hooks.iter().all(|h| h.times_fired == 0) {
         view! {
             <p class="hook-line" data-state="not_set_up">
-                {format!("Not set up, so {name} starts its sessions without ELNOR's brief. To set them up, run this in a terminal: ")}
+                {format!("ELNOR's hooks are not set up, so {name} starts its sessions without ELNOR's brief. To set them up, run this in a terminal: ")}
                 {copy_text(command.clone())}
             </p>
         }
