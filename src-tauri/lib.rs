@@ -96,6 +96,7 @@ pub fn run() {
             commands::contexts::projects_list,
             commands::contexts::today_get,
             commands::health::health_get,
+            commands::health::dreaming_disable,
             commands::contexts::work_contexts_get,
             commands::contexts::work_contexts_create,
             commands::contexts::work_contexts_edit,

@@ -1,9 +1,17 @@
-//! `health_get`: capture health for the Health page, the engine's report converted to the wire.
+//! `health_get`: capture health for the Health page, the engine's report converted to the wire;
+//! `dreaming_disable`: the page's one-click switch for OpenClaw's Dreaming.
+//!
+//! Both find the harnesses' settings through [`HarnessPaths::from_env`]: the app reads the same
+//! files the harnesses do, where this process's environment says they are, as `elnor doctor`
+//! does from a terminal.
 
 use chrono::{DateTime, Utc};
+use elnor_engine::{DreamingState, HarnessPaths};
 use elnor_types::ReplyOf;
 use elnor_types::commands as cmd;
-use elnor_types::{Age, CaptureHealth, HarnessHealthRow, SourceHealthRow};
+use elnor_types::{
+    Age, CaptureHealth, DreamingChanged, DreamingRow, HarnessHealthRow, HookRow, SourceHealthRow,
+};
 use tauri::State;
 
 use crate::state::{AppState, blocking, to_command_error};
@@ -12,8 +20,9 @@ use crate::state::{AppState, blocking, to_command_error};
 pub async fn health_get(state: State<'_, AppState>) -> ReplyOf<cmd::HealthGet> {
     let store = state.store()?;
     blocking(move || {
-        let h =
-            elnor_engine::health(&store, elnor_engine::now()).map_err(|e| to_command_error(&e))?;
+        let paths = HarnessPaths::from_env().map_err(|e| to_command_error(&e))?;
+        let h = elnor_engine::health(&store, elnor_engine::now(), &paths)
+            .map_err(|e| to_command_error(&e))?;
         let now = h.checked_at;
         // Ages are measured against the report's own moment, so the page says "3 hours ago"
         // about the same instant the engine judged silence at, even under a replayed clock.
@@ -22,6 +31,12 @@ pub async fn health_get(state: State<'_, AppState>) -> ReplyOf<cmd::HealthGet> {
                 at: at.to_rfc3339(),
                 minutes_ago: (now - at).num_minutes(),
             })
+        };
+        let (state, explicit, problem) = match h.dreaming.state {
+            DreamingState::On { explicit } => ("on", explicit, None),
+            DreamingState::Off => ("off", false, None),
+            DreamingState::NoConfig => ("no_config", false, None),
+            DreamingState::Malformed { message } => ("unreadable", false, Some(message)),
         };
         Ok(CaptureHealth {
             checked_at: now.to_rfc3339(),
@@ -55,6 +70,49 @@ pub async fn health_get(state: State<'_, AppState>) -> ReplyOf<cmd::HealthGet> {
                     uncaptured: x.uncaptured,
                 })
                 .collect(),
+            hooks: h
+                .hooks
+                .into_iter()
+                .map(|k| HookRow {
+                    harness: k.harness.as_str().to_owned(),
+                    event: k.event,
+                    installed: k.installed,
+                    settings_file: k.config_path.display().to_string(),
+                    last_fired: age(k.last_fired_at),
+                    times_fired: k.fire_count,
+                    problem: k.problem,
+                    setup_command: format!(
+                        "elnor setup {}",
+                        elnor_engine::harness_cli_name(k.harness)
+                    ),
+                })
+                .collect(),
+            dreaming: DreamingRow {
+                state: state.to_owned(),
+                explicit,
+                problem,
+                file: h.dreaming.path.display().to_string(),
+                what_it_does: h.dreaming.what_it_does,
+                line_to_add: h.dreaming.line_to_add,
+            },
+        })
+    })
+    .await
+}
+
+/// Turns OpenClaw's Dreaming off in its config, after a backup. A config the engine cannot edit
+/// safely is refused with its message, which says why and gives the line to add by hand.
+#[tauri::command]
+pub async fn dreaming_disable() -> ReplyOf<cmd::DreamingDisable> {
+    blocking(move || {
+        let paths = HarnessPaths::from_env().map_err(|e| to_command_error(&e))?;
+        let change = elnor_engine::disable_dreaming(&paths, false, elnor_engine::now())
+            .map_err(|e| to_command_error(&e))?;
+        Ok(DreamingChanged {
+            file: change.path.display().to_string(),
+            backup: change.backup.map(|b| b.display().to_string()),
+            changed: change.changed,
+            written: change.written,
         })
     })
     .await

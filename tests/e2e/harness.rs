@@ -178,7 +178,12 @@ impl Driver {
                 &native_port.to_string(),
             ])
             .env("HOME", home)
+            // The harnesses' settings are found under HOME unless these say elsewhere: without
+            // them the app reads the world's (or none), never those of whoever runs the test.
             .env_remove("CODEX_HOME")
+            .env_remove("OPENCLAW_HOME")
+            .env_remove("OPENCLAW_STATE_DIR")
+            .env_remove("OPENCLAW_CONFIG_PATH")
             // The embedding model is found through these, or under HOME: without them the app
             // has none, as on a new machine, and a search says it fell back to words alone.
             .env_remove("ELNOR_MINILM_DIR")

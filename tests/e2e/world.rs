@@ -1023,3 +1023,62 @@ fn copy_tree(from: &Path, to: &Path, copied: &dyn Fn(&Path)) {
         }
     }
 }
+
+/// An OpenClaw config written by hand: a comment, settings that have nothing to do with memory,
+/// and no word about Dreaming, which recent OpenClaw releases then run by default.
+pub const HAND_WRITTEN_OPENCLAW: &str = r#"// OpenClaw settings, edited by hand
+{
+  // The gateway listens on this machine only.
+  gateway: { port: 18789, bind: "loopback" },
+  agents: { defaults: { model: "anthropic/claude-sonnet-4-5", workspace: "~/agents" } },
+}
+"#;
+
+/// An OpenClaw config where `plugins` is not an object: Dreaming is on by default, and ELNOR
+/// cannot write its switch into the file without rewriting what the person wrote.
+pub const UNEDITABLE_OPENCLAW: &str =
+    "{\n  // Plugins are named elsewhere.\n  plugins: \"all\",\n}\n";
+
+/// [`quiet_codex_world`] with the harnesses' own settings beside it: Claude Code's
+/// `settings.json` runs ELNOR at session start, where the hook has never fired, and before a
+/// compaction, where it fired 14 times (not at session end), Codex has no hook at all, and OpenClaw's config is `openclaw_config` (such as
+/// [`HAND_WRITTEN_OPENCLAW`]), named to the app by `OPENCLAW_CONFIG_PATH`, whose path is returned.
+pub fn harness_settings_world(openclaw_config: &str) -> (World, PathBuf) {
+    let mut world = quiet_codex_world();
+    let claude = world.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{
+  "hooks": {
+    "SessionStart": [
+      { "hooks": [{ "type": "command", "command": "elnor hook --harness claude-code" }] }
+    ],
+    "PreCompact": [
+      { "hooks": [{ "type": "command", "command": "elnor hook --harness claude-code" }] }
+    ]
+  }
+}
+"#,
+    )
+    .unwrap();
+    // The before-compaction hook works: it fired 14 times, the last two hours before now.
+    let now = DateTime::parse_from_rfc3339(QUIET_CODEX_NOW)
+        .unwrap()
+        .to_utc();
+    let store = world.store();
+    for hours in (2..16).rev() {
+        elnor_engine::record_hook_fire(
+            &store,
+            elnor_engine::Harness::ClaudeCode,
+            "PreCompact",
+            now - chrono::Duration::hours(hours),
+        )
+        .unwrap();
+    }
+    let openclaw = world.path("openclaw-settings/openclaw.json");
+    std::fs::create_dir_all(openclaw.parent().unwrap()).unwrap();
+    std::fs::write(&openclaw, openclaw_config).unwrap();
+    world.set_app_env("OPENCLAW_CONFIG_PATH", &openclaw);
+    (world, openclaw)
+}

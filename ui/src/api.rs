@@ -8,17 +8,18 @@ use elnor_types::{
     AssemblyDetail, AssemblyListRequest, AssemblyRef, AssemblyRow, BriefPreview,
     BriefPreviewRequest, CaptureHealth, CommandError, ConfigFields, ConnectionTest,
     ConstellationView, ContinuityMode, ContinuitySettings, CreateEntityRequest,
-    CreateWorkContextRequest, EditEntityRequest, EditFactRequest, EditWorkContextRequest,
-    EmbedCoverage, EntityLinkRequest, EntityListRequest, EntityRow, ErrorKind, EvaluationSummary,
-    FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList, KnowledgeListRequest, LivingFacts,
-    MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail, NodeRef, NodeRetireRequest,
-    NodeTextRequest, NodeWarrant, NodeWarrantRequest, ObservationListRequest, ObservationRef,
-    ObservationRow, PendingCount, ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef,
-    PushOutcome, PushPreview, PushRequest, RejectRequest, RemoveLinkRuleRequest, ReviewListRequest,
-    ReviewOutcome, ReviewQueue, RollupView, SearchQueryRequest, SearchResults, SessionListRequest,
-    SessionRow, SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest,
-    Settings, SourceRow, StoreStatus, Timeline, TimelineRequest, TodayView, TrackedFolderRequest,
-    TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
+    CreateWorkContextRequest, DreamingChanged, EditEntityRequest, EditFactRequest,
+    EditWorkContextRequest, EmbedCoverage, EntityLinkRequest, EntityListRequest, EntityRow,
+    ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList,
+    KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail,
+    NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest,
+    ObservationListRequest, ObservationRef, ObservationRow, PendingCount, ProjectOverviewRow,
+    ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushPreview, PushRequest, RejectRequest,
+    RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome, ReviewQueue, RollupView,
+    SearchQueryRequest, SearchResults, SessionListRequest, SessionRow, SetApiKeyRequest,
+    SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings, SourceRow,
+    StoreStatus, Timeline, TimelineRequest, TodayView, TrackedFolderRequest, TrackedFolders,
+    TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
 };
 use elnor_types::{Command, commands as cmd};
 use elnor_types::{
@@ -438,6 +439,11 @@ pub async fn today_get() -> Result<TodayView, CommandError> {
 /// Capture health: per transcript folder what was read, per agent whether it went quiet.
 pub async fn health_get() -> Result<CaptureHealth, CommandError> {
     invoke::<cmd::HealthGet>(()).await
+}
+
+/// Turns OpenClaw's Dreaming off in its config, after a backup; the reply says what changed.
+pub async fn dreaming_disable() -> Result<DreamingChanged, CommandError> {
+    invoke::<cmd::DreamingDisable>(()).await
 }
 
 /// Where a push would reach, nothing stored: the push box's preview.

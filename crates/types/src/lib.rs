@@ -88,8 +88,13 @@ pub mod commands {
         /// reading it is the person looking, remembered for "moved since you last looked")
         TodayGet = "today_get"() -> TodayView;
         /// `health_get`: `() -> CaptureHealth` (per transcript source what ingest saw of it, per
-        /// harness what it recorded lately and whether it went silent)
+        /// harness what it recorded lately and whether it went silent, its hooks, and OpenClaw's
+        /// Dreaming)
         HealthGet = "health_get"() -> CaptureHealth;
+        /// `dreaming_disable`: `() -> DreamingChanged` (writes `enabled: false` for Dreaming into
+        /// OpenClaw's config, after a backup; refused with the line to add when it cannot be
+        /// edited safely)
+        DreamingDisable = "dreaming_disable"() -> DreamingChanged;
         /// `projects_list`: `() -> Vec<ProjectOverviewRow>`
         /// (the projects found in the history, newest work first)
         ProjectsList = "projects_list"() -> Vec<ProjectOverviewRow>;
@@ -534,7 +539,8 @@ pub struct MovedContextRow {
 /// A capture health problem.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HealthAlertRow {
-    /// `harness_quiet`, `no_sources`, `no_model`, `nightly_overdue` or `unreadable_lines`.
+    /// `harness_quiet`, `no_sources`, `no_model`, `nightly_overdue`, `unreadable_lines`,
+    /// `hook_never_fired` or `dreaming_on`.
     pub kind: String,
     /// What is wrong and what to do, in the person's words.
     pub message: String,
@@ -624,6 +630,62 @@ pub struct CaptureHealth {
     pub sources: Vec<SourceHealthRow>,
     /// Every harness ELNOR reads, whether or not it has a source.
     pub harnesses: Vec<HarnessHealthRow>,
+    /// Every hook ELNOR installs for Claude Code and Codex, and any other that fired, by harness.
+    pub hooks: Vec<HookRow>,
+    /// Whether OpenClaw's Dreaming runs beside ELNOR.
+    pub dreaming: DreamingRow,
+}
+
+/// One hook of one harness on the Health page: whether the harness's settings install it, and
+/// whether it has fired.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookRow {
+    /// `claude_code`, `codex` or `openclaw`.
+    pub harness: String,
+    /// The event as the harness names it: `SessionStart`, `PreCompact`, `SessionEnd`, …
+    pub event: String,
+    /// The harness's settings run ELNOR for this event.
+    pub installed: bool,
+    /// The settings file that holds the hook (or would: the one set-up writes).
+    pub settings_file: String,
+    /// When the hook last fired, as an age at the report's `checked_at`.
+    pub last_fired: Option<Age>,
+    pub times_fired: u64,
+    /// Why the settings file could not be read; `installed` is then false.
+    pub problem: Option<String>,
+    /// The terminal command that installs ELNOR's hooks for this harness, such as
+    /// `elnor setup claude-code`.
+    pub setup_command: String,
+}
+
+/// Whether OpenClaw's Dreaming runs, on the Health page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DreamingRow {
+    /// `on`, `off`, `no_config` (OpenClaw has no config file here) or `unreadable`.
+    pub state: String,
+    /// On because the config says so, rather than by OpenClaw's default.
+    pub explicit: bool,
+    /// Why the config could not be read, when `state` is `unreadable`.
+    pub problem: Option<String>,
+    /// OpenClaw's config file.
+    pub file: String,
+    /// What Dreaming does and what its state means for ELNOR, in plain words.
+    pub what_it_does: String,
+    /// The exact line that turns Dreaming off, for a person who edits the file by hand.
+    pub line_to_add: String,
+}
+
+/// Reply of [`commands::DreamingDisable`]: what turning Dreaming off changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DreamingChanged {
+    /// OpenClaw's config file.
+    pub file: String,
+    /// Where the old config was copied before the write (`None` when nothing was written).
+    pub backup: Option<String>,
+    /// Whether the config changed: false when it already said Dreaming is off.
+    pub changed: bool,
+    /// Whether the file was written.
+    pub written: bool,
 }
 
 /// Names one work context.

@@ -2,15 +2,8 @@
 //! button that copies it, for pasting into a terminal or a bug report.
 
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen]
-extern "C" {
-    /// `navigator.clipboard.writeText`, bound here because the crate's `web-sys` features do not
-    /// include the clipboard.
-    #[wasm_bindgen(js_namespace = ["navigator", "clipboard"], js_name = writeText, catch)]
-    fn clipboard_write(text: &str) -> Result<js_sys::Promise, JsValue>;
-}
+use super::copy::copy_to_clipboard;
 
 /// How many characters of an id stay visible: enough to tell ids apart at a glance.
 const SHOWN: usize = 8;
@@ -38,7 +31,7 @@ pub fn copy_id(id: String) -> impl IntoView {
                     ev.stop_propagation();
                     ev.prevent_default();
                     // The clipboard may be refused (no permission); the id stays in the title.
-                    let _ = clipboard_write(&full);
+                    copy_to_clipboard(&full);
                     copied.set(true);
                 }
             >

@@ -3,20 +3,26 @@
 //! rhythm, a silence called out when it has been quiet far longer than usual, the sessions that
 //! ended without being captured, and under it each of its folders with what was read there and
 //! what could not be. Agents with neither are named once at the end, with the way to add them.
+//! Then the agents' hooks (set up or not, run or never run) and OpenClaw's Dreaming, with a button
+//! that turns it off.
 //!
 //! Everything here is one read of the engine's health report (`elnor doctor` prints the same);
-//! "Check again" reads it anew. Today's capture alerts link here.
+//! "Check again" reads it anew. Today's capture, hook and Dreaming alerts link here.
 
 mod agent;
+mod dreaming;
+mod hooks;
 mod words;
 
-use elnor_types::CaptureHealth;
+use elnor_types::{CaptureHealth, DreamingChanged};
 use leptos::prelude::*;
 
 use crate::api;
 use crate::components::{Loaded, harness_name, short_time};
 use crate::nav::{Page, Route, use_nav};
 use agent::AgentCard;
+use dreaming::DreamingSection;
+use hooks::HooksCard;
 use words::count;
 
 #[component]
@@ -28,6 +34,9 @@ pub fn HealthPage() -> impl IntoView {
         generation.track();
         api::health_get()
     });
+    // What the last "Turn Dreaming off" changed: kept here, above the report, so the backup's
+    // path stays on screen after the report is read again.
+    let dreaming_outcome = RwSignal::new(None::<DreamingChanged>);
     view! {
         <div class="page-head">
             <h2>"Health"</h2>
@@ -42,17 +51,19 @@ pub fn HealthPage() -> impl IntoView {
             "transcript folder, what it could not read, and how often each agent records a session."
         </p>
         <Loaded resource=health loading="Reading capture health…" let:h>
-            <HealthReport health=h />
+            <HealthReport health=h generation dreaming_outcome />
         </Loaded>
     }
 }
 
-/// The report: a one-line verdict, a card per agent in use, then the agents not set up.
-///
-/// The engine's report will also carry the agents' hooks and OpenClaw's Dreaming (`hooks` and
-/// `dreaming` on its `Health`); each gets a section of its own after the agents' cards.
+/// The report: a one-line verdict, a card per agent in use, the agents not set up, then the hooks
+/// of the agents in use (or with a hook set up) and OpenClaw's Dreaming.
 #[component]
-fn HealthReport(health: CaptureHealth) -> impl IntoView {
+fn HealthReport(
+    health: CaptureHealth,
+    generation: RwSignal<u32>,
+    dreaming_outcome: RwSignal<Option<DreamingChanged>>,
+) -> impl IntoView {
     let nav = use_nav();
     let (mut in_use, unused): (Vec<_>, Vec<_>) = health.harnesses.into_iter().partition(|a| {
         a.last_session.is_some() || health.sources.iter().any(|s| s.harness == a.harness)
@@ -60,6 +71,21 @@ fn HealthReport(health: CaptureHealth) -> impl IntoView {
     // A silent agent first, where the eye lands, then the agents with sessions, each group in
     // the engine's order.
     in_use.sort_by_key(|a| (!a.silent, a.last_session.is_none()));
+    // The agents whose hooks are worth a line: those in use, in the cards' order, and any other
+    // whose hooks are set up or have run, since a hook there means the person meant to use it.
+    let mut hook_agents: Vec<String> = in_use.iter().map(|a| a.harness.clone()).collect();
+    for h in &health.hooks {
+        if (h.installed || h.times_fired > 0) && !hook_agents.contains(&h.harness) {
+            hook_agents.push(h.harness.clone());
+        }
+    }
+    hook_agents.retain(|a| health.hooks.iter().any(|h| &h.harness == a));
+    let never_run = health
+        .hooks
+        .iter()
+        .filter(|h| h.installed && h.times_fired == 0)
+        .count() as u64;
+    let dreaming_on = health.dreaming.state == "on";
     let silent = in_use.iter().filter(|a| a.silent).count() as u64;
     let problems: u64 = health.sources.iter().map(|s| s.problems).sum();
     let missing = health
@@ -67,7 +93,7 @@ fn HealthReport(health: CaptureHealth) -> impl IntoView {
         .iter()
         .filter(|s| s.enabled && !s.exists)
         .count() as u64;
-    let trouble = silent + problems + missing > 0;
+    let trouble = silent + problems + missing + never_run > 0 || dreaming_on;
     let verdict = if in_use.is_empty() {
         "ELNOR reads no agent's transcripts yet.".to_owned()
     } else if !trouble {
@@ -85,6 +111,12 @@ fn HealthReport(health: CaptureHealth) -> impl IntoView {
         }
         if problems > 0 {
             parts.push(count(problems, "unreadable line"));
+        }
+        if never_run > 0 {
+            parts.push(format!("{} set up but never run", count(never_run, "hook")));
+        }
+        if dreaming_on {
+            parts.push("OpenClaw's Dreaming is on".to_owned());
         }
         format!("Needs a look: {}.", parts.join("; "))
     };
@@ -133,5 +165,7 @@ fn HealthReport(health: CaptureHealth) -> impl IntoView {
         </p>
         {cards}
         {not_set_up}
+        {(!hook_agents.is_empty()).then(|| view! { <HooksCard hooks=health.hooks harnesses=hook_agents /> })}
+        <DreamingSection dreaming=health.dreaming outcome=dreaming_outcome generation />
     }
 }

@@ -1,7 +1,7 @@
 //! "Needs you": what waits on the person, each a link to where it is dealt with. Proposals to
-//! review, capture health alerts (an agent gone quiet links to the Health page), the open
-//! questions waiting longest in the work contexts active lately, and the contexts that moved since
-//! the person last looked. The counts are the ones the linked pages list.
+//! review, capture health alerts (an agent gone quiet, a hook that never runs or OpenClaw's
+//! Dreaming running links to the Health page), the open questions waiting longest in the work
+//! contexts active lately, and the contexts that moved since the person last looked. The counts are the ones the linked pages list.
 
 use elnor_types::TodayView;
 use leptos::prelude::*;
@@ -43,9 +43,14 @@ pub(super) fn NeedsCard(today: TodayView) -> impl IntoView {
         .alerts
         .iter()
         .map(|a| {
-            // An agent gone quiet or no folder to read is capture health, which the Health page
-            // shows in full; the other alerts (the model, the nightly run, the logs) are not.
-            let health = matches!(a.kind.as_str(), "harness_quiet" | "no_sources").then(|| {
+            // An agent gone quiet, no folder to read, a hook that never runs and Dreaming running
+            // are capture health, which the Health page shows in full (with Dreaming's switch);
+            // the other alerts (the model, the nightly run, the logs) are not.
+            let health = matches!(
+                a.kind.as_str(),
+                "harness_quiet" | "no_sources" | "hook_never_fired" | "dreaming_on"
+            )
+            .then(|| {
                 view! {
                     <a
                         href="#"
