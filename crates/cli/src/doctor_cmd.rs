@@ -79,7 +79,10 @@ pub fn doctor(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
     println!("  {state} ({})", d.path.display());
     if let DreamingState::On { .. } = d.state {
         println!("  {}", d.what_it_does);
-        println!("  or add by hand: {}", d.line_to_add);
+        println!(
+            "  turn it off: elnor dreaming disable; or add by hand: {}",
+            d.line_to_add
+        );
     }
     if alerts.is_empty() {
         println!("\nNo alerts.");

@@ -127,7 +127,8 @@ pub fn dreaming(args: &Args, cmd: &DreamingCommand) -> anyhow::Result<ExitCode> 
             println!("config: {}", s.path.display());
             println!("{}", s.what_it_does);
             if matches!(s.state, DreamingState::On { .. }) {
-                println!("To turn it off by hand, add: {}", s.line_to_add);
+                println!("Turn it off: elnor dreaming disable (a backup is made first)");
+                println!("Or by hand, add: {}", s.line_to_add);
             }
         }
         DreamingCommand::Disable { dry_run } => {

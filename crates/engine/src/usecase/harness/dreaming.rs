@@ -76,12 +76,10 @@ pub fn dreaming_status(paths: &HarnessPaths) -> DreamingStatus {
         },
     };
     let meaning = match &state {
-        DreamingState::On { explicit: true } => {
-            "It is on (the config turns it on). Run `elnor dreaming disable` to turn it off."
-        }
+        DreamingState::On { explicit: true } => "It is on: the config turns it on.",
         DreamingState::On { explicit: false } => {
             "It is on: the config does not mention it, and recent OpenClaw releases turn it on \
-             by default. Run `elnor dreaming disable` to turn it off."
+             by default."
         }
         DreamingState::Off => "It is off.",
         DreamingState::NoConfig => "No OpenClaw config was found, so there is nothing to check.",
