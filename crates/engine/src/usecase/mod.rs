@@ -132,7 +132,7 @@ pub fn find_sessions(
         .clamp(1, crate::inputs::sessions::LIST_CAP) as usize;
     let index = SearchIndex::open(store)?;
     if index.is_behind_throttled(store)?
-        && let Err(e) = index.sync(store)
+        && let Err(e) = index.sync_if_free(store)
     {
         tracing::warn!(error = %e, "search index not updated before the sessions filter");
     }
@@ -379,7 +379,7 @@ pub fn search(
     // Another process may be writing the index right now (tantivy allows one writer): then
     // this query answers from what is indexed, and that writer's sync brings the rest.
     if index.is_behind_throttled(store)?
-        && let Err(e) = index.sync(store)
+        && let Err(e) = index.sync_if_free(store)
     {
         tracing::warn!(error = %e, "search index not updated before the query");
     }
@@ -533,9 +533,15 @@ pub fn reindex(store: &Store) -> Result<SyncReport> {
 /// Brings the search index up to date after a write, off the caller's answer: a failure is
 /// logged, and the next query catches up.
 pub(crate) fn sync_search(store: &Store) {
-    let synced = SearchIndex::open(store).and_then(|index| index.sync(store));
-    if let Err(e) = synced {
-        tracing::warn!(error = %e, "search index update failed; the next query catches up");
+    match SearchIndex::open(store).and_then(|index| index.sync_if_free(store)) {
+        Ok(Some(_)) => {}
+        // The app, the CLI and the MCP server share a store: another of them is indexing.
+        Ok(None) => {
+            tracing::debug!("search index busy with another writer; the next sync catches up")
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "search index update failed; the next query catches up")
+        }
     }
 }
 

@@ -352,6 +352,30 @@ impl SearchIndex {
 
     /// Indexes what is new in the store since the last sync (see the module docs).
     pub fn sync(&self, store: &Store) -> Result<SyncReport> {
+        match self.sync_if_free(store)? {
+            Some(report) => Ok(report),
+            None => Err(index_err(
+                &self.dir,
+                "another process or thread is updating the index right now",
+            )),
+        }
+    }
+
+    /// Like [`Self::sync`], but `None` when another writer holds the index (tantivy allows
+    /// one): with the app, the CLI and the MCP server on one store that is ordinary, not a
+    /// failure, and the writer that holds it, or the next sync, indexes what is new.
+    pub fn sync_if_free(&self, store: &Store) -> Result<Option<SyncReport>> {
+        let mut writer: IndexWriter<TantivyDocument> =
+            match self.index.writer_with_num_threads(1, 40_000_000) {
+                Ok(writer) => writer,
+                Err(tantivy::TantivyError::LockFailure(
+                    tantivy::directory::error::LockError::LockBusy,
+                    _,
+                )) => return Ok(None),
+                Err(e) => return Err(index_err(&self.dir, e)),
+            };
+        // The watermarks are read only once this sync holds the writer: read before, they could
+        // be a writer that just finished behind, and its documents would be added twice.
         let mut state = read_state(&self.dir);
         if state.version != INDEX_VERSION {
             state = SyncState {
@@ -359,10 +383,6 @@ impl SearchIndex {
                 ..SyncState::default()
             };
         }
-        let mut writer: IndexWriter<TantivyDocument> = self
-            .index
-            .writer_with_num_threads(1, 40_000_000)
-            .map_err(|e| index_err(&self.dir, e))?;
         let mut report = SyncReport::default();
         self.sync_turns(store, &mut writer, &mut state, &mut report)?;
         self.sync_summaries(store, &mut writer, &mut state, &mut report)?;
@@ -380,7 +400,7 @@ impl SearchIndex {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(std::time::Instant::now());
         report.documents = self.reader()?.searcher().num_docs();
-        Ok(report)
+        Ok(Some(report))
     }
 
     /// Whether the store holds something the index does not: new turns or summaries, or a log

@@ -404,3 +404,33 @@ fn the_sign_bit_prefilter_keeps_the_true_neighbours() {
         );
     }
 }
+
+#[test]
+fn a_sync_while_another_writer_holds_the_index_waits_its_turn_and_loses_nothing() {
+    let (_dir, store, index) = indexed();
+    let before = index.reader().unwrap().searcher().num_docs();
+    // A push lands while another process holds the index's one writer.
+    let held: IndexWriter<TantivyDocument> =
+        index.index.writer_with_num_threads(1, 15_000_000).unwrap();
+    let push = crate::inputs::observe::Push {
+        text: "Renamed the ledger export while the index was busy".into(),
+        work_context: None,
+        entities: Vec::new(),
+    };
+    crate::inputs::observe::push(&store, &push, now()).unwrap();
+    assert!(
+        index.sync_if_free(&store).unwrap().is_none(),
+        "busy is not a failure"
+    );
+    let err = index.sync(&store).unwrap_err();
+    assert!(
+        err.to_string().contains("updating the index right now"),
+        "{err}"
+    );
+    drop(held);
+    // Once the writer is free the next sync indexes the push, once.
+    let report = index.sync_if_free(&store).unwrap().expect("free now");
+    assert_eq!(report.observations, 1, "{report:?}");
+    assert_eq!(report.documents, before + 1);
+    assert_eq!(index.sync(&store).unwrap().observations, 0);
+}
