@@ -25,7 +25,7 @@ mod usecase;
 mod views;
 
 // Use cases: canonical writes, then the views they touched.
-pub use usecase::access::grant_search_all;
+pub use usecase::access::{grant_search_all, session_in_folder};
 pub use usecase::harness::HarnessPaths;
 pub use usecase::harness::dreaming::{
     DREAMING_KEY, DREAMING_OFF_LINE, DreamingChange, DreamingState, DreamingStatus,
@@ -111,8 +111,8 @@ pub use inputs::observe::{
 pub use inputs::sessions::{
     CompactionMark, ListQuery as SessionListQuery, READ_TOKEN_CAP, ReadQuery as TranscriptQuery,
     SessionInfo, SessionSummary, Transcript, TranscriptTurn, TurnPage, get as session,
-    latest_in_folder as latest_session_in_folder, list as list_sessions, read_transcript,
-    summarize as summarize_session, turn_page as session_turns,
+    list as list_sessions, read_transcript, summarize as summarize_session,
+    turn_page as session_turns,
 };
 pub use inputs::sources::TranscriptSource;
 pub use inputs::transcripts::{Harness, Role, TurnKind, excerpt as transcript_excerpt};

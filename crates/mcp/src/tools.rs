@@ -431,8 +431,8 @@ enum StrategyArg {
 struct QueryArgs {
     /// What to look for, in plain words.
     query: String,
-    /// Your session id, when you know it (from your harness). Without it, the newest session
-    /// recorded in the server's folder is assumed.
+    /// Your session id, when you know it (from your harness). Without it, the session briefed
+    /// or recorded most recently in the server's folder is assumed.
     session_id: Option<String>,
     /// How far across work contexts to search (default lineage).
     permission: Option<PermissionArg>,
@@ -454,7 +454,7 @@ fn continuity_query(store: &Store, ctx: &Context, a: QueryArgs) -> Result<Outcom
     let session = match a.session_id.as_deref() {
         Some(id) => session_id(id)?,
         None => match ctx.cwd.as_deref() {
-            Some(cwd) => engine::latest_session_in_folder(store.graph(), cwd)?,
+            Some(cwd) => engine::session_in_folder(store, cwd)?,
             None => None,
         }
         .ok_or_else(|| {

@@ -203,26 +203,6 @@ pub fn get(graph: &Graph, session_id: &str) -> Result<SessionInfo> {
         })
 }
 
-/// The newest primary session recorded in the folder `cwd`: the session an agent started there
-/// most likely is, when it cannot name its own (an MCP server is started in the agent's folder,
-/// but harnesses do not tell it the session id). `None` when no session ran there.
-pub fn latest_in_folder(graph: &Graph, cwd: &str) -> Result<Option<SessionId>> {
-    let cwd = cwd.trim_end_matches('/');
-    if cwd.is_empty() {
-        return Ok(None);
-    }
-    graph.with_conn_result(|c| {
-        c.query_row(
-            "SELECT session_id FROM transcript_sessions
-              WHERE cwd = ?1 AND session_kind = 'primary'
-              ORDER BY last_turn_at DESC LIMIT 1",
-            [cwd],
-            |r| r.get(0),
-        )
-        .optional()
-    })
-}
-
 /// Options of `session.read_transcript`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadQuery {

@@ -3,7 +3,9 @@
 //! session it runs for, and then:
 //! - it is refused when the person turned agents' cross-conversation search off;
 //! - it counts against the per-session per-minute and the per-day limits (`0` = unlimited);
-//! - it reads only its permission's work contexts: `current_only`, the session's own context;
+//! - it reads only its permission's work contexts: `current_only`, the session's own context
+//!   (where capture placed it, or, before its first capture, the one its start-of-session brief
+//!   was delivered for);
 //!   `lineage` (the default), that context and every context sharing an entity with it, the
 //!   relation cross-conversation updates already travel along, until work contexts carry a
 //!   lineage of their own; `all`, every context, only for a session the person granted it.
@@ -81,6 +83,33 @@ pub(crate) fn admit(store: &Store, req: &mut SearchRequest) -> Result<()> {
     Ok(())
 }
 
+/// The session an agent in the folder `cwd` most likely is, when it cannot name its own (an MCP
+/// server is started in the agent's folder, but harnesses do not tell it the session id): the
+/// newest of the sessions whose start-of-session brief was delivered for that folder (a live
+/// session, known through its hook before any ingest) and the primary sessions recorded there.
+/// `None` when no session ran there.
+pub fn session_in_folder(store: &Store, cwd: &str) -> Result<Option<SessionId>> {
+    let cwd = cwd.trim_end_matches('/');
+    if cwd.is_empty() {
+        return Ok(None);
+    }
+    store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT session_id FROM (
+                 SELECT session_id, last_turn_at AS at FROM transcript_sessions
+                  WHERE cwd = ?1 AND session_kind = 'primary' AND last_turn_at IS NOT NULL
+                 UNION ALL
+                 SELECT session_id, created_at AS at FROM brief_assemblies
+                  WHERE delivery = 'delivered' AND session_id IS NOT NULL
+                    AND json_extract(request, '$.cwd') = ?1)
+              ORDER BY julianday(at) DESC LIMIT 1",
+            [cwd],
+            |r| r.get(0),
+        )
+        .optional()
+    })
+}
+
 /// The work contexts a permission lets a session's search read.
 fn contexts_for(store: &Store, session: &SessionId, permission: Permission) -> Result<Vec<String>> {
     store.graph().with_conn_result(|c| {
@@ -92,6 +121,22 @@ fn contexts_for(store: &Store, session: &SessionId, permission: Permission) -> R
             )
             .optional()?
             .flatten();
+        // A session that has not been captured yet (it is live, or not even ingested) is in
+        // the work context its start-of-session brief was delivered for: the hook resolved its
+        // folder then, so an agent early in its session searches its own project, not nothing.
+        let own = match own {
+            Some(own) => Some(own),
+            None => c
+                .query_row(
+                    "SELECT work_context_id FROM brief_assemblies
+                      WHERE session_id = ?1 AND delivery = 'delivered'
+                        AND work_context_id IS NOT NULL
+                      ORDER BY assembly_id DESC LIMIT 1",
+                    [session],
+                    |r| r.get(0),
+                )
+                .optional()?,
+        };
         let Some(own) = own else {
             return Ok(Vec::new());
         };

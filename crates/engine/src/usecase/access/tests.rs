@@ -188,3 +188,106 @@ fn an_agent_reads_its_permission_s_contexts_within_its_rate_and_the_person_reads
     assert!(off.to_string().contains("turned off"), "{off}");
     search(&request(Caller::Person, None, at(90_000))).unwrap();
 }
+
+#[test]
+fn a_session_not_yet_captured_searches_the_context_its_brief_was_delivered_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::Store::open(dir.path().join("store")).unwrap();
+    ingest_dir(&store, &elnor_fixtures::samples());
+    crate::test_support::capture_all(&store, now());
+    let secrets = crate::base::secrets::MemorySecrets::default();
+    let live = Caller::Agent {
+        session: SessionId::new("live-session-not-ingested-yet").unwrap(),
+    };
+    let current = |at| request(live.clone(), Some(Permission::CurrentOnly), at);
+    // Before any brief: a session nobody knows reads nothing.
+    let nothing = crate::usecase::search(&store, &current(now()), &secrets).unwrap();
+    assert!(nothing.hits.is_empty(), "{:?}", nothing.hits);
+
+    // Its SessionStart hook delivers a brief for a project whose sessions hold matching text.
+    let everything =
+        crate::usecase::search(&store, &request(Caller::Person, None, now()), &secrets).unwrap();
+    let wc = everything
+        .hits
+        .iter()
+        .find_map(|h| context_of(&store, h.session_id.as_deref()?))
+        .map(|w| crate::base::ids::WorkContextId::new(w).unwrap())
+        .expect("a hit in a placed session");
+    let mut brief = crate::brief::BriefRequest::new(
+        now(),
+        now().date_naive(),
+        crate::brief::Delivery::Delivered,
+    );
+    brief.session_id = Some(SessionId::new("live-session-not-ingested-yet").unwrap());
+    brief.work_context_id = Some(wc.clone());
+    crate::brief::assemble(&store, &brief).unwrap();
+    // A preview for another context does not count: only a delivery says where the session is.
+    let other = store.log_ids().unwrap().into_iter().find(|w| *w != wc);
+    if let Some(other) = &other {
+        let mut preview = brief.clone();
+        preview.delivery = crate::brief::Delivery::Preview;
+        preview.work_context_id = Some(other.clone());
+        crate::brief::assemble(&store, &preview).unwrap();
+    }
+
+    let found =
+        crate::usecase::search(&store, &current(now() + Duration::minutes(2)), &secrets).unwrap();
+    assert!(
+        !found.hits.is_empty(),
+        "the briefed context has matching text"
+    );
+    for h in &found.hits {
+        let place = h
+            .work_context_id
+            .clone()
+            .or_else(|| h.session_id.as_deref().and_then(|s| context_of(&store, s)));
+        assert_eq!(place.as_deref(), Some(wc.as_str()), "{h:?}");
+    }
+}
+
+#[test]
+fn the_session_in_a_folder_is_the_newest_recorded_there_or_briefed_there_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::Store::open(dir.path().join("store")).unwrap();
+    ingest_dir(&store, &elnor_fixtures::samples());
+    let (folder, newest): (String, String) = store
+        .graph()
+        .with_conn(|c| {
+            c.query_row(
+                "SELECT cwd, session_id FROM transcript_sessions
+                  WHERE cwd IS NOT NULL AND session_kind = 'primary'
+                  ORDER BY last_turn_at DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })
+        .unwrap();
+    let found = |cwd: &str| {
+        super::session_in_folder(&store, cwd)
+            .unwrap()
+            .map(|s| s.to_string())
+    };
+    assert_eq!(found(&folder).as_deref(), Some(newest.as_str()));
+    assert_eq!(
+        found(&format!("{folder}/")).as_deref(),
+        Some(newest.as_str())
+    );
+    assert_eq!(found("/nowhere/at/all"), None);
+
+    // A live session's hook delivers its brief there later: that session is the one asking.
+    let later = now() + Duration::days(400);
+    let mut brief =
+        crate::brief::BriefRequest::new(later, later.date_naive(), crate::brief::Delivery::Preview);
+    brief.cwd = Some(folder.clone());
+    brief.session_id = Some(SessionId::new("previewed-only").unwrap());
+    crate::brief::assemble(&store, &brief).unwrap();
+    assert_eq!(
+        found(&folder).as_deref(),
+        Some(newest.as_str()),
+        "a preview is nobody"
+    );
+    brief.delivery = crate::brief::Delivery::Delivered;
+    brief.session_id = Some(SessionId::new("live-one").unwrap());
+    crate::brief::assemble(&store, &brief).unwrap();
+    assert_eq!(found(&folder).as_deref(), Some("live-one"));
+}
