@@ -3,12 +3,13 @@
 //! expands to the window of its session's turns that produced it, read through the same bounded,
 //! redacted transcript read agents get (`session.read_transcript`, CSA §8.4).
 //!
-//! Raw turns are never dropped, so every window can be read again. Its bounds are exact for a
-//! turn and for a trace item that recorded the turn its capture had seen; for an entry or a
-//! summary they are found by time: the turns of its session after the previous capture of that
-//! session and up to the moment the work happened. `exact` says which, and `how` says it in
-//! words, so a caller never mistakes an estimate for a record. (The summary DAG of issue 19 will
-//! store each summary's window and make every expansion exact.)
+//! Raw turns are never dropped, so every window can be read again. An entry and a session summary
+//! expand through their capture's window (`capture_windows`: the turns that capture read, a
+//! coverage edge from the summary, and every entry linking it, down to raw turns), which is exact
+//! for every capture since the window was recorded; a turn is exact by itself. What has no window
+//! (an entry written before summaries were linked, a trace line of an old brief) is found by time:
+//! the session's turns after its previous capture and up to when the work happened. `exact` says
+//! which, and `how` says it in words, so a caller never mistakes an estimate for a record.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
@@ -240,6 +241,23 @@ fn entry_window(
             entry.entry_id, entry.source_session_id
         ))
     })?;
+    if let Some(summary) = entry.linked_doc73_session_summary_id.as_deref()
+        && let Some(w) = capture_window(store, summary)?
+    {
+        return Ok(Window {
+            source: format!(
+                "{} entry {} in work context {wc}",
+                entry.entry_type().as_str(),
+                entry.entry_id
+            ),
+            session_id: session.session_id,
+            work_context_id: Some(wc.clone()),
+            after_seq: w.after_seq,
+            through_seq: Some(w.through_seq),
+            exact: w.recorded,
+            how: w.how(),
+        });
+    }
     let upper = entry.happened_at();
     let previous = log
         .iter()
@@ -292,6 +310,17 @@ fn summary_window(store: &Store, summary_id: &str) -> Result<Window> {
         });
     };
     let session = sessions::get(store.graph(), &session_id)?;
+    if let Some(w) = capture_window(store, summary_id)? {
+        return Ok(Window {
+            source: format!("session summary {summary_id}"),
+            session_id: session.session_id,
+            work_context_id: session.work_context_id,
+            after_seq: w.after_seq,
+            through_seq: Some(w.through_seq),
+            exact: w.recorded,
+            how: w.how(),
+        });
+    }
     let upper = crate::base::clock::parse(&generated_at)?;
     let previous: Option<String> = store.graph().with_conn_result(|c| {
         c.query_row(
@@ -320,6 +349,51 @@ fn summary_window(store: &Store, summary_id: &str) -> Result<Window> {
             ),
             None => "by time: the session's turns up to when the summary was made".into(),
         },
+    })
+}
+
+/// The turns one capture read, as it recorded them (or as the migration worked them out for
+/// summaries stored before captures recorded their windows).
+struct CaptureWindow {
+    after_seq: Option<i64>,
+    through_seq: i64,
+    recorded: bool,
+}
+
+impl CaptureWindow {
+    fn how(&self) -> String {
+        let span = match self.after_seq {
+            Some(after) => format!(
+                "the turns after turn {after} up to turn {}",
+                self.through_seq
+            ),
+            None => format!("the session's turns up to turn {}", self.through_seq),
+        };
+        if self.recorded {
+            format!("exactly what its capture read: {span}")
+        } else {
+            format!(
+                "{span}, as worked out from the session's earlier summaries (captured before \
+                 captures recorded what they read)"
+            )
+        }
+    }
+}
+
+fn capture_window(store: &Store, summary_id: &str) -> Result<Option<CaptureWindow>> {
+    store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT after_seq, through_seq, recorded FROM capture_windows WHERE summary_id = ?1",
+            [summary_id],
+            |r| {
+                Ok(CaptureWindow {
+                    after_seq: r.get(0)?,
+                    through_seq: r.get(1)?,
+                    recorded: r.get::<_, i64>(2)? == 1,
+                })
+            },
+        )
+        .optional()
     })
 }
 

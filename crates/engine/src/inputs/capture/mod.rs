@@ -634,6 +634,19 @@ pub(crate) fn capture(
             ],
         )
         .map_err(&err)?;
+        // The turns this capture read, for lineage: every entry above links `sid`.
+        tx.execute(
+            "INSERT OR IGNORE INTO capture_windows
+                 (summary_id, session_id, after_seq, through_seq, recorded)
+             VALUES (?1, ?2, ?3, ?4, 1)",
+            params![
+                sid,
+                session.session_id,
+                (after > 0).then_some(after),
+                last_seq
+            ],
+        )
+        .map_err(&err)?;
         save_state_in(&tx, &session.session_id, wc.as_str(), last_seq, req.now).map_err(&err)?;
         // Knowledge the lowered research gate let in is tracked, so the nightly job can tell
         // whether it was of use later (CSA §11.3 step 7).

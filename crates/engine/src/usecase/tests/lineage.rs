@@ -1,6 +1,8 @@
 //! Lineage expansion over the project's own samples: every captured entry, every brief line with
 //! a transcript behind it and every turn expands to turns of its own session, inside its window;
-//! what has no transcript says so.
+//! what has no transcript says so; a session captured twice has two windows that meet end to end
+//! and cover every turn the captures read; windows worked out for summaries stored before they
+//! were recorded match the recorded ones.
 
 use super::*;
 use crate::brief::{BriefRequest, Delivery};
@@ -24,10 +26,8 @@ fn every_captured_entry_expands_to_turns_of_its_own_session_inside_its_window() 
             let lineage = expand_lineage(&store, &source, 50_000, None).unwrap();
             assert_eq!(lineage.session_id, entry.source_session_id);
             assert_eq!(lineage.work_context_id.as_ref(), Some(&wc));
-            assert!(!lineage.exact, "an entry's window is found by time");
-            let through = lineage
-                .through_seq
-                .expect("a captured session has timed turns");
+            assert!(lineage.exact, "{}: {}", lineage.source, lineage.how);
+            let through = lineage.through_seq.expect("a capture read up to a turn");
             assert!(
                 !lineage.transcript.turns.is_empty(),
                 "{}: no turns",
@@ -127,4 +127,128 @@ fn a_turn_expands_to_itself_and_the_turns_before_it_within_the_budget() {
         expand_lineage(&store, &wrong, 200, None),
         Err(Error::NotFound { .. })
     ));
+}
+
+#[test]
+fn a_session_captured_twice_has_two_exact_windows_that_meet_end_to_end() {
+    let samples = crate::test_support::samples();
+    let rel = "claude-code/-home-dana-code-ledger-sync/5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11.jsonl";
+    let full = std::fs::read_to_string(samples.join(rel)).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("claude-code");
+    let file = root.join("-home-dana-code-ledger-sync/5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let store = crate::Store::open(dir.path().join("store")).unwrap();
+    let roots = [crate::inputs::ingest::SourceRoot {
+        harness: crate::inputs::transcripts::Harness::ClaudeCode,
+        root: root.clone(),
+    }];
+    let ingest = |upto: usize| {
+        std::fs::write(&file, lines[..upto].join("\n") + "\n").unwrap();
+        crate::usecase::ingest(&store, &roots, &mut |_| {}, later()).unwrap();
+    };
+    ingest(lines.len() / 2);
+    capture_all(&store, later());
+    ingest(lines.len());
+    capture_all(&store, later() + chrono::Duration::hours(1));
+
+    let session = "5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11";
+    let windows: Vec<(Option<i64>, i64, i64)> = store
+        .graph()
+        .with_conn(|c| {
+            let mut stmt = c.prepare(
+                "SELECT after_seq, through_seq, recorded FROM capture_windows
+                  WHERE session_id = ?1 ORDER BY through_seq",
+            )?;
+            stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .unwrap();
+    assert_eq!(windows.len(), 2, "{windows:?}");
+    let (first, second) = (windows[0], windows[1]);
+    assert_eq!(first.0, None);
+    assert_eq!(
+        second.0,
+        Some(first.1),
+        "the second starts where the first ended"
+    );
+    assert!(first.2 == 1 && second.2 == 1);
+    let last: i64 = store
+        .graph()
+        .with_conn(|c| {
+            c.query_row(
+                "SELECT max(seq) FROM turns WHERE session_id = ?1 AND kind = 'message'",
+                [session],
+                |r| r.get(0),
+            )
+        })
+        .unwrap();
+    assert!(
+        second.1 >= last,
+        "the captures together read every message: {second:?} < {last}"
+    );
+
+    // Each entry expands to its own capture's turns only.
+    let mut seen = std::collections::BTreeSet::new();
+    for wc in store.log_ids().unwrap() {
+        for entry in store.log(&wc).read().unwrap().entries {
+            if entry.source_session_id.as_str() != session {
+                continue;
+            }
+            let l = expand_lineage(
+                &store,
+                &LineageSource::Entry {
+                    entry_id: entry.entry_id.clone(),
+                    work_context_id: Some(wc.clone()),
+                },
+                50_000,
+                None,
+            )
+            .unwrap();
+            assert!(l.exact);
+            assert!(
+                l.how.starts_with("exactly what its capture read"),
+                "{}",
+                l.how
+            );
+            let through = l.through_seq.unwrap();
+            assert!(
+                l.transcript
+                    .turns
+                    .iter()
+                    .all(|t| t.seq <= through && l.after_seq.is_none_or(|a| t.seq > a))
+            );
+            seen.insert((l.after_seq, through));
+        }
+    }
+    assert_eq!(seen.len(), 2, "entries of both captures: {seen:?}");
+}
+
+#[test]
+fn windows_worked_out_for_older_summaries_match_the_recorded_ones() {
+    let (_dir, store) = sample_store();
+    capture_all(&store, later());
+    let rows = |c: &rusqlite::Connection, recorded: i64| {
+        let mut stmt = c.prepare(
+            "SELECT summary_id, after_seq, through_seq FROM capture_windows
+              WHERE recorded = ?1 ORDER BY 1",
+        )?;
+        stmt.query_map([recorded], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<Vec<(String, Option<i64>, i64)>>>()
+    };
+    let recorded = store.graph().with_conn(|c| rows(c, 1)).unwrap();
+    assert!(!recorded.is_empty());
+    // What the migration works out from the summaries alone, for a store captured before it.
+    let sql = include_str!("../../../../../migrations/13-capture-windows/up.sql");
+    let backfill = &sql[sql.find("INSERT INTO capture_windows").unwrap()..];
+    let worked_out = store
+        .graph()
+        .with_conn(|c| {
+            c.execute("DELETE FROM capture_windows", [])?;
+            c.execute_batch(backfill)?;
+            rows(c, 0)
+        })
+        .unwrap();
+    assert_eq!(worked_out, recorded);
 }
