@@ -40,7 +40,8 @@ impl Server {
     }
 
     /// Runs a tool on a blocking thread and turns its outcome into a tool result: an error the
-    /// model can read, never a protocol failure (but for a panic, which is reported as one).
+    /// model can read, never a protocol failure, even when the engine panicked (the thread's
+    /// panic is caught by tokio and the server goes on serving).
     async fn run(
         &self,
         name: String,
@@ -62,7 +63,7 @@ impl Server {
             }
             Ok(Err(e)) => CallToolResult::error(vec![ContentBlock::text(e.0)]),
             Err(_) => CallToolResult::error(vec![ContentBlock::text(
-                "the tool failed unexpectedly; nothing was written. Try again, or report it.",
+                "the tool failed unexpectedly (an internal error in ELNOR); try again, or report it",
             )]),
         }
     }
