@@ -354,7 +354,7 @@ fn LineageAction(assembly_id: i64, ordinal: i64) -> impl IntoView {
     };
     view! {
         <button
-            class="small lineage-open"
+            class="lineage-open"
             data-ordinal=ordinal
             title="Open the turns of the session this line was made from, marked in its transcript"
             prop:disabled=move || busy.get()

@@ -388,6 +388,14 @@ fn lineage_head(w: LineageWindow, session: SessionRow, marked: RwSignal<Marked>)
             "The turns behind this line: {count} of the session \u{201c}{name}\u{201d}{until} \u{2014} {found}."
         )
     };
+    // The engine's account of how the window was found, as a sentence of its own.
+    let how = {
+        let mut chars = w.how.chars();
+        chars
+            .next()
+            .map(|c| format!("{}{}.", c.to_uppercase(), chars.as_str()))
+            .unwrap_or_default()
+    };
     view! {
         <div
             class="lineage-head"
@@ -401,7 +409,7 @@ fn lineage_head(w: LineageWindow, session: SessionRow, marked: RwSignal<Marked>)
             title=w.source.clone()
         >
             <p class="lineage-said">{said}</p>
-            <p class="meta lineage-how">{format!("How: {}.", w.how)}</p>
+            <p class="meta lineage-how">{how}</p>
             <button class="small" id="lineage-clear" on:click=move |_| marked.set(None)>
                 "Stop marking"
             </button>
