@@ -1,6 +1,7 @@
 //! The brief and what stands behind it: `brief_preview` (what a fresh session would get now),
 //! `constellation_get` (a work context's view with its Tier 1 card), `assemblies_list` and
-//! `assemblies_get` (the Inspector's traces), `living_facts_list` / `_add` / `_edit` / `_remove`
+//! `assemblies_get` (the Inspector's traces), `lineage_expand` (where in a transcript a trace line or
+//! an entry came from), `living_facts_list` / `_add` / `_edit` / `_remove`
 //! (Tier 3) and `rollup_refresh` (Tier 2).
 //!
 //! Every brief assembled here is a preview: the app only looks at briefs, it never hands one to an
@@ -17,12 +18,13 @@ use elnor_engine::{AssemblySummary, TraceRow};
 use elnor_engine::{
     BriefRequest, Card, Decision, Delivery, MAX_BUDGET, TIER1_CAP, TIER2_CAP, TIER3_CAP, TraceItem,
 };
-use elnor_engine::{SessionId, Store, WorkContextId};
+use elnor_engine::{EntryId, LineageSource, SessionId, Store, WorkContextId};
 use elnor_types::commands as cmd;
 use elnor_types::{
     AssemblyDetail, AssemblyRow, BriefCard, BriefLine, BriefPreview, CommandError,
     ConstellationItemRow, ConstellationNodeRow, ConstellationView, ContextChoiceRow, ExcludedRow,
-    LivingFactRow, LivingFacts, RollupSegmentRow, RollupView, SessionHistoryRow, TraceItemRow,
+    LineageRequest, LineageWindow, LivingFactRow, LivingFacts, RollupSegmentRow, RollupView,
+    SessionHistoryRow, TraceItemRow,
 };
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
@@ -39,6 +41,7 @@ fn err(e: elnor_engine::Error) -> CommandError {
 
 fn trace_item(t: &TraceItem) -> TraceItemRow {
     TraceItemRow {
+        ordinal: None,
         tier: t.tier,
         kind: t.kind.to_owned(),
         source_id: t.source_id.clone(),
@@ -55,6 +58,7 @@ fn trace_item(t: &TraceItem) -> TraceItemRow {
 
 fn trace_row(t: TraceRow) -> TraceItemRow {
     TraceItemRow {
+        ordinal: Some(t.ordinal),
         tier: t.tier,
         kind: t.kind,
         source_id: t.source_id,
@@ -346,6 +350,57 @@ pub async fn assemblies_get(
             request: d.request,
             output: d.output,
             items: d.items.into_iter().map(trace_row).collect(),
+        })
+    })
+    .await
+}
+
+/// The engine's name for what the UI asks to trace; ids are checked here, so a malformed one is
+/// refused as invalid input before the store is read.
+fn lineage_source(request: LineageRequest) -> Result<LineageSource, CommandError> {
+    Ok(match request {
+        LineageRequest::TraceLine {
+            assembly_id,
+            ordinal,
+        } => LineageSource::TraceItem {
+            assembly_id,
+            ordinal,
+        },
+        LineageRequest::Entry {
+            entry_id,
+            work_context_id,
+        } => LineageSource::Entry {
+            entry_id: EntryId::new(entry_id).map_err(err)?,
+            work_context_id: work_context_id
+                .map(WorkContextId::new)
+                .transpose()
+                .map_err(err)?,
+        },
+    })
+}
+
+#[tauri::command]
+pub async fn lineage_expand(
+    state: State<'_, AppState>,
+    request: RequestOf<cmd::LineageExpand>,
+) -> ReplyOf<cmd::LineageExpand> {
+    let store = state.store()?;
+    blocking(move || {
+        let source = lineage_source(request)?;
+        let w = elnor_engine::locate_lineage(&store, &source).map_err(err)?;
+        Ok(LineageWindow {
+            source: w.source,
+            session_id: w.session_id.to_string(),
+            work_context_id: w.work_context_id.map(|id| id.to_string()),
+            after_seq: w.after_seq,
+            through_seq: w.through_seq,
+            exact: w.exact,
+            how: w.how,
+            turns: w.view.turns,
+            first_position: w.view.first_position,
+            last_position: w.view.last_position,
+            last_turn_id: w.view.last_turn_id,
+            last_at: w.view.last_at,
         })
     })
     .await

@@ -1,9 +1,10 @@
 //! The Inspector: why a brief holds what it holds. The test starts from Home's brief preview,
 //! follows "Why?" into the Inspector and a source link into Sessions, then checks the work
-//! context's constellation and Settings' living memory, which feed the same brief.
+//! context's constellation and Settings' living memory, which feed the same brief. A second test
+//! drills from a delivered brief's line down to the raw turns it came from.
 
 use crate::harness::{App, ensure, ensure_eq, find_in, text_in};
-use crate::world::{brief_world, corpus_claude_code};
+use crate::world::{brief_world, corpus_claude_code, lineage_world, shown_turns};
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
@@ -130,4 +131,133 @@ async fn brief_preview_is_explained_in_the_inspector() {
     let assemblies = store.graph().assemblies(None, 100, true).unwrap();
     assert!(!assemblies.is_empty());
     assert!(assemblies.iter().all(|a| a.delivery == "preview"));
+}
+
+/// The marked rows of the transcript, as `[seq, turn id, selected]`; read through the page,
+/// since only the rows in view exist and their text may be cut with an ellipsis.
+const MARKED: &str = "return [...document.querySelectorAll('.turn-row.lineage')]\
+    .map(e => [Number(e.dataset.seq), e.dataset.turnId, e.classList.contains('selected')])\
+    .sort((a, b) => a[0] - b[0])";
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn a_brief_line_drills_down_to_the_turns_it_came_from() {
+    let (world, lines) = lineage_world();
+    let line = lines
+        .first()
+        .expect("a line of the samples' brief came from a session");
+    let w = &line.window;
+    let turns = shown_turns(&world.store(), w.session_id.as_str());
+
+    App::with(&world, async |ui| {
+        // The delivered brief is listed without ticking Show previews; open it.
+        ui.click("#nav-inspector").await?;
+        ui.click(&format!(
+            "#inspector-assemblies li[data-assembly-id='{}'] button",
+            line.assembly_id
+        ))
+        .await?;
+        ui.find(&format!(
+            "#inspector-detail[data-assembly-id='{}']",
+            line.assembly_id
+        ))
+        .await?;
+        // Every line that names a session offers the way back to it; no other line does.
+        let offered = ui
+            .js("return [document.querySelectorAll('#inspector-items tr.trace-item[data-session-id]').length, \
+                 document.querySelectorAll('#inspector-items tr.trace-item[data-session-id] .lineage-open').length, \
+                 document.querySelectorAll('#inspector-items tr.trace-item:not([data-session-id]) .lineage-open').length, \
+                 document.querySelectorAll('#inspector-items tr.trace-item:not([data-session-id])').length]")
+            .await?;
+        ensure!(
+            offered[0] == offered[1] && offered[2] == 0,
+            "lines with a session, their buttons, buttons elsewhere, lines without: {offered}"
+        );
+        let button = format!(
+            "#inspector-items tr[data-ordinal='{}'] .lineage-open",
+            line.ordinal
+        );
+        ui.js(&format!(
+            "document.querySelector(\"{button}\").scrollIntoView({{block: 'center'}})"
+        ))
+        .await?;
+        ui.screenshot("lineage-inspector").await;
+        ui.click(&button).await?;
+
+        // Sessions: the line's session is open, and the header says what is marked.
+        ui.find(&format!(".session-row.active[data-session-id='{}']", w.session_id))
+            .await?;
+        let head = ui.find("#lineage-head").await?;
+        ensure_eq!(
+            head.attr("data-session-id").await?,
+            Some(w.session_id.to_string())
+        );
+        ensure_eq!(head.attr("data-exact").await?, Some(w.exact.to_string()));
+        ensure_eq!(head.attr("data-turns").await?, Some(w.view.turns.to_string()));
+        let said = ui
+            .js("return document.querySelector('#lineage-head .lineage-said').textContent")
+            .await?;
+        let said = said.as_str().unwrap_or_default();
+        let count = match w.view.turns {
+            1 => "1 turn of the session".to_owned(),
+            n => format!("{n} turns of the session"),
+        };
+        ensure!(
+            said.starts_with("The turns behind this line: ") && said.contains(&count),
+            "{said}"
+        );
+        let found = if w.exact { "exactly these turns" } else { "found by time" };
+        ensure!(said.contains(found), "{said}");
+
+        // The window's turns are marked, in view, and the last of them is selected.
+        let marked = ui
+            .wait_until("the window's turns to be marked", async || {
+                let rows = ui.js(MARKED).await?;
+                let selected = rows
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|row| row[2] == true));
+                Ok(selected.then_some(rows))
+            })
+            .await?;
+        let marked: Vec<(i64, String, bool)> = serde_json::from_value(marked).unwrap();
+        ensure!(!marked.is_empty());
+        for (seq, turn_id, _) in &marked {
+            ensure!(
+                w.after_seq.is_none_or(|a| *seq > a) && w.through_seq.is_none_or(|t| *seq <= t),
+                "turn {seq} is marked outside the window {:?}..={:?}",
+                w.after_seq,
+                w.through_seq
+            );
+            ensure!(
+                turns.contains(&(*seq, turn_id.clone())),
+                "marked turn {seq} ({turn_id}) is not a turn of session {}",
+                w.session_id
+            );
+        }
+        let (last_seq, last_id, last_selected) = marked.last().unwrap();
+        ensure!(*last_selected, "the window's last turn is not the one selected");
+        ensure_eq!(Some(last_id), w.view.last_turn_id.as_ref());
+        if w.exact {
+            ensure_eq!(Some(*last_seq), w.through_seq);
+        }
+        for theme in ["light", "dark"] {
+            ui.click(&format!("#theme-{theme}")).await?;
+            for width in [640, 1024, 1440] {
+                ui.resize(width, 900).await?;
+                ui.find("#lineage-head").await?;
+                ui.screenshot(&format!("lineage-sessions-{theme}-{width}")).await;
+            }
+        }
+        ui.click("#theme-light").await?;
+
+        // Stop marking: the header goes and no turn stays marked.
+        ui.click("#lineage-clear").await?;
+        ui.wait_until("the marks to go", async || {
+            let rows = ui.js(MARKED).await?;
+            Ok(rows.as_array().is_some_and(Vec::is_empty).then_some(()))
+        })
+        .await?;
+        Ok(())
+    })
+    .await;
 }

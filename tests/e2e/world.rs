@@ -1082,3 +1082,99 @@ pub fn harness_settings_world(openclaw_config: &str) -> (World, PathBuf) {
     world.set_app_env("OPENCLAW_CONFIG_PATH", &openclaw);
     (world, openclaw)
 }
+
+/// One line of the lineage world's brief that came from a session, and where its turns are, as
+/// the engine locates them.
+pub struct TracedLine {
+    pub assembly_id: i64,
+    pub ordinal: i64,
+    pub window: elnor_engine::LineageWindow,
+}
+
+/// The project's samples (every harness) ingested and captured by the continuity agent in
+/// deterministic mode, with TTLs long enough that the captures stay live, then one brief
+/// delivered to an agent for the work context with the most log entries, as a SessionStart hook
+/// would deliver it. Returns the world and every line of that brief's trace that came from a
+/// session with turns of it in the window, exact ones first, then the widest windows.
+pub fn lineage_world() -> (World, Vec<TracedLine>) {
+    let world = World::new();
+    let store = world.store();
+    store.set_config("mode", "deterministic").unwrap();
+    for field in [
+        "session_summary_ttl_days",
+        "open_question_ttl_days",
+        "key_decision_ttl_days",
+        "work_phase_ttl_days",
+    ] {
+        store.set_config(field, "3650").unwrap();
+    }
+    let samples = elnor_fixtures::samples();
+    let roots = [
+        (elnor_engine::Harness::ClaudeCode, "claude-code"),
+        (elnor_engine::Harness::Codex, "codex/sessions"),
+        (elnor_engine::Harness::OpenClaw, "openclaw/agents"),
+    ]
+    .map(|(harness, dir)| elnor_engine::SourceRoot {
+        harness,
+        root: samples.join(dir),
+    });
+    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
+    let run = elnor_engine::Agent::new(&store.config().unwrap())
+        .run_once(&store, &elnor_engine::MemorySecrets::default(), Utc::now())
+        .unwrap();
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    let wc = store
+        .log_ids()
+        .unwrap()
+        .into_iter()
+        .max_by_key(|wc| store.log(wc).read().unwrap().entries.len())
+        .expect("the samples' captures wrote a log");
+    let mut req = elnor_engine::BriefRequest::new(
+        Utc::now(),
+        Utc::now().date_naive(),
+        elnor_engine::Delivery::Delivered,
+    );
+    req.work_context_id = Some(wc);
+    let brief = elnor_engine::assemble_brief(&store, &req).unwrap();
+    let detail = store.graph().assembly(brief.assembly_id).unwrap();
+    let mut lines: Vec<TracedLine> = detail
+        .items
+        .iter()
+        .filter(|item| item.session_id.is_some())
+        .filter_map(|item| {
+            let source = elnor_engine::LineageSource::TraceItem {
+                assembly_id: brief.assembly_id,
+                ordinal: item.ordinal,
+            };
+            let window = elnor_engine::locate_lineage(&store, &source).ok()?;
+            (window.view.turns > 0).then_some(TracedLine {
+                assembly_id: brief.assembly_id,
+                ordinal: item.ordinal,
+                window,
+            })
+        })
+        .collect();
+    lines.sort_by_key(|l| (!l.window.exact, std::cmp::Reverse(l.window.view.turns)));
+    (world, lines)
+}
+
+/// Every turn of a session the transcript viewer shows, as `(seq, turn id)`, in order.
+pub fn shown_turns(store: &Store, session_id: &str) -> Vec<(i64, String)> {
+    let mut turns = Vec::new();
+    loop {
+        let page = elnor_engine::session_turns(
+            store.graph(),
+            session_id,
+            turns.len() as u64,
+            500,
+            false,
+            100,
+        )
+        .unwrap();
+        let done = page.turns.len() < 500;
+        turns.extend(page.turns.into_iter().map(|t| (t.seq, t.turn_id)));
+        if done {
+            return turns;
+        }
+    }
+}

@@ -11,15 +11,15 @@ use elnor_types::{
     CreateWorkContextRequest, DreamingChanged, EditEntityRequest, EditFactRequest,
     EditWorkContextRequest, EmbedCoverage, EntityLinkRequest, EntityListRequest, EntityRow,
     ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList,
-    KnowledgeListRequest, LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail,
-    NodeRef, NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest,
-    ObservationListRequest, ObservationRef, ObservationRow, PendingCount, ProjectOverviewRow,
-    ProposalDetail, ProposalIds, ProposalRef, PushOutcome, PushPreview, PushRequest, RejectRequest,
-    RemoveLinkRuleRequest, ReviewListRequest, ReviewOutcome, ReviewQueue, RollupView,
-    SearchQueryRequest, SearchResults, SessionListRequest, SessionRow, SetApiKeyRequest,
-    SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest, Settings, SourceRow,
-    StoreStatus, Timeline, TimelineRequest, TodayView, TrackedFolderRequest, TrackedFolders,
-    TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
+    KnowledgeListRequest, LineageRequest, LineageWindow, LivingFacts, MergeRequest,
+    NightlyReportRow, NightlyStatus, NodeDetail, NodeRef, NodeRetireRequest, NodeTextRequest,
+    NodeWarrant, NodeWarrantRequest, ObservationListRequest, ObservationRef, ObservationRow,
+    PendingCount, ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef, PushOutcome,
+    PushPreview, PushRequest, RejectRequest, RemoveLinkRuleRequest, ReviewListRequest,
+    ReviewOutcome, ReviewQueue, RollupView, SearchQueryRequest, SearchResults, SessionListRequest,
+    SessionRow, SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest,
+    Settings, SourceRow, StoreStatus, Timeline, TimelineRequest, TodayView, TrackedFolderRequest,
+    TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
 };
 use elnor_types::{Command, commands as cmd};
 use elnor_types::{
@@ -297,6 +297,12 @@ pub async fn assemblies_list(
 pub async fn assemblies_get(assembly_id: i64) -> Result<AssemblyDetail, CommandError> {
     let request = AssemblyRef { assembly_id };
     invoke::<cmd::AssembliesGet>(request).await
+}
+
+/// Where in its session's transcript a brief line or an entry came from: the window of turns,
+/// located as the transcript viewer pages them.
+pub async fn lineage_expand(request: LineageRequest) -> Result<LineageWindow, CommandError> {
+    invoke::<cmd::LineageExpand>(request).await
 }
 
 pub async fn living_facts_list() -> Result<LivingFacts, CommandError> {

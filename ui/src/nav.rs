@@ -6,6 +6,7 @@
 //! out of the route when it mounts (see the `take_*` methods), so coming back to the page later
 //! through the sidebar starts from its list rather than from the old item.
 
+use elnor_types::LineageWindow;
 use leptos::prelude::*;
 
 /// The views of the sidebar, without the item a link may ask them to open.
@@ -41,10 +42,11 @@ pub struct TurnLink {
 pub enum Route {
     Home,
     /// The Sessions page, with the session whose transcript to open and the turn to scroll to
-    /// and select in it.
+    /// and select in it, or the window of turns a brief line came from, to show marked.
     Sessions {
         session: Option<String>,
         turn: Option<TurnLink>,
+        lineage: Option<Box<LineageWindow>>,
     },
     /// The Work contexts page, with the work context to open.
     Contexts {
@@ -91,6 +93,7 @@ impl Route {
             Page::Sessions => Route::Sessions {
                 session: None,
                 turn: None,
+                lineage: None,
             },
             Page::Contexts => Route::Contexts { work_context: None },
             Page::Review => Route::Review { proposal: None },
@@ -167,6 +170,7 @@ impl Nav {
         self.go(Route::Sessions {
             session: Some(session_id),
             turn: None,
+            lineage: None,
         });
     }
 
@@ -176,6 +180,17 @@ impl Nav {
         self.go(Route::Sessions {
             session: Some(session_id),
             turn: Some(TurnLink { turn_id, position }),
+            lineage: None,
+        });
+    }
+
+    /// Shows the session a brief line (or an entry) came from on the Sessions page, scrolled to
+    /// the window of turns behind it, with those turns marked and a header saying what they are.
+    pub fn open_lineage(self, window: LineageWindow) {
+        self.go(Route::Sessions {
+            session: Some(window.session_id.clone()),
+            turn: None,
+            lineage: Some(Box::new(window)),
         });
     }
 
@@ -263,6 +278,14 @@ impl Nav {
     pub fn take_turn(self) -> Option<TurnLink> {
         self.take(|r| match r {
             Route::Sessions { turn, .. } => turn.take(),
+            _ => None,
+        })
+    }
+
+    /// The window of turns a link asked the Sessions page to mark in the session it opens.
+    pub fn take_lineage(self) -> Option<LineageWindow> {
+        self.take(|r| match r {
+            Route::Sessions { lineage, .. } => lineage.take().map(|w| *w),
             _ => None,
         })
     }

@@ -40,7 +40,7 @@ pub use usecase::harness::setup::{
     setup as setup_harness,
 };
 pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
-pub use usecase::lineage::{Lineage, LineageSource, expand_lineage};
+pub use usecase::lineage::{Lineage, LineageSource, LineageWindow, expand_lineage, locate_lineage};
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
     next_scheduled as nightly_next_scheduled, run as run_nightly,
@@ -110,7 +110,7 @@ pub use inputs::observe::{
 };
 pub use inputs::sessions::{
     CompactionMark, ListQuery as SessionListQuery, READ_TOKEN_CAP, ReadQuery as TranscriptQuery,
-    SessionInfo, SessionSummary, Transcript, TranscriptTurn, TurnPage, get as session,
+    SessionInfo, SessionSummary, Transcript, TranscriptTurn, TurnPage, ViewWindow, get as session,
     list as list_sessions, read_transcript, summarize as summarize_session,
     turn_page as session_turns,
 };

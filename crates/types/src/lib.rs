@@ -145,6 +145,10 @@ pub mod commands {
         AssembliesList = "assemblies_list"(AssemblyListRequest) -> Vec<AssemblyRow>;
         /// `assemblies_get`: `AssemblyRef -> AssemblyDetail`
         AssembliesGet = "assemblies_get"(AssemblyRef) -> AssemblyDetail;
+        /// `lineage_expand`: `LineageRequest -> LineageWindow` (where in its session's transcript
+        /// a brief line or an entry came from: the window of turns, located in the transcript
+        /// view, without their text, which the viewer pages itself)
+        LineageExpand = "lineage_expand"(LineageRequest) -> LineageWindow;
         /// `living_facts_list`: `() -> LivingFacts`
         LivingFactsList = "living_facts_list"() -> LivingFacts;
         /// `living_facts_add`: `AddFactRequest -> LivingFacts`
@@ -916,6 +920,10 @@ pub struct BriefLine {
 /// One candidate a brief assembly considered, and what it decided about it and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceItemRow {
+    /// Its place in a recorded trace, which names it to `lineage_expand`; `None` on a brief's
+    /// cards, whose lines are named by the stored trace instead.
+    #[serde(default)]
+    pub ordinal: Option<i64>,
     /// 1, 2 or 3.
     pub tier: u8,
     /// `constellation`, `summary`, `entry`, `update`, `node`, `segment`, `fact` or `directive`.
@@ -1123,6 +1131,45 @@ pub struct AssemblyDetail {
     pub output: String,
     /// In the order the assembly considered them.
     pub items: Vec<TraceItemRow>,
+}
+
+/// Request of [`commands::LineageExpand`]: what to trace back to its turns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "from", rename_all = "snake_case")]
+pub enum LineageRequest {
+    /// One line of a recorded brief: its assembly and its place in the trace.
+    TraceLine { assembly_id: i64, ordinal: i64 },
+    /// A continuity entry; naming its work context saves reading every log to find it.
+    Entry {
+        entry_id: String,
+        work_context_id: Option<String>,
+    },
+}
+
+/// Reply of [`commands::LineageExpand`]: the turns of one session a brief line or an entry came
+/// from, as the transcript viewer finds them (rows counted as [`commands::TurnsList`] pages them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineageWindow {
+    /// What was traced, in words.
+    pub source: String,
+    pub session_id: String,
+    pub work_context_id: Option<String>,
+    /// The window: turns after `after_seq` (from the start when `None`), up to and including
+    /// `through_seq` (to the end when `None`).
+    pub after_seq: Option<i64>,
+    pub through_seq: Option<i64>,
+    /// The bounds were recorded with the line (true) or found by time (false).
+    pub exact: bool,
+    /// How the window was found, in words.
+    pub how: String,
+    /// How many of the window's turns the transcript viewer shows.
+    pub turns: u64,
+    /// The viewer's rows of the window's first and last turns (0-based), when it shows any.
+    pub first_position: Option<u64>,
+    pub last_position: Option<u64>,
+    /// The window's last turn: our id, and its time (RFC 3339) when the transcript has one.
+    pub last_turn_id: Option<String>,
+    pub last_at: Option<String>,
 }
 
 /// One of the person's facts or preferences (Tier 3).

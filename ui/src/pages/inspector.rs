@@ -12,10 +12,16 @@
 //! until "Show previews" is ticked, so the deliveries to agents stand out; an assembly a link
 //! opened is shown either way. Work contexts are named, not shown by id, and the long ids of the
 //! trace are cut short with a copy button.
+//!
+//! A line that came from a session has "Show where this came from": it asks the engine for the
+//! window of turns behind the line (`lineage_expand`) and opens that session's transcript on the
+//! Sessions page at those turns, marked. A line with nothing behind it in a transcript (a fact, a
+//! directive, the work context itself) has no such button; when the engine finds no transcript
+//! for a line that named a session (a hand-written entry), its reason is shown under the button.
 
 use std::collections::HashMap;
 
-use elnor_types::{AssemblyDetail, AssemblyRow, TraceItemRow};
+use elnor_types::{AssemblyDetail, AssemblyRow, LineageRequest, TraceItemRow};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -208,6 +214,7 @@ fn AssemblyView(detail: AssemblyDetail) -> impl IntoView {
     // "all", or one decision: long traces are easier to read one decision at a time.
     let filter = RwSignal::new("all".to_owned());
     let items = detail.items.clone();
+    let assembly_id = s.assembly_id;
     view! {
         <div class="card" id="inspector-detail" data-assembly-id=s.assembly_id>
             <h3>{format!("Assembly #{}", s.assembly_id)}</h3>
@@ -282,7 +289,7 @@ fn AssemblyView(detail: AssemblyDetail) -> impl IntoView {
                             .iter()
                             .filter(|t| shown == "all" || t.decision == shown)
                             .cloned()
-                            .map(trace_row)
+                            .map(|t| trace_row(t, assembly_id))
                             .collect_view()
                     }}
                 </tbody>
@@ -322,12 +329,61 @@ fn source_id(id: String, kind: &str) -> AnyView {
     .into_any()
 }
 
-fn trace_row(t: TraceItemRow) -> impl IntoView {
+/// "Show where this came from": reads the window of turns behind the line and opens it in the
+/// session's transcript, or says why there is none.
+#[component]
+fn LineageAction(assembly_id: i64, ordinal: i64) -> impl IntoView {
+    let nav = use_nav();
+    let refused = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let open = move |_| {
+        busy.set(true);
+        spawn_local(async move {
+            let request = LineageRequest::TraceLine {
+                assembly_id,
+                ordinal,
+            };
+            match api::lineage_expand(request).await {
+                Ok(window) => nav.open_lineage(window),
+                Err(e) => {
+                    refused.set(Some(e.message));
+                    busy.set(false);
+                }
+            }
+        });
+    };
+    view! {
+        <button
+            class="lineage-open"
+            data-ordinal=ordinal
+            title="Open the turns of the session this line was made from, marked in its transcript"
+            prop:disabled=move || busy.get()
+            on:click=open
+        >
+            "Show where this came from"
+        </button>
+        {move || refused.get().map(|why| view! { <p class="hint lineage-refused" role="status">{why}</p> })}
+    }
+}
+
+fn trace_row(t: TraceItemRow, assembly_id: i64) -> impl IntoView {
+    // Only a line that names a session has turns behind it; the engine finds the window.
+    let lineage = t
+        .ordinal
+        .filter(|_| t.session_id.is_some())
+        .map(|ordinal| view! { <LineageAction assembly_id ordinal /> });
     let class = format!("trace-item decision-{}", t.decision);
     let source = t.source_id.clone();
     let work_context = t.work_context_id.clone();
     view! {
-        <tr class=class data-decision=t.decision.clone() data-reason=t.reason.clone() data-tier=t.tier>
+        <tr
+            class=class
+            data-decision=t.decision.clone()
+            data-reason=t.reason.clone()
+            data-tier=t.tier
+            data-ordinal=t.ordinal
+            data-session-id=t.session_id.clone()
+        >
             <td>
                 <span class="trace-text">{t.text.clone()}</span>
                 <span class="trace-meta meta">
@@ -351,6 +407,7 @@ fn trace_row(t: TraceItemRow) -> impl IntoView {
                             </span>
                         }
                     })}
+                {lineage}
             </td>
         </tr>
     }

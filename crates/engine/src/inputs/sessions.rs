@@ -474,6 +474,64 @@ pub fn turn_position(graph: &Graph, turn_id: &str) -> Result<Option<u64>> {
     })
 }
 
+/// A window of a session's turns (`after_seq` exclusive, `through_seq` inclusive, `None` leaving
+/// that end open) as the default transcript view shows it: how many of its turns the view has,
+/// their first and last rows there, and the last one's id and time.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ViewWindow {
+    pub turns: u64,
+    pub first_position: Option<u64>,
+    pub last_position: Option<u64>,
+    pub last_turn_id: Option<String>,
+    pub last_at: Option<String>,
+}
+
+/// Where the turns `after_seq < seq <= through_seq` of a session sit in its default transcript
+/// view, so a viewer that pages by row can open at them and mark them. One scan of the session's
+/// turns, numbered as [`turn_page`] numbers them.
+pub fn view_window(
+    graph: &Graph,
+    session_id: &str,
+    after_seq: Option<i64>,
+    through_seq: Option<i64>,
+) -> Result<ViewWindow> {
+    let kinds = kinds_json(false);
+    graph.with_conn_result(|c| {
+        let mut window: ViewWindow = c.query_row(
+            "WITH shown AS (
+                 SELECT seq, row_number() OVER (ORDER BY seq) - 1 AS pos
+                 FROM turns WHERE session_id = ?1
+                 AND kind IN (SELECT value FROM json_each(?2)))
+             SELECT count(*), min(pos), max(pos) FROM shown
+              WHERE (?3 IS NULL OR seq > ?3) AND (?4 IS NULL OR seq <= ?4)",
+            params![session_id, kinds, after_seq, through_seq],
+            |r| {
+                Ok(ViewWindow {
+                    turns: r.get::<_, i64>(0)?.max(0) as u64,
+                    first_position: r.get::<_, Option<i64>>(1)?.map(|p| p.max(0) as u64),
+                    last_position: r.get::<_, Option<i64>>(2)?.map(|p| p.max(0) as u64),
+                    ..ViewWindow::default()
+                })
+            },
+        )?;
+        if let Some((id, at)) = c
+            .query_row(
+                "SELECT turn_id, timestamp FROM turns WHERE session_id = ?1
+                   AND kind IN (SELECT value FROM json_each(?2))
+                   AND (?3 IS NULL OR seq > ?3) AND (?4 IS NULL OR seq <= ?4)
+                 ORDER BY seq DESC LIMIT 1",
+                params![session_id, kinds, after_seq, through_seq],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)),
+            )
+            .optional()?
+        {
+            window.last_turn_id = Some(id);
+            window.last_at = at;
+        }
+        Ok(window)
+    })
+}
+
 /// The kinds a read returns, as a JSON array for `json_each`.
 fn kinds_json(include_events: bool) -> String {
     let extra: &[&str] = if include_events {

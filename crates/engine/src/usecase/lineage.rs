@@ -99,6 +99,47 @@ pub fn expand_lineage(
     })
 }
 
+/// A source's window located in its session's transcript view, without reading its turns: for a
+/// viewer that pages the transcript itself and marks the window in it (the app's "Show where this
+/// came from"). The bounds are those [`expand_lineage`] reads.
+#[derive(Debug, Clone, Serialize)]
+pub struct LineageWindow {
+    /// What was expanded, in words.
+    pub source: String,
+    pub session_id: SessionId,
+    pub work_context_id: Option<WorkContextId>,
+    pub after_seq: Option<i64>,
+    pub through_seq: Option<i64>,
+    /// The bounds were recorded (true) or found by time (false).
+    pub exact: bool,
+    /// How the window was found, in words.
+    pub how: String,
+    /// Where the window's turns sit in the session's default transcript view.
+    pub view: sessions::ViewWindow,
+}
+
+/// Locates the turns `source` came from in its session's transcript view: the window
+/// [`expand_lineage`] would read, with its rows there instead of its text.
+pub fn locate_lineage(store: &Store, source: &LineageSource) -> Result<LineageWindow> {
+    let w = window(store, source)?;
+    let view = sessions::view_window(
+        store.graph(),
+        w.session_id.as_str(),
+        w.after_seq,
+        w.through_seq,
+    )?;
+    Ok(LineageWindow {
+        source: w.source,
+        session_id: w.session_id,
+        work_context_id: w.work_context_id,
+        after_seq: w.after_seq,
+        through_seq: w.through_seq,
+        exact: w.exact,
+        how: w.how,
+        view,
+    })
+}
+
 fn window(store: &Store, source: &LineageSource) -> Result<Window> {
     match source {
         LineageSource::Turn { session_id, seq } => {

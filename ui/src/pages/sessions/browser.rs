@@ -1,6 +1,6 @@
 //! The session list with its filters, and the selected session's transcript beside it.
 
-use elnor_types::{SessionListRequest, SessionRow};
+use elnor_types::{LineageWindow, SessionListRequest, SessionRow};
 use leptos::prelude::*;
 
 use super::transcript::TranscriptViewer;
@@ -16,9 +16,13 @@ pub(super) fn SessionBrowser(
     target: Option<String>,
     /// A turn of the target session to scroll to and select once its transcript opens.
     turn: Option<TurnLink>,
+    /// The window of the target session's turns a brief line came from, to mark once its
+    /// transcript opens.
+    lineage: Option<LineageWindow>,
 ) -> impl IntoView {
-    // Handed to the first transcript that opens (the target's), which takes it.
+    // Handed to the first transcript that opens (the target's), which takes them.
     let focus = RwSignal::new(turn);
+    let lineage = RwSignal::new(lineage);
     let harness = RwSignal::new(String::new());
     let agent = RwSignal::new(String::new());
     // The target's id goes into the text filter, which matches ids, so the list shows it even
@@ -49,6 +53,7 @@ pub(super) fn SessionBrowser(
                     // The turn belongs to the session that is not there; no other transcript
                     // may take it.
                     focus.set(None);
+                    lineage.set(None);
                     missing.set(Some(format!(
                     "Session {id} is not among the ingested sessions: its entries may have been \
                      written by hand, or its transcript is no longer in a source."
@@ -106,7 +111,7 @@ pub(super) fn SessionBrowser(
             </div>
             <div class="session-view">
                 {move || match selected.get() {
-                    Some(s) => view! { <TranscriptViewer session=s focus /> }.into_any(),
+                    Some(s) => view! { <TranscriptViewer session=s focus lineage /> }.into_any(),
                     None => {
                         view! { <p class="hint">"Pick a session to read its transcript."</p> }
                             .into_any()

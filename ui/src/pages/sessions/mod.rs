@@ -27,6 +27,8 @@ pub fn SessionsPage() -> impl IntoView {
     let target = nav.take_session();
     // A search hit names the turn too: the transcript opens scrolled to it, with it selected.
     let turn = nav.take_turn();
+    // "Show where this came from" (the Inspector) names the window of turns to mark.
+    let lineage = nav.take_lineage();
     view! {
         <div class="page-head">
             <h2>"Sessions"</h2>
@@ -41,6 +43,6 @@ pub fn SessionsPage() -> impl IntoView {
                 </button>
             </div>
         </div>
-        <SessionBrowser generation selected target turn />
+        <SessionBrowser generation selected target turn lineage />
     }
 }

@@ -3,10 +3,15 @@
 //! at (a search hit, with the turn's row; a Library reference, without): the viewer reads the
 //! chunk of that row, or the chunks in order until one holds the turn, scrolls it into view and
 //! selects it.
+//!
+//! A brief line's "Show where this came from" names a window of turns instead: the viewer opens
+//! at it the same way (by its last turn's row, checked by the turn's id), scrolls so as much of
+//! the window as fits is in view, ending on its last turn, marks its turns, and says above the
+//! transcript what they are and how they were found.
 
 use std::collections::{HashMap, HashSet};
 
-use elnor_types::{CompactionMark, SessionRow, TurnRow};
+use elnor_types::{CompactionMark, LineageWindow, SessionRow, TurnRow};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -64,6 +69,8 @@ pub(super) fn TranscriptViewer(
     /// A turn to scroll to and select; the viewer takes it, so the next session picked opens at
     /// its start.
     focus: RwSignal<Option<TurnLink>>,
+    /// A window of turns to open at and mark, taken like `focus`.
+    lineage: RwSignal<Option<LineageWindow>>,
 ) -> impl IntoView {
     let id = session.session_id.clone();
     let total = RwSignal::new(None::<u64>);
@@ -81,6 +88,12 @@ pub(super) fn TranscriptViewer(
     // How a linked turn was found: `row` when the link's row held it, `search` when the chunks
     // were read in order. Shown on the viewer as `data-turn-found-by`, for whoever checks.
     let found_by = RwSignal::new(None::<&'static str>);
+    // The window a brief line came from, when one was named for this session: its bounds mark
+    // the rows, and the header says what they are until the person closes it.
+    let mut traced = None;
+    lineage.update_untracked(|l| traced = l.take());
+    let traced = traced.filter(|w| w.session_id == session.session_id);
+    let marked = RwSignal::new(traced.as_ref().map(|w| (w.after_seq, w.through_seq)));
 
     let ensure = {
         let id = id.clone();
@@ -142,12 +155,34 @@ pub(super) fn TranscriptViewer(
                 .and_then(|v| v.get((i % CHUNK) as usize).cloned())
         })
     };
-    let jump = move |position: u64| {
+    let scroll_to = move |top: f64| {
+        let top = top.max(0.0);
         if let Some(el) = scroller.get() {
-            el.set_scroll_top((position as f64 * ROW_H - ROW_H) as i32);
+            el.set_scroll_top(top as i32);
         }
-        scroll.set(position as f64 * ROW_H - ROW_H);
+        scroll.set(top);
+    };
+    let jump = move |position: u64| {
+        scroll_to(position as f64 * ROW_H - ROW_H);
         detail.set(row_at(position));
+    };
+    // Where a linked turn lands: a lone turn sits near the top; the last turn of a window of
+    // `turns` is shown with as many of the window's turns above it as fit, since the newest turns
+    // are the ones closest to what the brief line says.
+    let window_turns = traced.as_ref().map(|w| w.turns);
+    let land = move |position: u64| match window_turns {
+        Some(turns) if turns > 1 => {
+            let first = (position + 1).saturating_sub(turns);
+            let room = view_h.get_untracked() - 2.0 * ROW_H;
+            let top = if turns as f64 * ROW_H <= room {
+                first as f64 * ROW_H - ROW_H
+            } else {
+                (position + 2) as f64 * ROW_H - view_h.get_untracked()
+            };
+            scroll_to(top);
+            detail.set(row_at(position));
+        }
+        _ => jump(position),
     };
 
     // The turn a link named. With its row (a search hit's), the viewer reads the one chunk that
@@ -156,6 +191,13 @@ pub(super) fn TranscriptViewer(
     // session's chunks in order until one holds it; they are the chunks the rows need anyway.
     let mut wanted = None;
     focus.update_untracked(|f| wanted = f.take());
+    // A window is opened at its last turn, found the same way.
+    if let Some(w) = &traced {
+        wanted = w.last_turn_id.clone().map(|turn_id| TurnLink {
+            turn_id,
+            position: w.last_position,
+        });
+    }
     if let Some(link) = wanted {
         let pages = Pages {
             session: id.clone(),
@@ -175,7 +217,7 @@ pub(super) fn TranscriptViewer(
                     // The canvas takes its height from `total` when the page renders again;
                     // scrolling before that would be clamped to the old, empty canvas.
                     api::sleep(30).await;
-                    jump(position);
+                    land(position);
                     return;
                 }
             }
@@ -187,7 +229,7 @@ pub(super) fn TranscriptViewer(
                 if let Some(i) = rows.iter().position(|t| t.turn_id == link.turn_id) {
                     found_by.set(Some("search"));
                     api::sleep(30).await;
-                    jump(chunk * CHUNK + i as u64);
+                    land(chunk * CHUNK + i as u64);
                     return;
                 }
                 if (rows.len() as u64) < CHUNK {
@@ -256,6 +298,7 @@ pub(super) fn TranscriptViewer(
                     })
             }}
         </div>
+        {traced.map(|w| lineage_head(w, session.clone(), marked))}
         {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
         {move || lost.get().map(|m| view! { <p class="hint" id="turn-missing">{m}</p> })}
         <div class="viewer" data-turn-found-by=move || found_by.get()>
@@ -278,7 +321,7 @@ pub(super) fn TranscriptViewer(
                             (first..last).map(move |i| (i, row_at(i))).collect::<Vec<_>>()
                         }
                         key=|(i, row)| (*i, row.as_ref().map(|r| r.seq))
-                        children=move |(i, row)| turn_row(i, row, detail)
+                        children=move |(i, row)| turn_row(i, row, detail, marked)
                     />
                 </div>
             </div>
@@ -302,10 +345,83 @@ pub(super) fn label(t: &TurnRow) -> String {
     }
 }
 
+/// The bounds of a marked window of turns: after the first `seq` (from the start when `None`),
+/// up to and including the second (to the end when `None`).
+type Marked = Option<(Option<i64>, Option<i64>)>;
+
+/// Whether turn `seq` is in the marked window.
+fn in_window(marked: Marked, seq: i64) -> bool {
+    marked.is_some_and(|(after, through)| {
+        after.is_none_or(|a| seq > a) && through.is_none_or(|t| seq <= t)
+    })
+}
+
+/// What the marked turns are: how many, of which session, up to when, and whether they were
+/// recorded with the line or found by time; the engine's own account is under it.
+fn lineage_head(w: LineageWindow, session: SessionRow, marked: RwSignal<Marked>) -> impl IntoView {
+    let name = session.title.unwrap_or_else(|| {
+        format!(
+            "Untitled session {}",
+            session.session_id.chars().take(8).collect::<String>()
+        )
+    });
+    let count = match w.turns {
+        1 => "1 turn".to_owned(),
+        n => format!("{n} turns"),
+    };
+    let until = w
+        .last_at
+        .as_deref()
+        .map(|at| format!(", up to {}", crate::components::short_time(at)))
+        .unwrap_or_default();
+    let found = if w.exact {
+        "exactly these turns"
+    } else {
+        "found by time"
+    };
+    let said = if w.turns == 0 {
+        format!(
+            "No turns of the session \u{201c}{name}\u{201d} fall in the window behind this line ({found})."
+        )
+    } else {
+        format!(
+            "The turns behind this line: {count} of the session \u{201c}{name}\u{201d}{until} \u{2014} {found}."
+        )
+    };
+    // The engine's account of how the window was found, as a sentence of its own.
+    let how = {
+        let mut chars = w.how.chars();
+        chars
+            .next()
+            .map(|c| format!("{}{}.", c.to_uppercase(), chars.as_str()))
+            .unwrap_or_default()
+    };
+    view! {
+        <div
+            class="lineage-head"
+            id="lineage-head"
+            class:filtered-out=move || marked.with(Option::is_none)
+            data-session-id=w.session_id.clone()
+            data-through-seq=w.through_seq
+            data-after-seq=w.after_seq
+            data-exact=w.exact.to_string()
+            data-turns=w.turns
+            title=w.source.clone()
+        >
+            <p class="lineage-said">{said}</p>
+            <p class="meta lineage-how">{how}</p>
+            <button class="small" id="lineage-clear" on:click=move |_| marked.set(None)>
+                "Stop marking"
+            </button>
+        </div>
+    }
+}
+
 pub(super) fn turn_row(
     i: u64,
     row: Option<TurnRow>,
     detail: RwSignal<Option<TurnRow>>,
+    marked: RwSignal<Marked>,
 ) -> impl IntoView {
     let top = format!("{}px", i as f64 * ROW_H);
     match row {
@@ -333,7 +449,9 @@ pub(super) fn turn_row(
                     class=class
                     class:sidechain=t.is_sidechain
                     class:selected=move || detail.with(|d| d.as_ref().is_some_and(|d| d.seq == seq))
+                    class:lineage=move || in_window(marked.get(), seq)
                     data-turn-id=t.turn_id.clone()
+                    data-seq=seq
                     style:top=top
                     on:click=move |_| detail.set(Some(pick.clone()))
                 >

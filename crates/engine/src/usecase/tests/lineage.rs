@@ -252,3 +252,65 @@ fn windows_worked_out_for_older_summaries_match_the_recorded_ones() {
         .unwrap();
     assert_eq!(worked_out, recorded);
 }
+
+#[test]
+fn a_located_window_names_the_rows_of_the_turns_an_expansion_reads() {
+    let (_dir, store) = sample_store();
+    capture_all(&store, later());
+    let wc = store.log_ids().unwrap().remove(0);
+    let mut req = BriefRequest::new(later(), later().date_naive(), Delivery::Preview);
+    req.work_context_id = Some(wc);
+    let brief = crate::brief::assemble(&store, &req).unwrap();
+    let detail = store.graph().assembly(brief.assembly_id).unwrap();
+    let mut located = 0;
+    for item in &detail.items {
+        let source = LineageSource::TraceItem {
+            assembly_id: brief.assembly_id,
+            ordinal: item.ordinal,
+        };
+        let Ok(window) = locate_lineage(&store, &source) else {
+            assert!(item.session_id.is_none());
+            continue;
+        };
+        let expanded = expand_lineage(&store, &source, 50_000, None).unwrap();
+        assert_eq!(window.session_id, expanded.session_id);
+        assert_eq!(
+            (window.after_seq, window.through_seq, window.exact),
+            (expanded.after_seq, expanded.through_seq, expanded.exact)
+        );
+        let v = &window.view;
+        let (first, last) = (v.first_position.unwrap(), v.last_position.unwrap());
+        assert_eq!(
+            v.turns,
+            last - first + 1,
+            "the window's rows are contiguous"
+        );
+        // The rows the viewer pages at those positions are the window's turns, the last of them
+        // the one named.
+        let page = sessions::turn_page(
+            store.graph(),
+            window.session_id.as_str(),
+            first,
+            u32::try_from(v.turns).unwrap(),
+            false,
+            100,
+        )
+        .unwrap();
+        assert_eq!(page.turns.len() as u64, v.turns);
+        assert!(
+            page.turns
+                .iter()
+                .all(|t| window.after_seq.is_none_or(|a| t.seq > a)
+                    && window.through_seq.is_none_or(|s| t.seq <= s))
+        );
+        assert_eq!(
+            page.turns.last().map(|t| &t.turn_id),
+            v.last_turn_id.as_ref()
+        );
+        if window.exact {
+            assert_eq!(page.turns.last().map(|t| t.seq), window.through_seq);
+        }
+        located += 1;
+    }
+    assert!(located > 0, "no brief line had a transcript behind it");
+}
