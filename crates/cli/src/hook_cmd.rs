@@ -105,10 +105,11 @@ fn capture_in_background(args: &Args, store: &Store, input: &HookInput) -> anyho
     if let Some(now) = &args.now {
         cmd.arg("--now").arg(now);
     }
+    // `--session=ID` in one argument: an id that starts with `-` stays the option's value and is
+    // never read as a flag of its own.
     cmd.args([
         "capture",
-        "--session",
-        &session,
+        &format!("--session={session}"),
         "--ingest",
         "--trigger",
         "session-end",
