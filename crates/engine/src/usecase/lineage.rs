@@ -321,10 +321,10 @@ fn entry_window(
         how: match previous {
             Some(p) => format!(
                 "by time: the session's turns after its previous capture ({}) up to {}",
-                format_ts(p),
-                format_ts(upper)
+                in_words(p),
+                in_words(upper)
             ),
-            None => format!("by time: the session's turns up to {}", format_ts(upper)),
+            None => format!("by time: the session's turns up to {}", in_words(upper)),
         },
     })
 }
@@ -386,11 +386,16 @@ fn summary_window(store: &Store, summary_id: &str) -> Result<Window> {
         how: match previous {
             Some(p) => format!(
                 "by time: the turns after the session's previous summary ({}) up to this one",
-                format_ts(p)
+                in_words(p)
             ),
             None => "by time: the session's turns up to when the summary was made".into(),
         },
     })
+}
+
+/// A moment as `how` says it to a person or an agent: to the minute, in UTC, not RFC 3339.
+fn in_words(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 /// The turns one capture read, as it recorded them (or as the migration worked them out for
