@@ -24,3 +24,9 @@ SELECT summary_id, session_id,
                CAST(substr(doc73_session_summary_id, 17) AS INTEGER) AS through_seq
           FROM session_summaries
          WHERE doc73_session_summary_id GLOB 'ss_[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_[0-9]*');
+
+-- Who is asking (`usecase/access.rs`): an agent session not captured yet is found through the
+-- brief delivered to it, and an MCP server's folder through the briefs delivered there. Without
+-- these, every such search would scan every assembly ever stored.
+CREATE INDEX brief_assemblies_session ON brief_assemblies (session_id, assembly_id);
+CREATE INDEX brief_assemblies_cwd ON brief_assemblies (json_extract(request, '$.cwd'));

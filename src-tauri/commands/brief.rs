@@ -388,14 +388,15 @@ pub async fn lineage_expand(
     blocking(move || {
         let source = lineage_source(request)?;
         let w = elnor_engine::locate_lineage(&store, &source).map_err(err)?;
+        let span = w.span;
         Ok(LineageWindow {
-            source: w.source,
-            session_id: w.session_id.to_string(),
-            work_context_id: w.work_context_id.map(|id| id.to_string()),
-            after_seq: w.after_seq,
-            through_seq: w.through_seq,
-            exact: w.exact,
-            how: w.how,
+            source: span.source,
+            session_id: span.session_id.to_string(),
+            work_context_id: span.work_context_id.map(|id| id.to_string()),
+            after_seq: span.after_seq,
+            through_seq: span.through_seq,
+            exact: span.exact,
+            how: span.how,
             turns: w.view.turns,
             first_position: w.view.first_position,
             last_position: w.view.last_position,

@@ -40,7 +40,9 @@ pub use usecase::harness::setup::{
     setup as setup_harness,
 };
 pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
-pub use usecase::lineage::{Lineage, LineageSource, LineageWindow, expand_lineage, locate_lineage};
+pub use usecase::lineage::{
+    Lineage, LineageSource, LineageSpan, LineageWindow, expand_lineage, locate_lineage,
+};
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
     next_scheduled as nightly_next_scheduled, run as run_nightly,

@@ -700,16 +700,9 @@ fn lineage_expand(store: &Store, a: LineageArgs) -> Result<Outcome, ToolError> {
     let budget = a.max_tokens.map_or(cap, |m| (m as usize).clamp(1, cap));
     let before = parse_continuation(a.continuation.as_deref())?;
     let l = engine::expand_lineage(store, &source, budget, before)?;
-    Ok(Outcome::value(json!({
-        "source": l.source,
-        "session_id": l.session_id,
-        "work_context_id": l.work_context_id,
-        "after_seq": l.after_seq,
-        "through_seq": l.through_seq,
-        "exact": l.exact,
-        "how": l.how,
-        "transcript": transcript_json(&l.transcript),
-    })))
+    let mut value = serde_json::to_value(&l.span).unwrap_or_default();
+    value["transcript"] = transcript_json(&l.transcript);
+    Ok(Outcome::value(value))
 }
 
 /// Arguments of `observation_push`.

@@ -39,9 +39,9 @@ pub enum LineageSource {
     Turn { session_id: SessionId, seq: i64 },
 }
 
-/// A source expanded to its turns.
+/// Where a source came from: its session and the window of that session's turns.
 #[derive(Debug, Clone, Serialize)]
-pub struct Lineage {
+pub struct LineageSpan {
     /// What was expanded, in words ("key decision entry … in work context …").
     pub source: String,
     pub session_id: SessionId,
@@ -53,20 +53,16 @@ pub struct Lineage {
     pub exact: bool,
     /// How the window was found, in words.
     pub how: String,
+}
+
+/// A source expanded to its turns.
+#[derive(Debug, Clone, Serialize)]
+pub struct Lineage {
+    #[serde(flatten)]
+    pub span: LineageSpan,
     /// The window's turns, newest that fit the budget, with a continuation when older ones were
     /// left out.
     pub transcript: Transcript,
-}
-
-/// The window of one source, before its turns are read.
-struct Window {
-    source: String,
-    session_id: SessionId,
-    work_context_id: Option<WorkContextId>,
-    after_seq: Option<i64>,
-    through_seq: Option<i64>,
-    exact: bool,
-    how: String,
 }
 
 /// Expands `source` to the turns it came from, reading at most `max_tokens` of them (newest
@@ -88,13 +84,7 @@ pub fn expand_lineage(
     };
     let transcript = sessions::read_transcript(store.graph(), &q)?;
     Ok(Lineage {
-        source: window.source,
-        session_id: window.session_id,
-        work_context_id: window.work_context_id,
-        after_seq: window.after_seq,
-        through_seq: window.through_seq,
-        exact: window.exact,
-        how: window.how,
+        span: window,
         transcript,
     })
 }
@@ -104,16 +94,8 @@ pub fn expand_lineage(
 /// came from"). The bounds are those [`expand_lineage`] reads.
 #[derive(Debug, Clone, Serialize)]
 pub struct LineageWindow {
-    /// What was expanded, in words.
-    pub source: String,
-    pub session_id: SessionId,
-    pub work_context_id: Option<WorkContextId>,
-    pub after_seq: Option<i64>,
-    pub through_seq: Option<i64>,
-    /// The bounds were recorded (true) or found by time (false).
-    pub exact: bool,
-    /// How the window was found, in words.
-    pub how: String,
+    #[serde(flatten)]
+    pub span: LineageSpan,
     /// Where the window's turns sit in the session's default transcript view.
     pub view: sessions::ViewWindow,
 }
@@ -128,19 +110,10 @@ pub fn locate_lineage(store: &Store, source: &LineageSource) -> Result<LineageWi
         w.after_seq,
         w.through_seq,
     )?;
-    Ok(LineageWindow {
-        source: w.source,
-        session_id: w.session_id,
-        work_context_id: w.work_context_id,
-        after_seq: w.after_seq,
-        through_seq: w.through_seq,
-        exact: w.exact,
-        how: w.how,
-        view,
-    })
+    Ok(LineageWindow { span: w, view })
 }
 
-fn window(store: &Store, source: &LineageSource) -> Result<Window> {
+fn window(store: &Store, source: &LineageSource) -> Result<LineageSpan> {
     match source {
         LineageSource::Turn { session_id, seq } => {
             let session = sessions::get(store.graph(), session_id.as_str())?;
@@ -158,7 +131,7 @@ fn window(store: &Store, source: &LineageSource) -> Result<Window> {
                     id: format!("{session_id} seq {seq}"),
                 });
             }
-            Ok(Window {
+            Ok(LineageSpan {
                 source: format!("turn {seq} of session {session_id}"),
                 session_id: session.session_id,
                 work_context_id: session.work_context_id,
@@ -224,7 +197,7 @@ fn window(store: &Store, source: &LineageSource) -> Result<Window> {
                 )));
             };
             let session = sessions::get(store.graph(), session)?;
-            Ok(Window {
+            Ok(LineageSpan {
                 source: format!(
                     "brief line {ordinal} of trace {assembly_id} ({} line)",
                     item.kind
@@ -274,7 +247,7 @@ fn entry_window(
     wc: &WorkContextId,
     entry: &ContinuityEntry,
     log: &[ContinuityEntry],
-) -> Result<Window> {
+) -> Result<LineageSpan> {
     let session = sessions::get(store.graph(), entry.source_session_id.as_str()).map_err(|_| {
         Error::InvalidInput(format!(
             "entry {} came from {}, which is not a stored transcript session (a push or a \
@@ -285,7 +258,7 @@ fn entry_window(
     if let Some(summary) = entry.linked_doc73_session_summary_id.as_deref()
         && let Some(w) = capture_window(store, summary)?
     {
-        return Ok(Window {
+        return Ok(LineageSpan {
             source: format!(
                 "{} entry {} in work context {wc}",
                 entry.entry_type().as_str(),
@@ -307,7 +280,7 @@ fn entry_window(
         .filter(|t| *t < upper)
         .max();
     let (after_seq, through_seq) = seq_bounds(store, &entry.source_session_id, previous, upper)?;
-    Ok(Window {
+    Ok(LineageSpan {
         source: format!(
             "{} entry {} in work context {wc}",
             entry.entry_type().as_str(),
@@ -329,7 +302,7 @@ fn entry_window(
     })
 }
 
-fn summary_window(store: &Store, summary_id: &str) -> Result<Window> {
+fn summary_window(store: &Store, summary_id: &str) -> Result<LineageSpan> {
     if summary_id.is_empty() || summary_id.len() > 200 || summary_id.chars().any(char::is_control) {
         return Err(Error::InvalidInput(
             "a summary id is a short printable id".into(),
@@ -352,7 +325,7 @@ fn summary_window(store: &Store, summary_id: &str) -> Result<Window> {
     };
     let session = sessions::get(store.graph(), &session_id)?;
     if let Some(w) = capture_window(store, summary_id)? {
-        return Ok(Window {
+        return Ok(LineageSpan {
             source: format!("session summary {summary_id}"),
             session_id: session.session_id,
             work_context_id: session.work_context_id,
@@ -376,7 +349,7 @@ fn summary_window(store: &Store, summary_id: &str) -> Result<Window> {
         .map(crate::base::clock::parse)
         .transpose()?;
     let (after_seq, through_seq) = seq_bounds(store, &session.session_id, previous, upper)?;
-    Ok(Window {
+    Ok(LineageSpan {
         source: format!("session summary {summary_id}"),
         session_id: session.session_id,
         work_context_id: session.work_context_id,
