@@ -147,7 +147,7 @@ async fn a_brief_line_drills_down_to_the_turns_it_came_from() {
         .first()
         .expect("a line of the samples' brief came from a session");
     let w = &line.window;
-    let turns = shown_turns(&world.store(), w.session_id.as_str());
+    let turns = shown_turns(&world.store(), w.span.session_id.as_str());
 
     App::with(&world, async |ui| {
         // The delivered brief is listed without ticking Show previews; open it.
@@ -185,14 +185,14 @@ async fn a_brief_line_drills_down_to_the_turns_it_came_from() {
         ui.click(&button).await?;
 
         // Sessions: the line's session is open, and the header says what is marked.
-        ui.find(&format!(".session-row.active[data-session-id='{}']", w.session_id))
+        ui.find(&format!(".session-row.active[data-session-id='{}']", w.span.session_id))
             .await?;
         let head = ui.find("#lineage-head").await?;
         ensure_eq!(
             head.attr("data-session-id").await?,
-            Some(w.session_id.to_string())
+            Some(w.span.session_id.to_string())
         );
-        ensure_eq!(head.attr("data-exact").await?, Some(w.exact.to_string()));
+        ensure_eq!(head.attr("data-exact").await?, Some(w.span.exact.to_string()));
         ensure_eq!(head.attr("data-turns").await?, Some(w.view.turns.to_string()));
         let said = ui
             .js("return document.querySelector('#lineage-head .lineage-said').textContent")
@@ -206,7 +206,7 @@ async fn a_brief_line_drills_down_to_the_turns_it_came_from() {
             said.starts_with("The turns behind this line: ") && said.contains(&count),
             "{said}"
         );
-        let found = if w.exact { "exactly these turns" } else { "found by time" };
+        let found = if w.span.exact { "exactly these turns" } else { "found by time" };
         ensure!(said.contains(found), "{said}");
 
         // The window's turns are marked, in view, and the last of them is selected.
@@ -223,22 +223,22 @@ async fn a_brief_line_drills_down_to_the_turns_it_came_from() {
         ensure!(!marked.is_empty());
         for (seq, turn_id, _) in &marked {
             ensure!(
-                w.after_seq.is_none_or(|a| *seq > a) && w.through_seq.is_none_or(|t| *seq <= t),
+                w.span.after_seq.is_none_or(|a| *seq > a) && w.span.through_seq.is_none_or(|t| *seq <= t),
                 "turn {seq} is marked outside the window {:?}..={:?}",
-                w.after_seq,
-                w.through_seq
+                w.span.after_seq,
+                w.span.through_seq
             );
             ensure!(
                 turns.contains(&(*seq, turn_id.clone())),
                 "marked turn {seq} ({turn_id}) is not a turn of session {}",
-                w.session_id
+                w.span.session_id
             );
         }
         let (last_seq, last_id, last_selected) = marked.last().unwrap();
         ensure!(*last_selected, "the window's last turn is not the one selected");
         ensure_eq!(Some(last_id), w.view.last_turn_id.as_ref());
-        if w.exact {
-            ensure_eq!(Some(*last_seq), w.through_seq);
+        if w.span.exact {
+            ensure_eq!(Some(*last_seq), w.span.through_seq);
         }
         for theme in ["light", "dark"] {
             ui.click(&format!("#theme-{theme}")).await?;

@@ -1154,7 +1154,7 @@ pub fn lineage_world() -> (World, Vec<TracedLine>) {
             })
         })
         .collect();
-    lines.sort_by_key(|l| (!l.window.exact, std::cmp::Reverse(l.window.view.turns)));
+    lines.sort_by_key(|l| (!l.window.span.exact, std::cmp::Reverse(l.window.view.turns)));
     (world, lines)
 }
 
