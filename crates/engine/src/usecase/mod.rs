@@ -752,7 +752,8 @@ pub fn refresh_views<'a>(
 }
 
 /// Rebuilds the constellation views of every context the captures wrote to (new entries are a
-/// rebuild trigger, CSA §4.3), then the Tier 2 rollup when anything was captured. Both are
+/// rebuild trigger, CSA §4.3) and their part of the lineage DAG, then the Tier 2 rollup when
+/// anything was captured. Both are
 /// derived data, so a failure is logged and the next step tries again. The search index takes the
 /// new entries and summaries too.
 fn refresh_after_captures<'a>(
@@ -767,6 +768,16 @@ fn refresh_after_captures<'a>(
         captured |= c.status == CaptureStatus::Captured;
     }
     crate::views::constellation::refresh(store, &touched, now);
+    // The lineage DAG takes the new summaries; an empty one (a store from before it existed) is
+    // built whole instead.
+    let lineage = match crate::views::lineage::ensure_built(store) {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => crate::views::lineage::refresh(store, &touched).map(|_| ()),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = lineage {
+        tracing::warn!(error = %e, "lineage refresh failed");
+    }
     if captured && let Err(e) = crate::views::rollup::generate(store, now) {
         tracing::warn!(error = %e, "rollup refresh failed");
     }

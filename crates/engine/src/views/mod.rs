@@ -5,13 +5,15 @@
 //!   fingerprint of what it was built from;
 //! - [`rollup`]: the Tier 2 digest across work contexts;
 //! - [`overview`], [`timeline`]: the read models of the app's home and timeline pages;
-//! - [`search`]: the tantivy index over turns, entries and summaries, and its queries.
+//! - [`search`]: the tantivy index over turns, entries and summaries, and its queries;
+//! - [`lineage`]: the lineage DAG, every summary with its coverage edges down to raw turns.
 //!
 //! Architecture Invariant: a view rebuilt from the same canonical data has the same bytes. Views
 //! are rebuilt by the use cases, never by the writers below.
 
 pub mod constellation;
 pub mod library;
+pub mod lineage;
 pub mod overview;
 pub mod rollup;
 pub mod search;
