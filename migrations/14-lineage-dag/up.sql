@@ -37,3 +37,7 @@ CREATE TABLE lineage_edges (
     PRIMARY KEY (parent_id, child_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX lineage_edges_child ON lineage_edges (child_id, parent_id);
+
+-- Drill-down lists the brief lines that cited a node's entries; without this it would read every
+-- trace line ever stored.
+CREATE INDEX brief_trace_items_source ON brief_trace_items (source_id);

@@ -41,7 +41,9 @@ pub use usecase::harness::setup::{
 };
 pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
 pub use usecase::lineage::{
-    Lineage, LineageSource, LineageSpan, LineageWindow, expand_lineage, locate_lineage,
+    CitingLine, Drill as LineageDrill, Lineage, LineageSource, LineageSpan, LineageWindow,
+    drill_down as lineage_drill_down, expand_lineage, lineage_node_of, locate_lineage,
+    rebuild_lineage,
 };
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
@@ -130,6 +132,12 @@ pub use views::timeline::{
     Bucket as TimelineBucket, DEFAULT_DAYS as TIMELINE_DEFAULT_DAYS, DayCount as TimelineDayCount,
     Filter as TimelineFilter, Item as TimelineItem, ItemKind as TimelineItemKind,
     MAX_DAYS as TIMELINE_MAX_DAYS, Target as TimelineTarget, Timeline, query as timeline,
+};
+
+// The lineage DAG: every summary with its coverage edges down to raw turns.
+pub use views::lineage::{
+    BuildReport as LineageBuildReport, CONDENSE_FANOUT, CONDENSE_TAIL, LineageNode,
+    LineageNodeKind, counts as lineage_counts,
 };
 
 // Search: the index over turns, entries and summaries, and its queries.

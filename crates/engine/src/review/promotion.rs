@@ -256,7 +256,8 @@ pub fn decide(
 }
 
 /// Approves a proposal (see [`Graph::approve_proposal`]) and rebuilds the views that show the
-/// new node, so the very next brief has it.
+/// new node, so the very next brief has it, and its context's lineage, where the node becomes a
+/// knowledge node over the summary it came from.
 pub(crate) fn approve(
     store: &Store,
     id: i64,
@@ -267,6 +268,11 @@ pub(crate) fn approve(
     if let Some(node_id) = &p.node_id {
         let node = store.graph().node(node_id)?.node;
         crate::views::constellation::refresh_for_node(store, &node, now)?;
+        // Derived data: a failed lineage refresh is logged, and the next capture there or
+        // `elnor lineage rebuild` makes it good.
+        if let Err(e) = crate::views::lineage::refresh(store, [&p.work_context_id]) {
+            tracing::warn!(error = %e, "lineage refresh after an approval failed");
+        }
     }
     Ok(p)
 }

@@ -21,6 +21,7 @@ use crate::continuity::ContinuityEntry;
 use crate::graph::store::Store;
 use crate::inputs::ingest::format_ts;
 use crate::inputs::sessions::{self, ReadQuery, Transcript};
+use crate::views::lineage::{self, LineageNode, LineageNodeKind};
 
 /// What to expand.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +38,9 @@ pub enum LineageSource {
     Summary { summary_id: String },
     /// One turn of a session, by its `seq` (a search hit's or a transcript read's turn).
     Turn { session_id: SessionId, seq: i64 },
+    /// A node of the lineage DAG over raw turns (a session summary or a harness compaction);
+    /// higher nodes are walked with [`drill_down`].
+    Node { node_id: String },
 }
 
 /// Where a source came from: its session and the window of that session's turns.
@@ -149,6 +153,7 @@ fn window(store: &Store, source: &LineageSource) -> Result<LineageSpan> {
             entry_window(store, &wc, &entry, &log)
         }
         LineageSource::Summary { summary_id } => summary_window(store, summary_id),
+        LineageSource::Node { node_id } => node_window(store, node_id),
         LineageSource::TraceItem {
             assembly_id,
             ordinal,
@@ -366,6 +371,39 @@ fn summary_window(store: &Store, summary_id: &str) -> Result<LineageSpan> {
     })
 }
 
+/// The window of a DAG node over raw turns.
+fn node_window(store: &Store, node_id: &str) -> Result<LineageSpan> {
+    let node = find_node(store, node_id, None)?;
+    if node.kind == LineageNodeKind::SessionSummary {
+        return summary_window(store, node_id);
+    }
+    let Some(session_id) = node.session_id.clone().filter(|_| node.kind.covers_turns()) else {
+        return Err(Error::InvalidInput(format!(
+            "{node_id} is a {} over other nodes, not over turns; drill down into one of its \
+             children (`elnor lineage show {node_id}`)",
+            node.kind.as_str().replace('_', " ")
+        )));
+    };
+    let span = match node.after_seq {
+        Some(after) => format!(
+            "after turn {after} up to turn {}",
+            node.through_seq.unwrap_or(after)
+        ),
+        None => format!("up to turn {}", node.through_seq.unwrap_or_default()),
+    };
+    Ok(LineageSpan {
+        source: format!("compaction summary {node_id}"),
+        session_id,
+        work_context_id: Some(node.work_context_id.clone()),
+        after_seq: node.after_seq,
+        through_seq: node.through_seq,
+        exact: true,
+        how: format!(
+            "exactly the turns the harness compacted into this summary: the session's turns {span}"
+        ),
+    })
+}
+
 /// A moment as `how` says it to a person or an agent: to the minute, in UTC, not RFC 3339.
 fn in_words(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%d %H:%M UTC").to_string()
@@ -439,6 +477,256 @@ fn seq_bounds(
             None => None,
         };
         Ok((after, through))
+    })
+}
+
+/// Builds the whole lineage DAG again from the canonical data (`elnor lineage rebuild`): the
+/// rows come back the same, so this is safe at any time.
+pub fn rebuild_lineage(store: &Store) -> Result<lineage::BuildReport> {
+    lineage::rebuild(store)
+}
+
+/// Most rows of each list a drill-down returns; the node's own lists are small, but a knowledge
+/// node's entry may have been cited by hundreds of briefs.
+const DRILL_LIST_CAP: usize = 24;
+
+/// A brief line that cited a node, through one of its entries or itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct CitingLine {
+    pub assembly_id: i64,
+    pub ordinal: i64,
+    pub assembled_at: String,
+    pub session_id: Option<SessionId>,
+    pub decision: String,
+    pub text: String,
+}
+
+/// One node of the lineage DAG with everything around it (CLOSURE §1, temporal drill-down).
+#[derive(Debug, Clone, Serialize)]
+pub struct Drill {
+    pub node: LineageNode,
+    /// The nodes that cover it: condensations and approved knowledge.
+    pub parents: Vec<LineageNode>,
+    /// The nodes it covers (none for a node over raw turns: see `transcript`).
+    pub children: Vec<LineageNode>,
+    /// Its parents' other children; for a node nothing covers yet, the nodes just before and
+    /// after it in its thread.
+    pub siblings: Vec<LineageNode>,
+    /// Continuity entries linked to it: those its capture wrote (a session summary), the entry
+    /// a knowledge node was promoted from.
+    pub entries: Vec<ContinuityEntry>,
+    /// Brief lines that cited it or one of those entries, newest first.
+    pub brief_lines: Vec<CitingLine>,
+    /// The turns of a node over raw turns: its window, newest that fit the budget first.
+    pub transcript: Option<Lineage>,
+}
+
+/// The node of the DAG a source sits in: an entry's or a brief line's capture summary, a
+/// summary itself, the node over a turn (a session summary before a compaction), a node id as is.
+pub fn lineage_node_of(store: &Store, source: &LineageSource) -> Result<String> {
+    lineage::ensure_built(store)?;
+    let summary = match source {
+        LineageSource::Node { node_id } => return Ok(find_node(store, node_id, None)?.node_id),
+        LineageSource::Summary { summary_id } => Some(summary_id.clone()),
+        LineageSource::Entry {
+            entry_id,
+            work_context_id,
+        } => {
+            let (_, entry, _) = find_entry(store, entry_id, work_context_id.as_ref())?;
+            entry.linked_doc73_session_summary_id
+        }
+        LineageSource::TraceItem {
+            assembly_id,
+            ordinal,
+        } => {
+            let detail = store.graph().assembly(*assembly_id)?;
+            let item = detail
+                .items
+                .iter()
+                .find(|i| i.ordinal == *ordinal)
+                .ok_or_else(|| Error::NotFound {
+                    what: "trace item",
+                    id: format!("{assembly_id}/{ordinal}"),
+                })?;
+            match (item.kind.as_str(), item.source_id.as_deref()) {
+                ("summary", Some(id)) => Some(id.to_owned()),
+                (_, Some(id)) if lineage::node(store, id)?.is_some() => Some(id.to_owned()),
+                (_, Some(id)) if EntryId::new(id).is_ok() => {
+                    let wc = item.work_context_id.clone();
+                    find_entry(store, &EntryId::new(id)?, wc.as_ref())
+                        .ok()
+                        .and_then(|(_, e, _)| e.linked_doc73_session_summary_id)
+                }
+                _ => None,
+            }
+        }
+        LineageSource::Turn { .. } => None,
+    };
+    if let Some(id) = summary
+        && lineage::node(store, &id)?.is_some()
+    {
+        return Ok(id);
+    }
+    // Anything else is found through the turns its window ends at.
+    let span = window(store, source)?;
+    let Some(through) = span.through_seq else {
+        return Err(Error::NotFound {
+            what: "lineage node for",
+            id: span.source,
+        });
+    };
+    lineage::covering_turn(store, span.session_id.as_str(), through)?
+        .into_iter()
+        .min_by_key(|n| (n.kind != LineageNodeKind::SessionSummary, n.node_id.clone()))
+        .map(|n| n.node_id)
+        .ok_or_else(|| Error::NotFound {
+            what: "lineage node for",
+            id: span.source,
+        })
+}
+
+/// A node of the DAG with its parents, children, siblings, linked entries, the brief lines that
+/// cited it and, for a node over raw turns, the turns themselves (at most `max_tokens` of them).
+/// `agent_scope` (`harness` or `harness:agent`) confines the answer to one agent's lineage: a
+/// node of another agent is not found, as if it were not there.
+pub fn drill_down(
+    store: &Store,
+    node_id: &str,
+    agent_scope: Option<&str>,
+    max_tokens: usize,
+) -> Result<Drill> {
+    lineage::ensure_built(store)?;
+    let node = find_node(store, node_id, agent_scope)?;
+    let in_scope = |n: &LineageNode| agent_scope.is_none_or(|a| n.agent_scope == a);
+    let mut parents = lineage::parents(store, &node.node_id)?;
+    parents.retain(|n| in_scope(n));
+    let mut children = lineage::children(store, &node.node_id)?;
+    children.retain(|n| in_scope(n));
+    let mut siblings = Vec::new();
+    for p in &parents {
+        for s in lineage::children(store, &p.node_id)? {
+            if s.node_id != node.node_id && in_scope(&s) && !siblings.contains(&s) {
+                siblings.push(s);
+            }
+        }
+    }
+    if parents.is_empty() {
+        siblings = lineage::neighbours(store, &node)?;
+    }
+    siblings.truncate(DRILL_LIST_CAP);
+
+    let entries = linked_entries(store, &node)?;
+    let mut cited: Vec<String> = entries.iter().map(|e| e.entry_id.to_string()).collect();
+    cited.push(node.node_id.clone());
+    let brief_lines = citing_lines(store, &cited)?;
+    let transcript = if node.kind.covers_turns() {
+        Some(expand_lineage(
+            store,
+            &LineageSource::Node {
+                node_id: node.node_id.clone(),
+            },
+            max_tokens,
+            None,
+        )?)
+    } else {
+        None
+    };
+    Ok(Drill {
+        node,
+        parents,
+        children,
+        siblings,
+        entries,
+        brief_lines,
+        transcript,
+    })
+}
+
+fn find_node(store: &Store, node_id: &str, agent_scope: Option<&str>) -> Result<LineageNode> {
+    // Node ids are made of ASCII letters, digits, `_` and `-`; anything else (a path, a quote,
+    // a control character) is refused before any lookup.
+    if node_id.is_empty()
+        || node_id.len() > 200
+        || !node_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(Error::InvalidInput(
+            "a lineage node id is made of letters, digits, `_` and `-` (ss_…, cx_…, cd_…, ob_…, \
+             md_…)"
+                .into(),
+        ));
+    }
+    lineage::ensure_built(store)?;
+    lineage::node(store, node_id)?
+        .filter(|n| agent_scope.is_none_or(|a| n.agent_scope == a))
+        .ok_or_else(|| Error::NotFound {
+            what: "lineage node",
+            id: node_id.to_owned(),
+        })
+}
+
+/// The entries a node links: those its capture wrote for a session summary, the promoted entry
+/// for knowledge.
+fn linked_entries(store: &Store, node: &LineageNode) -> Result<Vec<ContinuityEntry>> {
+    let wanted: Box<dyn Fn(&ContinuityEntry) -> bool> = match node.kind {
+        LineageNodeKind::SessionSummary => {
+            let id = node.node_id.clone();
+            Box::new(move |e| e.linked_doc73_session_summary_id.as_deref() == Some(id.as_str()))
+        }
+        LineageNodeKind::Knowledge => {
+            let promoted: Vec<String> = store.graph().with_conn_result(|c| {
+                c.prepare_cached("SELECT entry_id FROM entry_promotions WHERE node_id = ?1")?
+                    .query_map([&node.node_id], |r| r.get(0))?
+                    .collect()
+            })?;
+            Box::new(move |e| promoted.iter().any(|p| p == e.entry_id.as_str()))
+        }
+        LineageNodeKind::CompactionSummary | LineageNodeKind::Condensation => {
+            return Ok(Vec::new());
+        }
+    };
+    let mut entries: Vec<ContinuityEntry> = store
+        .log(&node.work_context_id)
+        .read()?
+        .entries
+        .into_iter()
+        .filter(|e| wanted(e))
+        .collect();
+    entries.truncate(DRILL_LIST_CAP);
+    Ok(entries)
+}
+
+/// Brief lines whose source is one of `ids`, newest first.
+fn citing_lines(store: &Store, ids: &[String]) -> Result<Vec<CitingLine>> {
+    store.graph().with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT t.assembly_id, t.ordinal, a.created_at, a.session_id, t.decision, t.text
+               FROM brief_trace_items t JOIN brief_assemblies a USING (assembly_id)
+              WHERE t.source_id = ?1
+              ORDER BY t.assembly_id DESC, t.ordinal LIMIT ?2",
+        )?;
+        let mut out = Vec::new();
+        for id in ids {
+            let rows = stmt.query_map(params![id, DRILL_LIST_CAP as i64], |r| {
+                Ok(CitingLine {
+                    assembly_id: r.get(0)?,
+                    ordinal: r.get(1)?,
+                    assembled_at: r.get(2)?,
+                    session_id: r
+                        .get::<_, Option<String>>(3)?
+                        .and_then(|s| SessionId::new(s).ok()),
+                    decision: r.get(4)?,
+                    text: r.get(5)?,
+                })
+            })?;
+            for row in rows {
+                out.push(row?);
+            }
+        }
+        out.sort_by(|a, b| (b.assembly_id, a.ordinal).cmp(&(a.assembly_id, b.ordinal)));
+        out.truncate(DRILL_LIST_CAP);
+        Ok(out)
     })
 }
 

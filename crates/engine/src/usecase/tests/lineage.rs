@@ -333,3 +333,195 @@ fn a_located_window_names_the_rows_of_the_turns_an_expansion_reads() {
     }
     assert!(located > 0, "no brief line had a transcript behind it");
 }
+
+/// Temporal drill-down (CLOSURE §1): from a brief line to its node, the node's linked entries
+/// are the ones its capture wrote, the brief lines that cited them include the one we came from,
+/// its turns are its window's, and another agent's scope does not find it.
+#[test]
+fn a_brief_line_drills_down_through_its_node_to_the_entries_briefs_and_turns() {
+    let (_dir, store) = sample_store();
+    capture_all(&store, later());
+    let wc = store.log_ids().unwrap().remove(0);
+    let mut req = BriefRequest::new(later(), later().date_naive(), Delivery::Preview);
+    req.work_context_id = Some(wc.clone());
+    let brief = crate::brief::assemble(&store, &req).unwrap();
+    let detail = store.graph().assembly(brief.assembly_id).unwrap();
+    let line = detail
+        .items
+        .iter()
+        .find(|i| i.kind == "entry" && i.source_id.is_some())
+        .expect("the brief considered an entry");
+    let node_id = lineage_node_of(
+        &store,
+        &LineageSource::TraceItem {
+            assembly_id: brief.assembly_id,
+            ordinal: line.ordinal,
+        },
+    )
+    .unwrap();
+    let drill = drill_down(&store, &node_id, None, 50_000).unwrap();
+    assert_eq!(drill.node.kind, LineageNodeKind::SessionSummary);
+    assert_eq!(drill.node.work_context_id, wc);
+    assert!(
+        drill
+            .entries
+            .iter()
+            .any(|e| Some(e.entry_id.as_str()) == line.source_id.as_deref()),
+        "the cited entry is among the node's entries"
+    );
+    assert!(
+        drill
+            .entries
+            .iter()
+            .all(|e| e.linked_doc73_session_summary_id.as_deref() == Some(node_id.as_str()))
+    );
+    assert!(
+        drill
+            .brief_lines
+            .iter()
+            .any(|b| b.assembly_id == brief.assembly_id && b.ordinal == line.ordinal),
+        "the brief line we came from cites it: {:?}",
+        drill.brief_lines
+    );
+    let turns = drill.transcript.as_ref().unwrap();
+    assert!(!turns.transcript.turns.is_empty());
+    for t in &turns.transcript.turns {
+        assert!(drill.node.after_seq.is_none_or(|a| t.seq > a));
+        assert!(t.seq <= drill.node.through_seq.unwrap());
+    }
+    assert!(
+        drill.children.is_empty(),
+        "a node over turns has no child nodes"
+    );
+    for s in &drill.siblings {
+        assert_eq!(s.work_context_id, drill.node.work_context_id);
+        assert_eq!(s.agent_scope, drill.node.agent_scope);
+    }
+    // Scoped by agent: the node's own scope finds it, another does not.
+    assert!(drill_down(&store, &node_id, Some(&drill.node.agent_scope), 1_000).is_ok());
+    assert!(matches!(
+        drill_down(&store, &node_id, Some("codex:someone-else"), 1_000),
+        Err(Error::NotFound { .. })
+    ));
+    // An entry and the summary itself resolve to the same node.
+    let entry = drill.entries[0].entry_id.clone();
+    let via_entry = lineage_node_of(
+        &store,
+        &LineageSource::Entry {
+            entry_id: entry,
+            work_context_id: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(via_entry, node_id);
+    for bad in ["", "../x", "a\u{7}b"] {
+        assert!(matches!(
+            drill_down(&store, bad, None, 1_000),
+            Err(Error::InvalidInput(_))
+        ));
+    }
+    assert!(matches!(
+        drill_down(&store, "ss_000000000000_1", None, 1_000),
+        Err(Error::NotFound { .. })
+    ));
+}
+
+/// Approving a promotion makes a knowledge node over the summary of the capture that wrote the
+/// entry; drilling into it lists the promoted entry and walks down to that summary.
+#[test]
+fn an_approved_promotion_becomes_a_knowledge_node_over_its_entrys_summary() {
+    let (_dir, store) = sample_store();
+    // Captured the day after the samples' sessions, so their questions are live three weeks on.
+    let captured = crate::base::clock::parse("2026-11-03T00:00:00Z").unwrap();
+    capture_all(&store, captured);
+    crate::views::lineage::rebuild(&store).unwrap();
+    // A decision later sessions restated (capture records each restatement as a reference)
+    // is proposed for promotion once enough sessions did.
+    let (wc, decision) = store
+        .log_ids()
+        .unwrap()
+        .into_iter()
+        .find_map(|wc| {
+            let d = store
+                .log(&wc)
+                .read()
+                .unwrap()
+                .entries
+                .into_iter()
+                .find(|e| e.entry_type() == crate::continuity::EntryType::KeyDecision)?;
+            Some((wc, d))
+        })
+        .expect("the samples' captures wrote a decision");
+    for session in ["later-1", "later-2", "later-3"] {
+        store
+            .graph()
+            .with_conn(|c| {
+                c.execute(
+                    "INSERT INTO entry_references VALUES (?1, ?2, ?3, '2026-11-10T00:00:00Z')",
+                    rusqlite::params![decision.entry_id.as_str(), wc.as_str(), session],
+                )
+            })
+            .unwrap();
+    }
+    let at = captured + chrono::Duration::days(17);
+    let evaluation = crate::review::promotion::evaluate(&store, at).unwrap();
+    let proposal_id = *evaluation
+        .proposed
+        .first()
+        .expect("the restated decision is proposed");
+    let entry_id: String = store
+        .graph()
+        .with_conn(|c| {
+            c.query_row(
+                "SELECT entry_id FROM promotion_proposals WHERE proposal_id = ?1",
+                [proposal_id],
+                |r| r.get(0),
+            )
+        })
+        .unwrap();
+    crate::review::promotion::decide(
+        &store,
+        &[proposal_id],
+        &crate::review::promotion::ReviewDecision::Approve { text: None },
+        at,
+    )
+    .unwrap();
+    let node_id = store
+        .graph()
+        .with_conn(|c| {
+            c.query_row(
+                "SELECT node_id FROM promotion_proposals WHERE proposal_id = ?1",
+                [proposal_id],
+                |r| r.get::<_, String>(0),
+            )
+        })
+        .unwrap();
+    let drill = drill_down(&store, &node_id, None, 10_000).unwrap();
+    assert_eq!(drill.node.kind, LineageNodeKind::Knowledge);
+    assert_eq!(drill.node.method, "review");
+    assert_eq!(drill.children.len(), 1);
+    assert_eq!(drill.children[0].kind, LineageNodeKind::SessionSummary);
+    assert_eq!(drill.entries.len(), 1);
+    assert_eq!(drill.entries[0].entry_id.as_str(), entry_id);
+    assert_eq!(
+        drill.entries[0].linked_doc73_session_summary_id.as_deref(),
+        Some(drill.children[0].node_id.as_str())
+    );
+    assert!(
+        drill.transcript.is_none(),
+        "knowledge is walked down, not read"
+    );
+    let below = drill_down(&store, &drill.children[0].node_id, None, 10_000).unwrap();
+    assert!(below.parents.iter().any(|p| p.node_id == node_id));
+    assert!(matches!(
+        expand_lineage(
+            &store,
+            &LineageSource::Node {
+                node_id: node_id.clone()
+            },
+            1_000,
+            None
+        ),
+        Err(Error::InvalidInput(_))
+    ));
+}

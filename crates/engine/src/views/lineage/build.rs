@@ -71,9 +71,10 @@ fn turn_stats(
         "SELECT count(*), min(timestamp), max(timestamp), coalesce(sum(length(text)), 0)
            FROM turns WHERE session_id = ?1 AND seq > ?2 AND seq <= ?3",
     )?
-    .query_row(params![session_id, after.unwrap_or(i64::MIN), through], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-    })
+    .query_row(
+        params![session_id, after.unwrap_or(i64::MIN), through],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )
 }
 
 /// Builds the nodes of `wc`, counting what could not become a node into `report`.
@@ -124,7 +125,14 @@ fn session_summaries(
     built: &mut Built,
     report: &mut BuildReport,
 ) -> rusqlite::Result<()> {
-    let rows: Vec<(String, String, String, Option<i64>, Option<i64>, Option<i64>)> = c
+    let rows: Vec<(
+        String,
+        String,
+        String,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+    )> = c
         .prepare_cached(
             "SELECT ss.doc73_session_summary_id, ss.text, ss.source,
                     cw.after_seq, cw.through_seq, cw.recorded
@@ -133,7 +141,14 @@ fn session_summaries(
               WHERE ss.session_id = ?1 ORDER BY cw.through_seq, ss.doc73_session_summary_id",
         )?
         .query_map([&s.session_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
         })?
         .collect::<rusqlite::Result<_>>()?;
     for (id, text, source, after, through, recorded) in rows {
@@ -194,7 +209,9 @@ fn compactions(
                     timestamp
                FROM turns WHERE session_id = ?1 ORDER BY seq",
         )?
-        .query_map([&s.session_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .query_map([&s.session_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
     let is_mark = |kind: &str| kind == "compaction" || kind == "compaction_summary";
     let mut events: Vec<(i64, i64, String, Option<String>)> = Vec::new();
@@ -322,11 +339,19 @@ fn condensation(wc: &str, scope: &str, level: i64, children: &[usize], built: &B
     let kids: Vec<&NodeRow> = children.iter().map(|&i| &built.nodes[i]).collect();
     let earliest = kids.iter().filter_map(|k| k.earliest_at.clone()).min();
     let latest = kids.iter().filter_map(|k| k.latest_at.clone()).max();
-    let day = |at: &Option<String>| at.as_deref().map_or("?", |s| s.get(..10).unwrap_or(s)).to_owned();
+    let day = |at: &Option<String>| {
+        at.as_deref()
+            .map_or("?", |s| s.get(..10).unwrap_or(s))
+            .to_owned()
+    };
     let mut text = format!(
         "{} earlier {} of this work context, {} to {}:",
         kids.len(),
-        if level == 1 { "summaries" } else { "condensations" },
+        if level == 1 {
+            "summaries"
+        } else {
+            "condensations"
+        },
         day(&earliest),
         day(&latest)
     );

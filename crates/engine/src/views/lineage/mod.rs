@@ -38,8 +38,6 @@ use crate::base::error::Result;
 use crate::base::ids::{SessionId, WorkContextId};
 use crate::graph::store::Store;
 
-pub(crate) use build::agent_scope;
-
 /// Condensation fan-out: how many nodes one condensation covers.
 pub const CONDENSE_FANOUT: usize = 8;
 /// The newest roots of a scope left uncondensed: the recent tail a thread head reads as is.
@@ -260,8 +258,9 @@ fn write(c: &Connection, wc: &str, built: &build::Built) -> rusqlite::Result<()>
             written.insert(n.node_id.as_str());
         }
     }
-    let mut edge =
-        c.prepare_cached("INSERT OR IGNORE INTO lineage_edges (parent_id, child_id) VALUES (?1, ?2)")?;
+    let mut edge = c.prepare_cached(
+        "INSERT OR IGNORE INTO lineage_edges (parent_id, child_id) VALUES (?1, ?2)",
+    )?;
     for (parent, child) in &built.edges {
         if written.contains(parent.as_str()) {
             edge.execute(params![parent, child])?;
@@ -353,12 +352,20 @@ pub fn node(store: &Store, node_id: &str) -> Result<Option<LineageNode>> {
 
 /// The nodes directly above `node_id` (the condensations and knowledge that cover it).
 pub fn parents(store: &Store, node_id: &str) -> Result<Vec<LineageNode>> {
-    related(store, node_id, "SELECT parent_id FROM lineage_edges WHERE child_id = ?1")
+    related(
+        store,
+        node_id,
+        "SELECT parent_id FROM lineage_edges WHERE child_id = ?1",
+    )
 }
 
 /// The nodes directly below `node_id`.
 pub fn children(store: &Store, node_id: &str) -> Result<Vec<LineageNode>> {
-    related(store, node_id, "SELECT child_id FROM lineage_edges WHERE parent_id = ?1")
+    related(
+        store,
+        node_id,
+        "SELECT child_id FROM lineage_edges WHERE parent_id = ?1",
+    )
 }
 
 fn related(store: &Store, node_id: &str, ids: &str) -> Result<Vec<LineageNode>> {

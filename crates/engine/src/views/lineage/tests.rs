@@ -10,6 +10,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use proptest::prelude::*;
 use rusqlite::params;
 
+use super::build::agent_scope;
 use super::*;
 use crate::base::secrets::MemorySecrets;
 use crate::inputs::agent::Trigger;
@@ -23,7 +24,9 @@ fn snapshot(store: &Store) -> Vec<String> {
         .graph()
         .with_conn(|c| {
             let mut rows: Vec<String> = c
-                .prepare(&format!("SELECT {NODE_COLUMNS} FROM lineage_nodes ORDER BY node_id"))?
+                .prepare(&format!(
+                    "SELECT {NODE_COLUMNS} FROM lineage_nodes ORDER BY node_id"
+                ))?
                 .query_map([], |r| {
                     let n = node_from_row(r)?;
                     Ok(format!("{n:?}"))
@@ -32,7 +35,11 @@ fn snapshot(store: &Store) -> Vec<String> {
             rows.extend(
                 c.prepare("SELECT parent_id, child_id FROM lineage_edges ORDER BY 1, 2")?
                     .query_map([], |r| {
-                        Ok(format!("{} -> {}", r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                        Ok(format!(
+                            "{} -> {}",
+                            r.get::<_, String>(0)?,
+                            r.get::<_, String>(1)?
+                        ))
                     })?
                     .collect::<rusqlite::Result<Vec<_>>>()?,
             );
@@ -63,14 +70,20 @@ fn check_invariants(store: &Store) -> std::result::Result<Checked, String> {
     let mut below: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (p, ch) in &edges {
         let (Some(parent), Some(child)) = (nodes.get(p), nodes.get(ch)) else {
-            return Err(format!("edge {p} -> {ch} names a node the DAG does not hold"));
+            return Err(format!(
+                "edge {p} -> {ch} names a node the DAG does not hold"
+            ));
         };
         // Scope: coverage never crosses a work context or an agent.
-        if parent.work_context_id != child.work_context_id || parent.agent_scope != child.agent_scope
+        if parent.work_context_id != child.work_context_id
+            || parent.agent_scope != child.agent_scope
         {
             return Err(format!(
                 "edge {p} -> {ch} crosses scope: {}/{} over {}/{}",
-                parent.work_context_id, parent.agent_scope, child.work_context_id, child.agent_scope
+                parent.work_context_id,
+                parent.agent_scope,
+                child.work_context_id,
+                child.agent_scope
             ));
         }
         if parent.level <= child.level {
@@ -85,14 +98,12 @@ fn check_invariants(store: &Store) -> std::result::Result<Checked, String> {
         store
             .graph()
             .with_conn(|c| {
-                c.prepare(
-                    "SELECT seq FROM turns WHERE session_id = ?1 AND seq > ?2 AND seq <= ?3",
-                )?
-                .query_map(
-                    params![session, n.after_seq.unwrap_or(i64::MIN), n.through_seq],
-                    |r| Ok((session.clone(), r.get::<_, i64>(0)?)),
-                )?
-                .collect()
+                c.prepare("SELECT seq FROM turns WHERE session_id = ?1 AND seq > ?2 AND seq <= ?3")?
+                    .query_map(
+                        params![session, n.after_seq.unwrap_or(i64::MIN), n.through_seq],
+                        |r| Ok((session.clone(), r.get::<_, i64>(0)?)),
+                    )?
+                    .collect()
             })
             .unwrap()
     };
@@ -115,13 +126,19 @@ fn check_invariants(store: &Store) -> std::result::Result<Checked, String> {
         }
         // Expand* of every node reaches raw turns.
         if reach.is_empty() {
-            return Err(format!("{} ({:?}) expands to no raw turn", n.node_id, n.kind));
+            return Err(format!(
+                "{} ({:?}) expands to no raw turn",
+                n.node_id, n.kind
+            ));
         }
         if n.kind == LineageNodeKind::Condensation {
             let kids = &below[n.node_id.as_str()];
             let covered: u64 = kids.iter().map(|k| nodes[*k].tokens).sum();
             if covered != n.covered_tokens {
-                return Err(format!("{} records {} covered tokens, children hold {covered}", n.node_id, n.covered_tokens));
+                return Err(format!(
+                    "{} records {} covered tokens, children hold {covered}",
+                    n.node_id, n.covered_tokens
+                ));
             }
             if !n.trivial && n.tokens >= covered {
                 return Err(format!(
@@ -135,7 +152,10 @@ fn check_invariants(store: &Store) -> std::result::Result<Checked, String> {
     // Every raw turn of a summarised session is covered, or sits in its recent tail: session
     // summaries' windows run from the session's start without a gap.
     let mut windows: BTreeMap<String, Vec<(Option<i64>, i64)>> = BTreeMap::new();
-    for n in nodes.values().filter(|n| n.kind == LineageNodeKind::SessionSummary) {
+    for n in nodes
+        .values()
+        .filter(|n| n.kind == LineageNodeKind::SessionSummary)
+    {
         windows
             .entry(n.session_id.as_ref().unwrap().to_string())
             .or_default()
@@ -205,15 +225,31 @@ struct Checked {
 // ---- generated histories ----
 
 const WORDS: &[&str] = &[
-    "ledger", "migration", "invoice", "parser", "schema", "deadline", "client", "report",
-    "budget", "review", "draft", "release", "index", "cache", "contract", "meeting",
+    "ledger",
+    "migration",
+    "invoice",
+    "parser",
+    "schema",
+    "deadline",
+    "client",
+    "report",
+    "budget",
+    "review",
+    "draft",
+    "release",
+    "index",
+    "cache",
+    "contract",
+    "meeting",
 ];
 
 #[derive(Debug, Clone)]
 enum Step {
     User(Vec<usize>),
     Assistant(Vec<usize>),
-    Compaction { summary: bool },
+    Compaction {
+        summary: bool,
+    },
     /// Ingest what is written so far, and capture this session.
     Capture,
 }
@@ -227,7 +263,10 @@ struct GenSession {
 }
 
 fn words(ix: &[usize]) -> String {
-    ix.iter().map(|i| WORDS[i % WORDS.len()]).collect::<Vec<_>>().join(" ")
+    ix.iter()
+        .map(|i| WORDS[i % WORDS.len()])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -241,8 +280,16 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 fn session() -> impl Strategy<Value = GenSession> {
-    (0usize..3, 0usize..2, proptest::collection::vec(step(), 1..28))
-        .prop_map(|(harness, project, steps)| GenSession { harness, project, steps })
+    (
+        0usize..3,
+        0usize..2,
+        proptest::collection::vec(step(), 1..28),
+    )
+        .prop_map(|(harness, project, steps)| GenSession {
+            harness,
+            project,
+            steps,
+        })
 }
 
 /// Writes, ingests and captures a generated history step by step, as a person's machine would
@@ -265,13 +312,19 @@ fn play(root: &Path, store: &Store, history: &[GenSession]) {
         let (path, id) = if s.harness == 0 {
             let id = format!("0000000{i}-aaaa-4bbb-8ccc-000000000000");
             (
-                root.join(format!("claude-code/-home-gen-project-{}/{id}.jsonl", s.project)),
+                root.join(format!(
+                    "claude-code/-home-gen-project-{}/{id}.jsonl",
+                    s.project
+                )),
                 id,
             )
         } else {
             let id = format!("0000000{i}-dddd-4eee-8fff-000000000000");
             (
-                root.join(format!("openclaw/agents/agent{}/sessions/{id}.jsonl", s.harness)),
+                root.join(format!(
+                    "openclaw/agents/agent{}/sessions/{id}.jsonl",
+                    s.harness
+                )),
                 id,
             )
         };
@@ -295,7 +348,9 @@ fn play(root: &Path, store: &Store, history: &[GenSession]) {
     for round in 0..longest {
         let mut due = Vec::new();
         for (i, s) in history.iter().enumerate() {
-            let Some(step) = s.steps.get(round) else { continue };
+            let Some(step) = s.steps.get(round) else {
+                continue;
+            };
             clock += Duration::minutes(3);
             let (path, id, cwd) = &files[i];
             let n = format!("{i}-{round}");
@@ -325,7 +380,10 @@ fn play(root: &Path, store: &Store, history: &[GenSession]) {
                 Step::Assistant(w) => line("assistant", &format!("I checked the {}.", words(w))),
                 Step::Compaction { summary } => {
                     let said = if *summary {
-                        format!("Summary of the work so far: the {} were reviewed and the plan agreed.", words(&[round, i, 3, 5, 7]))
+                        format!(
+                            "Summary of the work so far: the {} were reviewed and the plan agreed.",
+                            words(&[round, i, 3, 5, 7])
+                        )
                     } else {
                         String::new()
                     };
@@ -368,7 +426,9 @@ fn play(root: &Path, store: &Store, history: &[GenSession]) {
         if !due.is_empty() {
             crate::inputs::ingest::ingest_store(store, &roots, &mut |_| {}, clock).unwrap();
             for id in due {
-                let Ok(session_id) = crate::base::ids::SessionId::new(id) else { continue };
+                let Ok(session_id) = crate::base::ids::SessionId::new(id) else {
+                    continue;
+                };
                 // A session ingest has not seen (nothing written yet) is simply not there.
                 let _ = capture(
                     store,
@@ -427,13 +487,23 @@ fn a_long_history_condenses_in_levels_and_keeps_compactions_beside_summaries() {
         steps.push(Step::User(vec![i, i + 1, i + 2, i + 3, i + 5, i + 8]));
         steps.push(Step::Assistant(vec![i + 13, i + 21, i + 34, i + 55]));
         if i % 9 == 4 {
-            steps.push(Step::Compaction { summary: i % 2 == 0 });
+            steps.push(Step::Compaction {
+                summary: i % 2 == 0,
+            });
         }
         steps.push(Step::Capture);
     }
     // The last compaction came after the last captured words; a last exchange covers it too.
-    steps.extend([Step::User(vec![1, 2, 3, 4]), Step::Assistant(vec![5, 6, 7, 8]), Step::Capture]);
-    let history = [GenSession { harness: 0, project: 0, steps }];
+    steps.extend([
+        Step::User(vec![1, 2, 3, 4]),
+        Step::Assistant(vec![5, 6, 7, 8]),
+        Step::Capture,
+    ]);
+    let history = [GenSession {
+        harness: 0,
+        project: 0,
+        steps,
+    }];
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("store")).unwrap();
     play(&dir.path().join("harness"), &store, &history);
@@ -441,13 +511,20 @@ fn a_long_history_condenses_in_levels_and_keeps_compactions_beside_summaries() {
     let checked = check_invariants(&store).unwrap();
     let counts = counts(&store).unwrap();
     assert_eq!(counts[&LineageNodeKind::SessionSummary], 69, "{report:?}");
-    assert!(counts[&LineageNodeKind::CompactionSummary] >= 3, "{counts:?}");
+    assert!(
+        counts[&LineageNodeKind::CompactionSummary] >= 3,
+        "{counts:?}"
+    );
     assert_eq!(report.compactions_without_history, 1, "{report:?}");
     assert!(report.compactions_without_summary >= 3, "{report:?}");
     // 68 summaries and the compactions, less a tail of 4, make at least 8 groups: one level-2.
     let top = store
         .graph()
-        .with_conn(|c| c.query_row("SELECT max(level) FROM lineage_nodes", [], |r| r.get::<_, i64>(0)))
+        .with_conn(|c| {
+            c.query_row("SELECT max(level) FROM lineage_nodes", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        })
         .unwrap();
     assert_eq!(top, 2, "{checked:?}");
     assert_eq!(checked.tail_turns, 0);
@@ -469,7 +546,10 @@ fn a_long_history_condenses_in_levels_and_keeps_compactions_beside_summaries() {
         .collect();
     assert_eq!(
         kinds,
-        BTreeSet::from([LineageNodeKind::SessionSummary, LineageNodeKind::CompactionSummary])
+        BTreeSet::from([
+            LineageNodeKind::SessionSummary,
+            LineageNodeKind::CompactionSummary
+        ])
     );
 }
 
@@ -479,7 +559,9 @@ fn a_long_history_condenses_in_levels_and_keeps_compactions_beside_summaries() {
 fn the_samples_dag_holds_and_rebuilds_after_deletion() {
     let (_dir, store) = crate::test_support::sample_store();
     crate::test_support::capture_all(&store, Utc.with_ymd_and_hms(2026, 11, 3, 0, 0, 0).unwrap());
-    let report = ensure_built(&store).unwrap().expect("an empty DAG is built on first read");
+    let report = ensure_built(&store)
+        .unwrap()
+        .expect("an empty DAG is built on first read");
     assert!(report.nodes > 0, "{report:?}");
     check_invariants(&store).unwrap();
     let first = snapshot(&store);
@@ -489,7 +571,10 @@ fn the_samples_dag_holds_and_rebuilds_after_deletion() {
         .unwrap();
     assert!(ensure_built(&store).unwrap().is_some());
     assert_eq!(first, snapshot(&store));
-    assert!(ensure_built(&store).unwrap().is_none(), "a built DAG is not built again");
+    assert!(
+        ensure_built(&store).unwrap().is_none(),
+        "a built DAG is not built again"
+    );
 }
 
 /// The shared corpus of real history, when present: the invariants hold on it, and the figures
