@@ -83,6 +83,10 @@ pub enum Command {
     /// Brief assembly traces: why each candidate is in a brief or not.
     #[command(subcommand)]
     Traces(crate::brief_cmd::TracesCommand),
+    /// The lineage DAG: drill down from a node, a brief line, an entry or a turn to the raw
+    /// turns (CLOSURE §1), or rebuild it.
+    #[command(subcommand)]
+    Lineage(crate::lineage_cmd::LineageCommand),
     /// The promotion review queue: approve, reject or defer proposed durable knowledge.
     #[command(subcommand)]
     Review(crate::review_cmd::ReviewCommand),
@@ -198,6 +202,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Rollup => crate::brief_cmd::rollup_cmd(&store, args.json),
         Command::Facts(cmd) => crate::brief_cmd::facts_cmd(&store, cmd, args.json),
         Command::Traces(cmd) => crate::brief_cmd::traces_cmd(&store, cmd, args.json),
+        Command::Lineage(cmd) => crate::lineage_cmd::run(&store, cmd, args.json),
         Command::Review(cmd) => crate::review_cmd::review(&store, cmd, args.json),
         Command::Nodes(cmd) => crate::nodes_cmd::nodes(&store, cmd, args.json),
         Command::Nightly => crate::review_cmd::nightly(&store, args.json),

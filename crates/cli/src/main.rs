@@ -12,6 +12,7 @@ mod graph_cmd;
 mod hook_cmd;
 mod ingest_cmd;
 mod library_cmd;
+mod lineage_cmd;
 mod log_cmd;
 mod model_cmd;
 mod nodes_cmd;

@@ -642,6 +642,18 @@ pub fn drill_down(
     })
 }
 
+/// [`drill_down`] from any source: the node `source` sits in (see [`lineage_node_of`]), with
+/// everything around it.
+pub fn drill_down_source(
+    store: &Store,
+    source: &LineageSource,
+    agent_scope: Option<&str>,
+    max_tokens: usize,
+) -> Result<Drill> {
+    let node_id = lineage_node_of(store, source)?;
+    drill_down(store, &node_id, agent_scope, max_tokens)
+}
+
 fn find_node(store: &Store, node_id: &str, agent_scope: Option<&str>) -> Result<LineageNode> {
     // Node ids are made of ASCII letters, digits, `_` and `-`; anything else (a path, a quote,
     // a control character) is refused before any lookup.
