@@ -129,6 +129,7 @@ async fn every_tool_answers_over_the_protocol_and_errors_are_tool_errors() {
             "brief",
             "trace_explain",
             "lineage_expand",
+            "lineage_node",
             "observation_push"
         ]
     );
@@ -231,6 +232,33 @@ async fn every_tool_answers_over_the_protocol_and_errors_are_tool_errors() {
             .unwrap()
             .is_empty()
     );
+
+    // lineage_node: the line's node, its turns in the same session, and walking to it by id
+    // gives the same node; a node of another agent is not found.
+    let node = value(
+        &client,
+        "lineage_node",
+        json!({"trace_id": trace_id, "line": with_turns["line"]}),
+    )
+    .await;
+    assert_eq!(
+        node["node"]["session_id"], with_turns["session_id"],
+        "{node}"
+    );
+    assert!(
+        !node["turns"]["turns"].as_array().unwrap().is_empty(),
+        "{node}"
+    );
+    let id = node["node"]["node_id"].as_str().unwrap();
+    let by_id = value(&client, "lineage_node", json!({"node_id": id})).await;
+    assert_eq!(by_id["node"], node["node"]);
+    let other = call(
+        &client,
+        "lineage_node",
+        json!({"node_id": id, "agent_scope": "codex:nobody"}),
+    )
+    .await;
+    assert_eq!(other.is_error, Some(true), "{other:?}");
 
     // The brief as a resource.
     let resource = client

@@ -178,6 +178,18 @@ pub fn catalogue() -> Vec<ToolSpec> {
             writes: false,
         },
         ToolSpec {
+            name: "lineage_node",
+            title: "Drill down the lineage",
+            description: "The lineage node a brief line, entry, summary, turn or node id sits in \
+                          (a session summary, a harness compaction, a condensation of older \
+                          summaries, or approved knowledge), with its parents, children, \
+                          siblings, the entries it links, the brief lines that cited it, and for \
+                          a node over turns the turns themselves. Walk down by node_id until you \
+                          reach the turns.",
+            schema: schema_of::<LineageArgs>(),
+            writes: false,
+        },
+        ToolSpec {
             name: "observation_push",
             title: "Tell ELNOR what you did (writes)",
             description: "WRITES to the person's memory: record a short \"I just did X\" note \
@@ -206,6 +218,7 @@ pub fn call(
         "brief" => brief(store, ctx, parse(name, args)?),
         "trace_explain" => trace_explain(store, parse(name, args)?),
         "lineage_expand" => lineage_expand(store, parse(name, args)?),
+        "lineage_node" => lineage_node(store, parse(name, args)?),
         "observation_push" => observation_push(store, parse(name, args)?),
         other => Err(ToolError(format!(
             "there is no tool {other:?}; the tools are {}",
@@ -656,46 +669,68 @@ struct LineageArgs {
     session_id: Option<String>,
     /// The turn's seq in that session.
     seq: Option<i64>,
+    /// A lineage node id (ss_…, cx_…, cd_…, ob_…, md_…) from lineage_node.
+    node_id: Option<String>,
+    /// lineage_node only: answer within this agent's lineage (`claude_code`, `openclaw:main`).
+    agent_scope: Option<String>,
     /// Token budget (default and most 4000).
     max_tokens: Option<u32>,
     /// The `continuation` of a previous expansion, to read further back.
     continuation: Option<String>,
 }
 
-fn lineage_expand(store: &Store, a: LineageArgs) -> Result<Outcome, ToolError> {
-    let source = match (
-        a.trace_id,
-        a.line,
-        a.entry_id.as_deref(),
-        a.summary_id.as_deref(),
-        a.session_id.as_deref(),
-        a.seq,
-    ) {
-        (Some(assembly_id), Some(ordinal), None, None, None, None) => {
-            engine::LineageSource::TraceItem {
-                assembly_id,
-                ordinal,
+/// The one source a [`LineageArgs`] names.
+fn lineage_source(a: &LineageArgs) -> Result<engine::LineageSource, ToolError> {
+    Ok(
+        match (
+            a.trace_id,
+            a.line,
+            a.entry_id.as_deref(),
+            a.summary_id.as_deref(),
+            a.session_id.as_deref(),
+            a.seq,
+            a.node_id.as_deref(),
+        ) {
+            (Some(assembly_id), Some(ordinal), None, None, None, None, None) => {
+                engine::LineageSource::TraceItem {
+                    assembly_id,
+                    ordinal,
+                }
             }
-        }
-        (None, None, Some(entry), None, None, None) => engine::LineageSource::Entry {
-            entry_id: engine::EntryId::new(entry)?,
-            work_context_id: work_context(a.work_context_id)?,
+            (None, None, Some(entry), None, None, None, None) => engine::LineageSource::Entry {
+                entry_id: engine::EntryId::new(entry)?,
+                work_context_id: work_context(a.work_context_id.clone())?,
+            },
+            (None, None, None, Some(summary), None, None, None) => engine::LineageSource::Summary {
+                summary_id: summary.to_owned(),
+            },
+            (None, None, None, None, Some(session), Some(seq), None) => {
+                engine::LineageSource::Turn {
+                    session_id: session_id(session)?,
+                    seq,
+                }
+            }
+            (None, None, None, None, None, None, Some(node)) => engine::LineageSource::Node {
+                node_id: node.to_owned(),
+            },
+            _ => {
+                return Err(ToolError(
+                    "name exactly one source: trace_id with line, or entry_id (optionally with \
+                 work_context_id), or summary_id, or session_id with seq, or node_id"
+                        .into(),
+                ));
+            }
         },
-        (None, None, None, Some(summary), None, None) => engine::LineageSource::Summary {
-            summary_id: summary.to_owned(),
-        },
-        (None, None, None, None, Some(session), Some(seq)) => engine::LineageSource::Turn {
-            session_id: session_id(session)?,
-            seq,
-        },
-        _ => {
-            return Err(ToolError(
-                "name exactly one source: trace_id with line, or entry_id (optionally with \
-                 work_context_id), or summary_id, or session_id with seq"
-                    .into(),
-            ));
-        }
-    };
+    )
+}
+
+fn lineage_expand(store: &Store, a: LineageArgs) -> Result<Outcome, ToolError> {
+    if a.agent_scope.is_some() {
+        return Err(ToolError(
+            "agent_scope belongs to lineage_node; lineage_expand reads one window of turns".into(),
+        ));
+    }
+    let source = lineage_source(&a)?;
     let cap = engine::READ_TOKEN_CAP;
     let budget = a.max_tokens.map_or(cap, |m| (m as usize).clamp(1, cap));
     let before = parse_continuation(a.continuation.as_deref())?;
@@ -703,6 +738,92 @@ fn lineage_expand(store: &Store, a: LineageArgs) -> Result<Outcome, ToolError> {
     let mut value = serde_json::to_value(&l.span).unwrap_or_default();
     value["transcript"] = transcript_json(&l.transcript);
     Ok(Outcome::value(value))
+}
+
+/// Most characters of a node's text, and of each related row's first line, in `lineage_node`.
+const NODE_TEXT_CHARS: usize = 4_000;
+const ROW_TEXT_CHARS: usize = 200;
+
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max).collect();
+    out.push_str(" …");
+    out
+}
+
+fn node_row(n: &engine::LineageNode) -> Value {
+    json!({
+        "node_id": n.node_id,
+        "kind": n.kind,
+        "level": n.level,
+        "agent_scope": n.agent_scope,
+        "latest_at": n.latest_at,
+        "text": cut(n.text.lines().next().unwrap_or(""), ROW_TEXT_CHARS),
+    })
+}
+
+fn lineage_node(store: &Store, a: LineageArgs) -> Result<Outcome, ToolError> {
+    if a.continuation.is_some() {
+        return Err(ToolError(
+            "continuation belongs to lineage_expand; read further back there with this node_id"
+                .into(),
+        ));
+    }
+    let source = lineage_source(&a)?;
+    let cap = engine::READ_TOKEN_CAP;
+    let budget = a.max_tokens.map_or(cap / 2, |m| (m as usize).clamp(1, cap));
+    let d = engine::lineage_drill_down_source(store, &source, a.agent_scope.as_deref(), budget)?;
+    let n = &d.node;
+    Ok(Outcome::value(json!({
+        "node": {
+            "node_id": n.node_id,
+            "kind": n.kind,
+            "level": n.level,
+            "work_context_id": n.work_context_id,
+            "agent_scope": n.agent_scope,
+            "session_id": n.session_id,
+            "after_seq": n.after_seq,
+            "through_seq": n.through_seq,
+            "turn_count": n.turn_count,
+            "earliest_at": n.earliest_at,
+            "latest_at": n.latest_at,
+            "method": n.method,
+            "model": n.model,
+            "confidence": n.confidence,
+            "tokens": n.tokens,
+            "covered_tokens": n.covered_tokens,
+            "trivial": n.trivial,
+            "text": cut(&n.text, NODE_TEXT_CHARS),
+        },
+        "parents": d.parents.iter().map(node_row).collect::<Vec<_>>(),
+        "children": d.children.iter().map(node_row).collect::<Vec<_>>(),
+        "siblings": d.siblings.iter().map(node_row).collect::<Vec<_>>(),
+        "entries": d.entries.iter().map(|e| json!({
+            "entry_id": e.entry_id,
+            "entry_type": e.entry_type().as_str(),
+            "happened_at": e.happened_at(),
+        })).collect::<Vec<_>>(),
+        "brief_lines": d.brief_lines.iter().map(|b| json!({
+            "trace_id": b.assembly_id,
+            "line": b.ordinal,
+            "at": b.assembled_at,
+            "decision": b.decision,
+            "text": cut(&b.text, ROW_TEXT_CHARS),
+        })).collect::<Vec<_>>(),
+        "turns": d.transcript.as_ref().map(|l| {
+            let mut t = transcript_json(&l.transcript);
+            t["how"] = json!(l.span.how);
+            t
+        }),
+        "next": if d.children.is_empty() {
+            "this node covers raw turns; `turns` holds them (lineage_expand with this node_id \
+             reads further back)"
+        } else {
+            "call lineage_node with a child's node_id to walk down toward the turns"
+        },
+    })))
 }
 
 /// Arguments of `observation_push`.
