@@ -486,6 +486,15 @@ pub fn rebuild_lineage(store: &Store) -> Result<lineage::BuildReport> {
     lineage::rebuild(store)
 }
 
+/// Builds again the lineage of `contexts` (after a change the use cases do not see, such as a
+/// bulk import); captures and approvals refresh their own contexts.
+pub fn refresh_lineage<'a>(
+    store: &Store,
+    contexts: impl IntoIterator<Item = &'a WorkContextId>,
+) -> Result<lineage::BuildReport> {
+    lineage::refresh(store, contexts)
+}
+
 /// Most rows of each list a drill-down returns; the node's own lists are small, but a knowledge
 /// node's entry may have been cited by hundreds of briefs.
 const DRILL_LIST_CAP: usize = 24;
