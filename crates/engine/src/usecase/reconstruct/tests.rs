@@ -265,3 +265,72 @@ fn an_unknown_context_is_a_clear_error() {
     assert!(err.to_string().contains("wc_nowhere"), "{err}");
     assert!(ReconstructMode::parse("fancy").is_err());
 }
+
+/// Model mode captures through the configured synthesis model (the local stand-in here): its
+/// items replace the detectors' in the report, nothing falls back, and the live store is left as
+/// it was.
+#[test]
+fn model_mode_replays_through_the_synthesis_model_and_changes_nothing_live() {
+    use crate::test_support::standin::{StandIn, ok};
+    let reply = serde_json::json!({
+        "session_summary": "Reconciled the ledger sync against the bank export.",
+        "open_questions": [{"question": "Does the bank export include pending items?", "context": "sync"}],
+        "key_decisions": [{"decision": "Match transactions by amount and date", "rationale": "ids differ"}],
+        "work_phase": "revision"
+    })
+    .to_string();
+    let server = StandIn::start(&[(
+        "/api/chat",
+        ok(serde_json::json!({"message": {"role": "assistant", "content": reply}, "done": true})),
+    )]);
+    let (_dir, store) = sample_store();
+    capture_in_two_windows(&store);
+    store.set_config("synthesis_provider", "ollama").unwrap();
+    store
+        .set_config("synthesis_base_url", &server.base)
+        .unwrap();
+    store
+        .set_config("synthesis_model", "test-model:7b")
+        .unwrap();
+    store
+        .set_config("max_model_calls_per_hour", "1000")
+        .unwrap();
+    store.set_config("max_model_calls_per_day", "1000").unwrap();
+    let logs_before: Vec<String> = store
+        .log_ids()
+        .unwrap()
+        .iter()
+        .map(|wc| std::fs::read_to_string(store.log(wc).path()).unwrap())
+        .collect();
+    let req = ReconstructRequest {
+        mode: ReconstructMode::Model,
+        ..request(false)
+    };
+    let report = reconstruct(&store, &req, &MemorySecrets::default(), t1()).unwrap();
+    assert_eq!(report.fallbacks, 0, "{:?}", report.fallback_reason);
+    assert!(!server.seen().is_empty(), "the model was asked");
+    let lines: Vec<String> = report
+        .contexts
+        .iter()
+        .flat_map(|c| c.items.iter().map(DiffItem::line))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "+ open question: Does the bank export include pending items?"),
+        "{lines:#?}"
+    );
+    assert!(report.totals.changed > 0, "the summaries' text changed");
+    let logs_after: Vec<String> = store
+        .log_ids()
+        .unwrap()
+        .iter()
+        .map(|wc| std::fs::read_to_string(store.log(wc).path()).unwrap())
+        .collect();
+    assert_eq!(logs_before, logs_after);
+    let live_calls = store
+        .graph()
+        .count("SELECT count(*) FROM model_calls")
+        .unwrap();
+    assert_eq!(live_calls, 0, "the calls are the scratch's");
+}
