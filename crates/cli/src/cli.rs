@@ -115,6 +115,10 @@ pub enum Command {
     /// Your documents by collection and folder, and who refers to each (the Library).
     #[command(subcommand)]
     Library(crate::library_cmd::LibraryCommand),
+    /// Capture the stored turns again (today's detectors, or --mode model) into a scratch store
+    /// and show what would change per work context; --apply makes it so, keeping what you
+    /// reviewed.
+    Reconstruct(crate::reconstruct_cmd::ReconstructArgs),
     /// Delete the search index and build it again from the store.
     Reindex,
     /// Embed what the search index holds with the local model, so searches find meaning too.
@@ -187,6 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Today => crate::today_cmd::today(&store, args.json),
+        Command::Reconstruct(a) => crate::reconstruct_cmd::reconstruct(&store, a, args.json),
         Command::Doctor => crate::doctor_cmd::doctor(&store, args.json),
         Command::Log(cmd) => log_cmd::run(&store, cmd, args.json),
         Command::Ingest(a) => crate::ingest_cmd::ingest(&store, a, args.json),

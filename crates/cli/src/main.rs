@@ -18,6 +18,7 @@ mod model_cmd;
 mod nodes_cmd;
 mod observe_cmd;
 mod output;
+mod reconstruct_cmd;
 mod review_cmd;
 mod search_cmd;
 mod sessions_cmd;

@@ -6,7 +6,7 @@
 //!
 //! - **Use cases** change canonical data and rebuild the views they touched: [`pass`], [`ingest`],
 //!   [`capture_due`], [`push`], [`decide_proposals`], [`change_node`], [`merge_work_contexts`],
-//!   [`run_nightly`], the [`FileWatcher`] …
+//!   [`run_nightly`], [`reconstruct`], the [`FileWatcher`] …
 //! - **Reads** answer from the store: [`assemble_brief`], [`list_sessions`], [`timeline`],
 //!   [`constellation_view`], [`projects_overview`] …, and the [`Store`]'s and [`Graph`]'s methods.
 //! - **Types** are the ones those take and return, with typed ids ([`WorkContextId`] …).
@@ -48,6 +48,11 @@ pub use usecase::lineage::{
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
     next_scheduled as nightly_next_scheduled, run as run_nightly,
+};
+pub use usecase::reconstruct::{
+    Applied as ReconstructApplied, ContextDiff as ReconstructContextDiff,
+    DiffCounts as ReconstructCounts, DiffItem as ReconstructItem, ItemChange as ReconstructChange,
+    ReconstructMode, ReconstructReport, ReconstructRequest, reconstruct,
 };
 pub use usecase::today::{
     ACTIVE_DAYS as TODAY_ACTIVE_DAYS, AlertKind, HealthAlert, MovedContext, Today, WaitingQuestion,

@@ -195,6 +195,66 @@ impl ContinuityLog {
         Ok(repair)
     }
 
+    /// Replaces the log's entries with what `change` makes of them, keeping the old file as it
+    /// was under `backup_dir` first. The log has no way to retract an entry, so a correction
+    /// that must take entries out (reconstruct's apply) rewrites the file; the backup keeps the
+    /// history, and the new file is written whole and renamed into place, so a crash leaves
+    /// either the old log or the new one. Lines that are not valid entries are kept at the end,
+    /// as they were: they are for a person to inspect. Returns the backup's path, or `None` when
+    /// `change` left the entries as they were and nothing was written.
+    pub(crate) fn rewrite(
+        &self,
+        backup_dir: &Path,
+        change: impl FnOnce(Vec<ContinuityEntry>) -> Vec<ContinuityEntry>,
+    ) -> Result<Option<PathBuf>> {
+        let _lock = self.lock()?;
+        self.repair_locked()?;
+        let mut unreadable: Vec<Vec<u8>> = Vec::new();
+        let read = self.read_locked(|_, bytes| {
+            if !bytes.iter().all(u8::is_ascii_whitespace)
+                && ContinuityEntry::from_line(bytes).is_err()
+            {
+                unreadable.push(bytes.to_vec());
+            }
+        })?;
+        let before = read.entries.clone();
+        let after = change(read.entries);
+        if after == before {
+            return Ok(None);
+        }
+        for e in &after {
+            if e.work_context_id != self.work_context_id {
+                return Err(Error::InvalidEntry(format!(
+                    "entry {} belongs to work context {}, not {}",
+                    e.entry_id, e.work_context_id, self.work_context_id
+                )));
+            }
+        }
+        let mut bytes = Vec::new();
+        for e in &after {
+            bytes.extend_from_slice(e.to_line()?.as_bytes());
+            bytes.push(b'\n');
+        }
+        for line in &unreadable {
+            bytes.extend_from_slice(line);
+            bytes.push(b'\n');
+        }
+        fs::create_dir_all(backup_dir).map_err(|e| Error::io(backup_dir, e))?;
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+        let backup = backup_dir.join(format!("{}.{stamp}.jsonl", self.work_context_id.as_str()));
+        if self.path.exists() {
+            fs::copy(&self.path, &backup).map_err(|e| Error::io(&backup, e))?;
+            File::open(&backup)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| Error::io(&backup, e))?;
+            sync_dir(backup_dir)?;
+        } else {
+            atomic_write(&backup, b"")?;
+        }
+        atomic_write(&self.path, &bytes)?;
+        Ok(Some(backup))
+    }
+
     /// Reads every entry, skipping and counting lines that are not valid entries.
     pub fn read(&self) -> Result<LogRead> {
         let _lock = self.lock()?;

@@ -12,6 +12,7 @@ pub mod harness;
 pub mod health;
 pub mod lineage;
 pub mod nightly;
+pub mod reconstruct;
 mod synthesis;
 pub mod today;
 pub mod watcher;

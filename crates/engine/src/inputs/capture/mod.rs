@@ -136,22 +136,24 @@ pub(crate) fn is_person_text(text: &str) -> bool {
     !clean::person_text(text).text.is_empty()
 }
 
-/// The capture window: conversation turns since `after`, each message reduced to the person's
-/// or the assistant's own words, and what was left out as injected, per kind.
+/// The capture window: conversation turns since `after` (and up to `through`, when given), each
+/// message reduced to the person's or the assistant's own words, and what was left out as
+/// injected, per kind.
 pub(crate) fn load_window(
     store: &Store,
     session_id: &str,
     after: i64,
+    through: Option<i64>,
 ) -> Result<(Vec<WindowTurn>, InjectedCounts)> {
     let mut skipped = InjectedCounts::new();
     let turns = store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare_cached(
             "SELECT seq, role, kind, text, tool_calls, timestamp, is_sidechain FROM turns
-             WHERE session_id = ?1 AND seq > ?2
+             WHERE session_id = ?1 AND seq > ?2 AND (?3 IS NULL OR seq <= ?3)
                AND kind IN ('message', 'tool_call', 'tool_result')
              ORDER BY seq",
         )?;
-        let rows = stmt.query_map(params![session_id, after], |r| {
+        let rows = stmt.query_map(params![session_id, after, through], |r| {
             let role: String = r.get(1)?;
             let kind: String = r.get(2)?;
             let raw: String = r.get(3)?;
@@ -251,6 +253,18 @@ pub(crate) fn capture(
     secrets: &dyn SecretStore,
     req: &CaptureRequest,
 ) -> Result<CaptureOutcome> {
+    capture_through(store, secrets, req, None)
+}
+
+/// Captures one session's turns since its last capture up to and including turn `through`
+/// (all of them when `None`). Reconstruct replays a recorded window this way, so that a session
+/// captured several times is read again in the same pieces rather than at once.
+pub(crate) fn capture_through(
+    store: &Store,
+    secrets: &dyn SecretStore,
+    req: &CaptureRequest,
+    through: Option<i64>,
+) -> Result<CaptureOutcome> {
     let config = store.config()?;
     if config.mode == ContinuityMode::Off {
         return Ok(CaptureOutcome::empty(req, CaptureStatus::Off));
@@ -269,7 +283,7 @@ pub(crate) fn capture(
         })?
         .unwrap_or((None, 0));
     let previous = previous.and_then(|p| WorkContextId::new(p).ok());
-    let (window, injected) = load_window(store, &session.session_id, after)?;
+    let (window, injected) = load_window(store, &session.session_id, after, through)?;
     let Some(last_seq) = window.last().map(|t| t.seq) else {
         return Ok(CaptureOutcome::empty(req, CaptureStatus::NothingNew));
     };

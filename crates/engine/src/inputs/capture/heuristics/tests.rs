@@ -243,7 +243,7 @@ fn precision_and_recall_on_real_history() {
                 )
             })
             .unwrap_or_else(|e| panic!("labelled session {file} not ingested: {e}"));
-        let (window, _) = crate::inputs::capture::load_window(&store, &session, 0).unwrap();
+        let (window, _) = crate::inputs::capture::load_window(&store, &session, 0, None).unwrap();
         let (questions, decisions) = crate::inputs::capture::detect(&window);
         found.extend(questions.into_iter().map(|d| (file.clone(), 'Q', d.text)));
         found.extend(decisions.into_iter().map(|d| (file.clone(), 'D', d.text)));
