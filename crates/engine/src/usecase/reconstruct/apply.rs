@@ -191,9 +191,13 @@ pub(crate) fn apply(
         touched.insert(d.work_context_id.clone());
     }
 
-    // The views derived from what changed: the contexts' cards, the rollup, and the search
-    // index, rebuilt whole because rewritten logs are not what its per-log marks expect.
+    // The views derived from what changed: the contexts' cards, their lineage (summaries and
+    // windows were replaced), the rollup, and the search index, rebuilt whole because rewritten
+    // logs are not what its per-log marks expect.
     crate::views::constellation::refresh(store, &touched, now);
+    if let Err(e) = crate::views::lineage::refresh(store, &touched) {
+        tracing::warn!(error = %e, "lineage refresh failed; `elnor lineage rebuild` rebuilds it");
+    }
     if !touched.is_empty() {
         if let Err(e) = crate::views::rollup::generate(store, now) {
             tracing::warn!(error = %e, "rollup refresh failed");
