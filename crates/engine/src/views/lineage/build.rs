@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 
 use super::{BuildReport, CONDENSE_FANOUT, CONDENSE_TAIL, LineageNodeKind};
@@ -60,24 +60,50 @@ pub(crate) fn agent_scope(harness: &str, agent_id: Option<&str>) -> String {
     }
 }
 
-/// What the turns of `session_id` in (`after`, `through`] hold: how many, when, how long.
-fn turn_stats(
-    c: &Connection,
-    session_id: &str,
-    after: Option<i64>,
-    through: i64,
-) -> rusqlite::Result<(i64, Option<String>, Option<String>, i64)> {
-    c.prepare_cached(
-        "SELECT count(*), min(timestamp), max(timestamp), coalesce(sum(length(text)), 0)
-           FROM turns WHERE session_id = ?1 AND seq > ?2 AND seq <= ?3",
-    )?
-    .query_row(
-        params![session_id, after.unwrap_or(i64::MIN), through],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-    )
+/// One turn as the build needs it: where, when, how long, and a compaction's words.
+struct TurnRow {
+    seq: i64,
+    kind: String,
+    timestamp: Option<String>,
+    chars: i64,
+    /// The text of a compaction record only; other turns' texts are never loaded.
+    mark_text: String,
 }
 
-/// Builds the nodes of `wc`, counting what could not become a node into `report`.
+/// A session's turns in order, read once for all its nodes.
+fn session_turns(c: &Connection, session_id: &str) -> rusqlite::Result<Vec<TurnRow>> {
+    c.prepare_cached(
+        "SELECT seq, kind, timestamp, length(text),
+                CASE WHEN kind IN ('compaction', 'compaction_summary') THEN text ELSE '' END
+           FROM turns WHERE session_id = ?1 ORDER BY seq",
+    )?
+    .query_map([session_id], |r| {
+        Ok(TurnRow {
+            seq: r.get(0)?,
+            kind: r.get(1)?,
+            timestamp: r.get(2)?,
+            chars: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+            mark_text: r.get(4)?,
+        })
+    })?
+    .collect()
+}
+
+/// What the turns in (`after`, `through`] hold: how many, when, how long.
+fn turn_stats(
+    turns: &[TurnRow],
+    after: Option<i64>,
+    through: i64,
+) -> (i64, Option<String>, Option<String>, i64) {
+    let from = turns.partition_point(|t| after.is_some_and(|a| t.seq <= a));
+    let to = turns.partition_point(|t| t.seq <= through);
+    let window = &turns[from..to.max(from)];
+    let earliest = window.iter().filter_map(|t| t.timestamp.clone()).min();
+    let latest = window.iter().filter_map(|t| t.timestamp.clone()).max();
+    let chars = window.iter().map(|t| t.chars).sum();
+    (window.len() as i64, earliest, latest, chars)
+}
+
 /// `entry_summaries` maps the context's promoted entries to the summary their capture linked
 /// (read from its log by the caller, which owns the store).
 pub(super) fn context(
@@ -104,9 +130,10 @@ pub(super) fn context(
 
     let mut built = Built::default();
     for s in &sessions {
-        session_summaries(c, wc, s, &mut built, report)?;
+        let turns = session_turns(c, &s.session_id)?;
+        session_summaries(c, wc, s, &turns, &mut built, report)?;
         if s.compactions > 0 {
-            compactions(c, wc, s, &mut built, report)?;
+            compactions(wc, s, &turns, &mut built, report);
         }
     }
     condense(wc, &mut built);
@@ -122,6 +149,7 @@ fn session_summaries(
     c: &Connection,
     wc: &str,
     s: &SessionScope,
+    turns: &[TurnRow],
     built: &mut Built,
     report: &mut BuildReport,
 ) -> rusqlite::Result<()> {
@@ -156,8 +184,8 @@ fn session_summaries(
             report.summaries_without_window += 1;
             continue;
         };
-        let (turns, earliest, latest, chars) = turn_stats(c, &s.session_id, after, through)?;
-        if turns == 0 {
+        let (count, earliest, latest, chars) = turn_stats(turns, after, through);
+        if count == 0 {
             report.summaries_without_window += 1;
             continue;
         }
@@ -170,7 +198,7 @@ fn session_summaries(
             session_id: Some(s.session_id.clone()),
             after_seq: after,
             through_seq: Some(through),
-            turn_count: turns,
+            turn_count: count,
             earliest_at: earliest,
             latest_at: latest,
             method: source,
@@ -194,30 +222,30 @@ const MIN_COMPACTION_SUMMARY_CHARS: usize = 40;
 /// One node per compaction the harness recorded with a summary: it covers the session's turns
 /// since the previous compaction, which that summary replaced in the agent's context.
 fn compactions(
-    c: &Connection,
     wc: &str,
     s: &SessionScope,
+    turns: &[TurnRow],
     built: &mut Built,
     report: &mut BuildReport,
-) -> rusqlite::Result<()> {
+) {
     // A compaction is one record (OpenClaw, Codex) or a boundary followed at once by the
     // summary the harness fed back (Claude Code); adjacent compaction records are one event.
-    let marks: Vec<(i64, String, String, Option<String>)> = c
-        .prepare_cached(
-            "SELECT seq, kind,
-                    CASE WHEN kind IN ('compaction', 'compaction_summary') THEN text ELSE '' END,
-                    timestamp
-               FROM turns WHERE session_id = ?1 ORDER BY seq",
-        )?
-        .query_map([&s.session_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let marks: Vec<(i64, &str, &str, Option<String>)> = turns
+        .iter()
+        .map(|t| {
+            (
+                t.seq,
+                t.kind.as_str(),
+                t.mark_text.as_str(),
+                t.timestamp.clone(),
+            )
+        })
+        .collect();
     let is_mark = |kind: &str| kind == "compaction" || kind == "compaction_summary";
     let mut events: Vec<(i64, i64, String, Option<String>)> = Vec::new();
     let mut i = 0;
     while i < marks.len() {
-        if !is_mark(&marks[i].1) {
+        if !is_mark(marks[i].1) {
             i += 1;
             continue;
         }
@@ -225,10 +253,10 @@ fn compactions(
         let at = marks[i].3.clone();
         let mut text = String::new();
         let mut last = first;
-        while i < marks.len() && is_mark(&marks[i].1) {
+        while i < marks.len() && is_mark(marks[i].1) {
             // The summary record's words win over a boundary's marker text.
             if marks[i].2.trim().len() >= text.trim().len() {
-                text = marks[i].2.clone();
+                text = marks[i].2.to_owned();
             }
             last = marks[i].0;
             i += 1;
@@ -243,8 +271,8 @@ fn compactions(
             report.compactions_without_summary += 1;
             continue;
         }
-        let (turns, earliest, latest, chars) = turn_stats(c, &s.session_id, after, first - 1)?;
-        if turns == 0 {
+        let (count, earliest, latest, chars) = turn_stats(turns, after, first - 1);
+        if count == 0 {
             // A session that opens with a compaction summary continues an earlier session; the
             // turns it replaced are in that one, which the record does not name.
             report.compactions_without_history += 1;
@@ -259,7 +287,7 @@ fn compactions(
             session_id: Some(s.session_id.clone()),
             after_seq: after,
             through_seq: Some(first - 1),
-            turn_count: turns,
+            turn_count: count,
             earliest_at: earliest,
             latest_at: latest.or(at),
             method: "harness".into(),
@@ -271,7 +299,6 @@ fn compactions(
             trivial: false,
         });
     }
-    Ok(())
 }
 
 /// Words of each child quoted in a condensation.

@@ -137,19 +137,7 @@ pub struct BuildReport {
     pub knowledge_without_lineage: usize,
 }
 
-impl BuildReport {
-    fn add(&mut self, other: &BuildReport) {
-        self.contexts += other.contexts;
-        self.nodes += other.nodes;
-        self.edges += other.edges;
-        self.summaries_without_window += other.summaries_without_window;
-        self.compactions_without_summary += other.compactions_without_summary;
-        self.compactions_without_history += other.compactions_without_history;
-        self.knowledge_without_lineage += other.knowledge_without_lineage;
-    }
-}
-
-/// Clears the DAG and builds it again for every work context.
+/// Clears the DAG and builds it again for every work context, in one transaction.
 pub fn rebuild(store: &Store) -> Result<BuildReport> {
     let contexts: Vec<String> = store.graph().with_conn_result(|c| {
         c.prepare(
@@ -160,27 +148,17 @@ pub fn rebuild(store: &Store) -> Result<BuildReport> {
         .query_map([], |r| r.get(0))?
         .collect()
     })?;
-    store.graph().with_conn_result(|c| {
-        c.execute_batch("DELETE FROM lineage_edges; DELETE FROM lineage_nodes;")
-    })?;
-    let mut report = BuildReport::default();
-    for wc in contexts {
-        report.add(&build_context(store, &wc)?);
-    }
-    Ok(report)
+    build_contexts(store, &contexts, true)
 }
 
 /// Builds again the part of the DAG of each of `contexts` (after captures wrote to them, or a
-/// promotion was decided there).
+/// promotion was decided there), in one transaction.
 pub fn refresh<'a>(
     store: &Store,
     contexts: impl IntoIterator<Item = &'a WorkContextId>,
 ) -> Result<BuildReport> {
-    let mut report = BuildReport::default();
-    for wc in contexts {
-        report.add(&build_context(store, wc.as_str())?);
-    }
-    Ok(report)
+    let contexts: Vec<String> = contexts.into_iter().map(|w| w.to_string()).collect();
+    build_contexts(store, &contexts, false)
 }
 
 /// Builds the whole DAG when it is empty but there are summaries to build it from: the first
@@ -200,18 +178,29 @@ pub fn ensure_built(store: &Store) -> Result<Option<BuildReport>> {
     Ok(None)
 }
 
-/// Rebuilds one context's nodes in one transaction, so a reader never sees half of them.
-fn build_context(store: &Store, wc: &str) -> Result<BuildReport> {
-    let entry_summaries = promoted_entry_summaries(store, wc)?;
-    let mut report = BuildReport {
-        contexts: 1,
-        ..BuildReport::default()
-    };
+/// Rebuilds the nodes of `contexts` in one transaction, so a reader never sees half of them and
+/// a whole rebuild commits once; `clear` empties both tables first (a whole rebuild).
+fn build_contexts(store: &Store, contexts: &[String], clear: bool) -> Result<BuildReport> {
+    // The logs are read before the graph's connection is taken: only contexts with approved
+    // promotions are read at all.
+    let mut entry_summaries = BTreeMap::new();
+    for wc in contexts {
+        entry_summaries.insert(wc.as_str(), promoted_entry_summaries(store, wc)?);
+    }
+    let mut report = BuildReport::default();
     let graph = store.graph();
     let mut conn = graph.conn();
     let tx = conn.transaction().map_err(|e| graph.sql(e))?;
-    let built = build::context(&tx, wc, &entry_summaries, &mut report).map_err(|e| graph.sql(e))?;
-    write(&tx, wc, &built).map_err(|e| graph.sql(e))?;
+    if clear {
+        tx.execute_batch("DELETE FROM lineage_edges; DELETE FROM lineage_nodes;")
+            .map_err(|e| graph.sql(e))?;
+    }
+    for wc in contexts {
+        report.contexts += 1;
+        let built = build::context(&tx, wc, &entry_summaries[wc.as_str()], &mut report)
+            .map_err(|e| graph.sql(e))?;
+        write(&tx, wc, &built).map_err(|e| graph.sql(e))?;
+    }
     tx.commit().map_err(|e| graph.sql(e))?;
     Ok(report)
 }

@@ -593,4 +593,6 @@ fn real_history_dag_holds_its_invariants() {
     eprintln!("real history DAG built in {took:.1?}: {report:?}");
     eprintln!("  by kind {:?}; {checked:?}", counts(&store).unwrap());
     assert!(report.nodes > 0);
+    assert_eq!((checked.nodes, checked.edges), (report.nodes, report.edges));
+    assert!(checked.covered_turns > 0);
 }
