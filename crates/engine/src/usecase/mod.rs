@@ -20,6 +20,7 @@ pub mod watcher;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
+use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use crate::base::error::Result;
@@ -78,9 +79,61 @@ pub fn ingest(
     for (absorbed, _) in &projects.merged {
         crate::views::constellation::remove_view(store, absorbed)?;
     }
+    // The lineage of contexts whose sessions moved, and of those whose sessions a harness
+    // compacted since (a compaction summary is a node of its own, CLOSURE §3).
+    let mut moved: BTreeSet<WorkContextId> = projects
+        .merged
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    moved.extend(compacted_contexts(store, &report.touched)?);
+    refresh_lineage_quietly(store, &moved);
     sync_search(store);
     collect_quietly(store, now);
     Ok(report)
+}
+
+/// The work contexts of `sessions` that hold a compaction record.
+fn compacted_contexts(
+    store: &Store,
+    sessions: &BTreeSet<String>,
+) -> Result<BTreeSet<WorkContextId>> {
+    store.graph().with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT work_context_id FROM transcript_sessions
+              WHERE session_id = ?1 AND compaction_count > 0 AND work_context_id IS NOT NULL",
+        )?;
+        let mut out = BTreeSet::new();
+        for s in sessions {
+            let wc: Option<String> = stmt.query_row([s], |r| r.get(0)).optional()?;
+            if let Some(wc) = wc.and_then(|w| WorkContextId::new(w).ok()) {
+                out.insert(wc);
+            }
+        }
+        Ok(out)
+    })
+}
+
+/// Refreshes the lineage of `contexts`, unless the DAG was never built (the first capture or
+/// drill-down builds it whole). Derived data: a failure is logged, and `elnor lineage rebuild`
+/// makes it good.
+fn refresh_lineage_quietly<'a>(
+    store: &Store,
+    contexts: impl IntoIterator<Item = &'a WorkContextId>,
+) {
+    let built = store.graph().with_conn_result(|c| {
+        c.query_row("SELECT EXISTS (SELECT 1 FROM lineage_nodes)", [], |r| {
+            r.get::<_, bool>(0)
+        })
+    });
+    let result = match built {
+        Ok(true) => crate::views::lineage::refresh(store, contexts).map(|_| ()),
+        Ok(false) => Ok(()),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = result {
+        tracing::warn!(error = %e, "lineage refresh failed");
+    }
 }
 
 /// Merges work context `absorb` into `keep` (see [`Store::merge_work_contexts`]), removes the
@@ -94,6 +147,7 @@ pub fn merge_work_contexts(
     let merged = store.merge_work_contexts(keep.as_str(), absorb.as_str(), now)?;
     crate::views::constellation::remove_view(store, absorb)?;
     crate::views::constellation::refresh(store, [&merged.work_context_id], now);
+    refresh_lineage_quietly(store, [absorb, &merged.work_context_id]);
     edit_then_deliver(store, now, |_| Ok(merged))
 }
 

@@ -525,3 +525,37 @@ fn an_approved_promotion_becomes_a_knowledge_node_over_its_entrys_summary() {
         Err(Error::InvalidInput(_))
     ));
 }
+
+/// Merging two work contexts moves the absorbed one's lineage into the kept one: no node is left
+/// scoped to a context that no longer exists, and none is lost.
+#[test]
+fn merging_contexts_moves_their_lineage_with_them() {
+    let (_dir, store) = sample_store();
+    capture_all(&store, later());
+    crate::views::lineage::rebuild(&store).unwrap();
+    let before = crate::views::lineage::counts(&store).unwrap();
+    let contexts: Vec<String> = store
+        .graph()
+        .with_conn(|c| {
+            c.prepare("SELECT DISTINCT work_context_id FROM lineage_nodes ORDER BY 1")?
+                .query_map([], |r| r.get(0))?
+                .collect()
+        })
+        .unwrap();
+    assert!(contexts.len() >= 2, "{contexts:?}");
+    let keep = WorkContextId::new(contexts[0].clone()).unwrap();
+    let absorb = WorkContextId::new(contexts[1].clone()).unwrap();
+    crate::usecase::merge_work_contexts(&store, &keep, &absorb, later()).unwrap();
+    let left: i64 = store
+        .graph()
+        .with_conn(|c| {
+            c.query_row(
+                "SELECT count(*) FROM lineage_nodes WHERE work_context_id = ?1",
+                [absorb.as_str()],
+                |r| r.get(0),
+            )
+        })
+        .unwrap();
+    assert_eq!(left, 0);
+    assert_eq!(crate::views::lineage::counts(&store).unwrap(), before);
+}

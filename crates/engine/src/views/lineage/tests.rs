@@ -596,3 +596,68 @@ fn real_history_dag_holds_its_invariants() {
     assert_eq!((checked.nodes, checked.edges), (report.nodes, report.edges));
     assert!(checked.covered_turns > 0);
 }
+
+/// A compaction the harness writes after the DAG was built becomes a node at the next ingest,
+/// before any capture of that session (CLOSURE §3: compaction output is a first-class node).
+#[test]
+fn a_compaction_ingested_later_joins_the_dag_without_a_capture() {
+    let steps = vec![
+        Step::User(vec![1, 2, 3, 4, 5]),
+        Step::Assistant(vec![6, 7, 8, 9]),
+        Step::Capture,
+        Step::User(vec![10, 11, 12, 13]),
+        Step::Assistant(vec![14, 15, 16, 17]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let harness = dir.path().join("harness");
+    let store = Store::open(&dir.path().join("store")).unwrap();
+    play(
+        &harness,
+        &store,
+        &[GenSession {
+            harness: 1,
+            project: 0,
+            steps,
+        }],
+    );
+    rebuild(&store).unwrap();
+    assert_eq!(
+        counts(&store)
+            .unwrap()
+            .get(&LineageNodeKind::CompactionSummary),
+        None
+    );
+    let file = std::fs::read_dir(harness.join("openclaw/agents/agent1/sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    writeln!(
+        f,
+        "{}",
+        serde_json::json!({
+            "type": "compaction", "id": "late", "timestamp": "2026-10-02T09:00:00.000Z",
+            "summary": "Summary so far: the invoice parser was reviewed and the ledger migration agreed.",
+            "tokensBefore": 5000,
+        })
+    )
+    .unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::OpenClaw,
+        root: harness.join("openclaw/agents"),
+    }];
+    crate::usecase::ingest(&store, &roots, &mut |_| {}, Utc::now()).unwrap();
+    assert_eq!(
+        counts(&store)
+            .unwrap()
+            .get(&LineageNodeKind::CompactionSummary),
+        Some(&1)
+    );
+    check_invariants(&store).unwrap();
+}
