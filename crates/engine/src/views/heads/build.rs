@@ -205,7 +205,7 @@ fn thread(store: &Store, wc: &WorkContextId, nodes: &[Node], now: DateTime<Utc>)
         }
     }
     // Most referenced first; `entries` was newest first and the sort is stable.
-    questions.sort_by(|a, b| b.0.cmp(&a.0));
+    questions.sort_by_key(|q| std::cmp::Reverse(q.0));
     t.open_loops = questions
         .into_iter()
         .map(|(_, e, text)| entry_line(LineKind::OpenLoop, e, text))
