@@ -4,8 +4,8 @@
 //! Errors and the crate's `Result` ([`error`]), typed ids ([`ids`]), the clock that tests and
 //! replays can set ([`clock`]), atomic files and locks ([`fsutil`]), token counting and one-line
 //! text ([`tokens`]), leases between writers in different processes ([`lease`]), generated
-//! blocks inside other tools' files ([`marked_block`]), secret redaction ([`redact`]), the continuity config file ([`config`]) and
-//! the OS keyring ([`secrets`]).
+//! blocks inside other tools' files ([`marked_block`]), secret redaction ([`redact`]), the
+//! continuity config file ([`config`]) and the OS keyring ([`secrets`]).
 //!
 //! Architecture Invariant: nothing here names a module of a higher layer (`tests/tidy.rs`).
 
