@@ -169,8 +169,7 @@ fn file_key(canonical: &Path) -> String {
     format!("file-{}", &format!("{hash:x}")[..16])
 }
 
-fn lease_key(store: &Store, target: &LeaseTarget) -> Result<String> {
-    let _ = store;
+fn lease_key(target: &LeaseTarget) -> Result<String> {
     Ok(match target {
         LeaseTarget::Head(scope) => scope.key(),
         LeaseTarget::File(p) => file_key(&canonical(p)?),
@@ -194,7 +193,7 @@ pub fn acquire_lease(
     owner: &str,
     now: DateTime<Utc>,
 ) -> Result<Acquire> {
-    let key = lease_key(store, target)?;
+    let key = lease_key(target)?;
     lease::acquire(
         &leases_dir(store),
         &key,
