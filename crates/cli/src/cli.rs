@@ -77,6 +77,10 @@ pub enum Command {
     Constellation(crate::brief_cmd::ConstellationCommand),
     /// Regenerate the Tier 2 rollup of recent activity and print it.
     Rollup,
+    /// The global head (heads/MEMORY.md) and the thread heads: show, refresh, or write one into
+    /// a marked block of another tool's file.
+    #[command(subcommand)]
+    Heads(crate::heads_cmd::HeadsCommand),
     /// Your stable facts and preferences: Tier 3 of every brief.
     #[command(subcommand)]
     Facts(crate::brief_cmd::FactsCommand),
@@ -205,6 +209,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Brief(a) => crate::brief_cmd::brief_cmd(&store, a, args.json),
         Command::Constellation(cmd) => crate::brief_cmd::constellation_cmd(&store, cmd, args.json),
         Command::Rollup => crate::brief_cmd::rollup_cmd(&store, args.json),
+        Command::Heads(cmd) => crate::heads_cmd::heads(&store, cmd, args.json),
         Command::Facts(cmd) => crate::brief_cmd::facts_cmd(&store, cmd, args.json),
         Command::Traces(cmd) => crate::brief_cmd::traces_cmd(&store, cmd, args.json),
         Command::Lineage(cmd) => crate::lineage_cmd::run(&store, cmd, args.json),

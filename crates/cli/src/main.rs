@@ -2,13 +2,16 @@
 //! engine, and prints human text or (`--json`) JSON; it holds no logic of its own.
 //!
 //! Exit codes (also in `docs/CLI.md`): 0 success; 1 unexpected failure; 2 usage error; 3 invalid
-//! config (file or value); 4 invalid input (ids, keys, entries); 5 store unreadable or unwritable.
+//! config (file or value); 4 invalid input (ids, keys, entries); 5 store unreadable or unwritable;
+//! 6 a head write deferred (another writer held its lease); 7 a head write refused (a person
+//! edited its block).
 
 mod brief_cmd;
 mod capture_cmd;
 mod cli;
 mod doctor_cmd;
 mod graph_cmd;
+mod heads_cmd;
 mod hook_cmd;
 mod ingest_cmd;
 mod library_cmd;

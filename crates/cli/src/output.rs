@@ -11,6 +11,12 @@ pub mod code {
     pub const CONFIG: u8 = 3;
     pub const INVALID_INPUT: u8 = 4;
     pub const STORAGE: u8 = 5;
+    /// A head write was refused because another writer held the target's lease; it is recorded
+    /// and `elnor heads refresh` retries it.
+    pub const DEFERRED: u8 = 6;
+    /// A head write was refused because a person edited the block; their edit is kept as a
+    /// proposal and `--replace-edits` overwrites it.
+    pub const EDITS_KEPT: u8 = 7;
 }
 
 /// Arguments clap accepted but that do not make a command ("give exactly one of …"): a usage

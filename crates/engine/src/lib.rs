@@ -65,8 +65,8 @@ pub use usecase::{
     create_work_context, delete_topic, deliver_updates, download_embedding_model, edit_entity,
     edit_topic, edit_work_context, embed, embed_status, find_sessions, ingest, link_entity,
     merge_entities, merge_work_contexts, pass, pin_topic_member, preview_push, push,
-    reconcile_folders, refresh_views, reindex, remove_link_rule, search, set_setting, sweep_nodes,
-    unlink_entity, unpin_topic_member,
+    reconcile_folders, refresh_heads, refresh_views, reindex, remove_link_rule, search,
+    set_setting, sweep_nodes, unlink_entity, unpin_topic_member,
 };
 
 // Base: errors, ids, the clock, config and secrets.
@@ -80,6 +80,7 @@ pub use base::config::{
 };
 pub use base::error::{Error, ErrorKind, Result};
 pub use base::ids::{AgentId, EntityId, EntryId, NodeId, SessionId, TopicId, WorkContextId};
+pub use base::lease::{Acquire as LeaseAttempt, Lease, LeaseRecord};
 pub use base::secrets::{
     EMBEDDING_API_KEY, MemorySecrets, OsKeyring, SYNTHESIS_API_KEY, SecretStore,
 };
@@ -126,10 +127,19 @@ pub use inputs::sessions::{
 pub use inputs::sources::TranscriptSource;
 pub use inputs::transcripts::{Harness, Role, TurnKind, excerpt as transcript_excerpt};
 
-// Views: constellation cards, the rollup, the home overview, the timeline.
+// Views: constellation cards, the rollup, the heads, the home overview, the timeline.
 pub use views::constellation::{
     Constellation, NodeItem, ViewRead, rebuild as rebuild_view, rebuild_all as rebuild_views,
     view as constellation_view,
+};
+pub use views::heads::{
+    BLOCK_TAG as HEAD_BLOCK_TAG, DeferredWrite, EditProposal, Failure as HeadFailure,
+    GLOBAL_TOKEN_CAP, Head, HeadLine, HeadScope, HeadView,
+    LEASE_TTL_SECONDS as HEAD_LEASE_TTL_SECONDS, LEFT_OUT_IDS, LeaseTarget, LeftOut,
+    LineKind as HeadLineKind, Refresh as HeadsRefresh, THREAD_TOKEN_CAP,
+    WriteReport as HeadWriteReport, WriteStatus as HeadWriteStatus,
+    acquire_lease as acquire_head_lease, path as head_path, retry_deferred as retry_deferred_heads,
+    show as show_head, write_to as write_head,
 };
 pub use views::overview::{ProjectOverview, projects as projects_overview};
 pub use views::rollup::{Rollup, generate as generate_rollup, path as rollup_path};

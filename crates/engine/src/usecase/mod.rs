@@ -806,20 +806,46 @@ pub fn refresh_views<'a>(
     crate::views::constellation::refresh(store, contexts, now);
 }
 
+/// Refreshes every head (`elnor heads refresh`): each work context's thread head, the global
+/// head, then the writes deferred while another writer held a lease.
+pub fn refresh_heads(store: &Store, now: DateTime<Utc>) -> Result<crate::views::heads::Refresh> {
+    crate::views::heads::refresh(store, None, now)
+}
+
+/// Whether a capture for `trigger` refreshes the heads (CLOSURE §7): a session's end (the idle
+/// timeout, and the SessionEnd hook, which captures as one), a compaction, a capture the person
+/// asked for, and the nightly sweep of sessions whose end went unnoticed. A defocus capture does
+/// not: the session is still going, and its end will refresh them.
+fn refreshes_heads(trigger: crate::inputs::agent::Trigger) -> bool {
+    use crate::inputs::agent::Trigger;
+    match trigger {
+        Trigger::IdleTimeout
+        | Trigger::PreCompaction
+        | Trigger::ManualRequest
+        | Trigger::NightlySweep => true,
+        Trigger::DebouncedDefocus => false,
+    }
+}
+
 /// Rebuilds the constellation views of every context the captures wrote to (new entries are a
 /// rebuild trigger, CSA §4.3) and their part of the lineage DAG, then the Tier 2 rollup when
-/// anything was captured. Both are
-/// derived data, so a failure is logged and the next step tries again. The search index takes the
-/// new entries and summaries too.
+/// anything was captured, then the heads: the thread heads of the contexts that a session-end or
+/// compaction capture touched and the global head (CLOSURE §7), and the head writes deferred
+/// earlier. All are derived data, so a failure is logged and the next step tries again. The
+/// search index takes the new entries and summaries too.
 fn refresh_after_captures<'a>(
     store: &Store,
     captures: impl IntoIterator<Item = &'a CaptureOutcome>,
     now: DateTime<Utc>,
 ) {
     let mut touched = BTreeSet::new();
+    let mut heads_touched = BTreeSet::new();
     let mut captured = false;
     for c in captures {
         touched.extend(c.touched.iter().cloned());
+        if c.status == CaptureStatus::Captured && refreshes_heads(c.trigger) {
+            heads_touched.extend(c.touched.iter().cloned());
+        }
         captured |= c.status == CaptureStatus::Captured;
     }
     crate::views::constellation::refresh(store, &touched, now);
@@ -835,6 +861,16 @@ fn refresh_after_captures<'a>(
     }
     if captured && let Err(e) = crate::views::rollup::generate(store, now) {
         tracing::warn!(error = %e, "rollup refresh failed");
+    }
+    // The heads: a refresh when a session ended or compacted, else only the deferred writes (a
+    // busy head is retried at the next pass, never dropped).
+    let heads = if heads_touched.is_empty() {
+        crate::views::heads::retry_deferred(store, now)
+    } else {
+        crate::views::heads::refresh(store, Some(&heads_touched), now)
+    };
+    if let Err(e) = heads {
+        tracing::warn!(error = %e, "head refresh failed");
     }
     if captured {
         sync_search(store);
