@@ -833,7 +833,7 @@ fn refreshes_heads(trigger: crate::inputs::agent::Trigger) -> bool {
 /// compaction capture touched and the global head (CLOSURE §7), and the head writes deferred
 /// earlier. All are derived data, so a failure is logged and the next step tries again. The
 /// search index takes the new entries and summaries too.
-fn refresh_after_captures<'a>(
+pub(crate) fn refresh_after_captures<'a>(
     store: &Store,
     captures: impl IntoIterator<Item = &'a CaptureOutcome>,
     now: DateTime<Utc>,

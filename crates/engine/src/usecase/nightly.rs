@@ -40,14 +40,19 @@ pub fn run(store: &Store, secrets: &dyn SecretStore, now: DateTime<Utc>) -> Resu
     let mut agent = Agent::new(&config);
     let sweep = agent.sweep(store, secrets, now)?;
     let promotions = promotion::evaluate(store, now)?;
-    // What the sweep captured is searchable, and the Topics' directives look at it, before the
-    // person opens the review queue in the morning.
-    crate::usecase::sync_search(store);
+    // What the sweep captured is searchable and in the lineage, and the Topics' directives look
+    // at it, before the person opens the review queue in the morning.
+    crate::usecase::refresh_after_captures(store, sweep.captures.iter(), now);
     crate::usecase::collect_quietly(store, now);
     let nodes = crate::usecase::sweep_nodes(store, now)?;
     let research_utility = crate::review::utility::measure(store, now)?;
     let views_rebuilt = crate::views::constellation::rebuild_all(store, now)?;
     let rollup = crate::views::rollup::generate(store, now)?;
+    // The heads last, so they show the nodes the ladder moved and the proposals made tonight.
+    // Derived data: a failure is logged and the next capture refreshes them.
+    if let Err(e) = crate::views::heads::refresh(store, None, now) {
+        tracing::warn!(error = %e, "nightly head refresh failed");
+    }
     store.graph().with_conn_result(|c| {
         c.execute(
             "INSERT INTO agent_state (key, value) VALUES (?1, ?2)
