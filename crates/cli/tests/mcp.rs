@@ -267,6 +267,21 @@ async fn every_tool_answers_over_the_protocol_and_errors_are_tool_errors() {
         .unwrap();
     assert_eq!(resource.contents.len(), 1);
 
+    // The global head as a resource: the same text `elnor heads show --json` gives.
+    let memory = client
+        .read_resource(ReadResourceRequestParams::new("elnor://memory".to_owned()))
+        .await
+        .unwrap();
+    let head = ok(elnor(store.path(), &["heads", "show", "--json"]));
+    let head: serde_json::Value = serde_json::from_str(&head).unwrap();
+    match &memory.contents[0] {
+        rmcp::model::ResourceContents::TextResourceContents { text, .. } => {
+            assert_eq!(Some(text.as_str()), head["head"]["text"].as_str());
+            assert!(text.starts_with('#'), "{text}");
+        }
+        other => panic!("the head is text: {other:?}"),
+    }
+
     // continuity_query: the banner, the requesting session, ranking reasons.
     let found = value(
         &client,

@@ -19,6 +19,9 @@ use crate::tools::{self, Context};
 
 /// The brief for the folder the server runs in, as a resource a client can attach.
 pub const BRIEF_URI: &str = "elnor://brief";
+/// The global head (`heads/MEMORY.md`, CLOSURE Tier 1) as a resource: the same head every
+/// harness shares, read fresh from the store.
+pub const MEMORY_URI: &str = "elnor://memory";
 
 /// What the server tells a client about itself at `initialize`.
 const INSTRUCTIONS: &str = "ELNOR keeps the person's work state across agent sessions. Start \
@@ -126,6 +129,14 @@ impl ServerHandler for Server {
                      preview (nothing is marked delivered).",
                 )
                 .with_mime_type("text/plain"),
+            Resource::new(MEMORY_URI, "memory")
+                .with_title("Global head (MEMORY.md)")
+                .with_description(
+                    "What matters now across every work context: next actions, commitments, \
+                     open loops, durable constraints, each line citing its lineage node \
+                     (walk it with lineage_node). Capped; what did not fit is listed.",
+                )
+                .with_mime_type("text/markdown"),
         ]))
     }
 
@@ -134,10 +145,20 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri == MEMORY_URI {
+            let store = Arc::clone(&self.store);
+            let text = tokio::task::spawn_blocking(move || tools::global_head(&store))
+                .await
+                .map_err(|_| McpError::internal_error("the head failed unexpectedly", None))?
+                .map_err(|e| McpError::internal_error(e.0, None))?;
+            return Ok(
+                ReadResourceResult::new(vec![ResourceContents::text(text, MEMORY_URI)]).into(),
+            );
+        }
         if request.uri != BRIEF_URI {
             return Err(McpError::resource_not_found(
                 format!(
-                    "no resource {:?}; the one resource is {BRIEF_URI}",
+                    "no resource {:?}; the resources are {BRIEF_URI} and {MEMORY_URI}",
                     request.uri
                 ),
                 None,

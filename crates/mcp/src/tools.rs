@@ -826,6 +826,13 @@ fn lineage_node(store: &Store, a: LineageArgs) -> Result<Outcome, ToolError> {
     })))
 }
 
+/// The global head's text, as the resource `elnor://memory` serves it: built fresh at this
+/// moment (the same text `heads/MEMORY.md` holds after a refresh), so a stale file never answers.
+pub fn global_head(store: &Store) -> Result<String, ToolError> {
+    let view = engine::show_head(store, &engine::HeadScope::Global, engine::now())?;
+    Ok(view.head.text)
+}
+
 /// Arguments of `observation_push`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
