@@ -8,7 +8,9 @@
 //! over all 2,000 rules, the constellation view, Tier 2 from the rollup, Tier 3, and the trace
 //! written to SQLite), p50 and p99 over 2,000 runs; and, when the release CLI is built, the whole
 //! `elnor brief --format claude-code` process (hook form, a real delivery), p50 and p99 over 100
-//! runs. Goals (issue 5): ≤ 20 ms p99 in the engine, ≤ 50 ms for the process.
+//! runs. Goals (issue 5): ≤ 20 ms p99 in the engine, ≤ 50 ms for the process. Beside it, off the
+//! brief's path: refreshing every head, and building the global and one thread head (what a
+//! capture at a session's end pays).
 //!
 //! `cargo build --release -p elnor-cli && cargo bench -p elnor-engine --bench brief`
 //! (set `ELNOR_BIN` to use another binary; `ELNOR_BENCH_KEEP=1` keeps the store and prints it).
@@ -311,6 +313,30 @@ fn bench(c: &mut Criterion) {
         sample.stale
     );
     assert!(!sample.stale && sample.card(1).is_some() && sample.card(2).is_some());
+
+    // The heads on the same store (off the brief's path): every head written, as the nightly
+    // job and `elnor heads refresh` do, then what one capture pays (the global head and its
+    // context's thread head, built).
+    let started = Instant::now();
+    let refreshed = elnor_engine::refresh_heads(&store, now()).unwrap();
+    eprintln!(
+        "heads: {} written ({} deferred, {} failed) in {:.2?}",
+        refreshed.reports.len(),
+        refreshed.deferred(),
+        refreshed.failures.len(),
+        started.elapsed()
+    );
+    let per_capture: Vec<Duration> = (0..20)
+        .map(|n| {
+            let started = Instant::now();
+            elnor_engine::show_head(&store, &elnor_engine::HeadScope::Global, now()).unwrap();
+            elnor_engine::show_head(&store, &elnor_engine::HeadScope::Thread(wc(n)), now())
+                .unwrap();
+            started.elapsed()
+        })
+        .collect();
+    let (p50, p99) = percentiles(per_capture);
+    eprintln!("heads: global + one thread head built, p50 {p50:.2?}, p99 {p99:.2?}");
 
     let samples: Vec<Duration> = (0..2_000)
         .map(|n| {
