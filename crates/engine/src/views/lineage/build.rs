@@ -143,6 +143,16 @@ pub(super) fn context(
     Ok(built)
 }
 
+/// A session summary with its capture window: id, text, source, after, through, recorded.
+type SummaryRow = (
+    String,
+    String,
+    String,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
+
 /// One node per session summary with a capture window: it covers exactly the turns that capture
 /// read.
 fn session_summaries(
@@ -153,14 +163,7 @@ fn session_summaries(
     built: &mut Built,
     report: &mut BuildReport,
 ) -> rusqlite::Result<()> {
-    let rows: Vec<(
-        String,
-        String,
-        String,
-        Option<i64>,
-        Option<i64>,
-        Option<i64>,
-    )> = c
+    let rows: Vec<SummaryRow> = c
         .prepare_cached(
             "SELECT ss.doc73_session_summary_id, ss.text, ss.source,
                     cw.after_seq, cw.through_seq, cw.recorded

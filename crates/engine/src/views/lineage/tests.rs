@@ -458,7 +458,7 @@ proptest! {
     #[test]
     fn generated_histories_keep_the_dag_invariants(history in proptest::collection::vec(session(), 1..7)) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("store")).unwrap();
+        let store = Store::open(dir.path().join("store")).unwrap();
         play(&dir.path().join("harness"), &store, &history);
         rebuild(&store).unwrap();
         let checked = check_invariants(&store);
@@ -505,7 +505,7 @@ fn a_long_history_condenses_in_levels_and_keeps_compactions_beside_summaries() {
         steps,
     }];
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("store")).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
     play(&dir.path().join("harness"), &store, &history);
     let report = rebuild(&store).unwrap();
     let checked = check_invariants(&store).unwrap();
@@ -610,7 +610,7 @@ fn a_compaction_ingested_later_joins_the_dag_without_a_capture() {
     ];
     let dir = tempfile::tempdir().unwrap();
     let harness = dir.path().join("harness");
-    let store = Store::open(&dir.path().join("store")).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
     play(
         &harness,
         &store,
