@@ -123,7 +123,9 @@ async fn a_missing_entry_is_shown_applied_after_confirmation_and_then_nothing_di
             "{applied}"
         );
         ensure!(
-            content(ui, ".reconstruct-backups").await?.contains(".jsonl"),
+            content(ui, ".reconstruct-backups")
+                .await?
+                .contains(".jsonl"),
             "no backup is named"
         );
         ui.screenshot("reconstruct-applied").await;

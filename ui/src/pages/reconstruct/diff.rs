@@ -27,8 +27,18 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The counts as chips, each with the class its colour comes from.
-fn count_chips(c: &ReconstructCounts, id: Option<&'static str>) -> impl IntoView + use<> {
+/// The counts as chips, each with the class its colour comes from; in the past tense once they
+/// were applied.
+fn count_chips(
+    c: &ReconstructCounts,
+    id: Option<&'static str>,
+    applied: bool,
+) -> impl IntoView + use<> {
+    let (added, removed) = if applied {
+        ("added", "removed")
+    } else {
+        ("would add", "would remove")
+    };
     let chip = |class: &'static str, n: u64, words: &'static str| {
         view! {
             <span class=format!("diff-count {class}") data-count=class>
@@ -41,8 +51,8 @@ fn count_chips(c: &ReconstructCounts, id: Option<&'static str>) -> impl IntoView
     view! {
         <div class="diff-counts" id=id>
             {chip("same", c.same, "same")}
-            {chip("added", c.added, "would add")}
-            {chip("removed", c.removed, "would remove")}
+            {chip("added", c.added, added)}
+            {chip("removed", c.removed, removed)}
             {chip("changed", c.changed, "changed")}
             {chip("kept", c.kept, "kept because you reviewed it")}
         </div>
@@ -84,7 +94,7 @@ fn change_class(c: ReconstructChange) -> &'static str {
 }
 
 /// One work context's counts and lines, folded or not.
-fn context_view(c: ReconstructContextRow, open: bool) -> impl IntoView {
+fn context_view(c: ReconstructContextRow, open: bool, applied: bool) -> impl IntoView {
     let name = context_name(&c);
     let more = c.items.len().saturating_sub(LINES_PER_CONTEXT);
     let lines = c
@@ -111,7 +121,7 @@ fn context_view(c: ReconstructContextRow, open: bool) -> impl IntoView {
         >
             <summary>
                 <span class="reconstruct-context-name">{name}</span>
-                {count_chips(&c.counts, None)}
+                {count_chips(&c.counts, None, applied)}
             </summary>
             <ul class="diff-lines">
                 {lines}
@@ -220,14 +230,14 @@ pub(super) fn ReconstructResult(report: ReconstructReport, job: ReconstructJob) 
     let contexts = shown
         .into_iter()
         .enumerate()
-        .map(|(n, c)| context_view(c, n < OPEN_CONTEXTS))
+        .map(|(n, c)| context_view(c, n < OPEN_CONTEXTS, report.applied.is_some()))
         .collect_view();
     view! {
         <section class="reconstruct-result" id="reconstruct-result" data-mode=report.mode.as_str()>
             <h3>{if report.applied.is_some() { "What was applied" } else { "What would change" }}</h3>
             <p class="hint" id="reconstruct-replayed">{scope}{replayed_line(&report)}</p>
             {verdict}
-            {count_chips(&report.totals, Some("reconstruct-totals"))}
+            {count_chips(&report.totals, Some("reconstruct-totals"), report.applied.is_some())}
             {applied}
             {contexts}
             {quiet}
