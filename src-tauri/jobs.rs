@@ -1,12 +1,15 @@
-//! The app's long jobs (issue 16): the model download, the embedding backfill and the index
-//! rebuild, each run on a thread of its own so the window stays responsive, with progress the UI
-//! polls (`jobs_get`, which needs no event permission) and a cancel flag it can raise.
+//! The app's long jobs (issue 16): the model download, the embedding backfill, the index
+//! rebuild and the reconstruction (issue 19: capture replayed into a scratch store and compared,
+//! then applied on request), each run on a thread of its own so the window stays responsive,
+//! with progress the UI polls (`jobs_get`, which needs no event permission) and a cancel flag it
+//! can raise.
 //!
 //! One job at a time per kind: starting a kind that is running answers its status instead of
 //! starting a second copy, so a double click cannot fetch the model twice. The backfill and the
 //! rebuild also exclude each other, because the rebuild deletes the index the backfill is reading
-//! from. A job's outcome (finished, cancelled or failed, with its summary or error in words) is
-//! kept until the same kind starts again, so the page can show it after the fact.
+//! from; a reconstruction and either of them exclude each other too, since applying one rebuilds
+//! the index whole. A job's outcome (finished, cancelled or failed, with its summary, its result
+//! or its error) is kept until the same kind starts again, so the page can show it after the fact.
 //!
 //! The work itself is one engine call per kind (`commands/jobs.rs`); this only runs it, records
 //! what it reports, and survives its panic, which is recorded as a failure.
@@ -16,7 +19,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use elnor_types::{CommandError, ErrorKind, JobKind, JobProgress, JobState, JobStatus};
+use elnor_types::{CommandError, ErrorKind, JobKind, JobProgress, JobResult, JobState, JobStatus};
 
 /// How a job's work ended when it did not fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +30,8 @@ pub struct Outcome {
     pub summary: String,
     /// Its final progress, when the work knows it better than its last report.
     pub progress: Option<JobProgress>,
+    /// What it produced beyond words, for the page that shows it (a reconstruction's report).
+    pub result: Option<JobResult>,
 }
 
 /// What a job's work is handed: its cancel flag, and where to report progress.
@@ -68,19 +73,46 @@ pub struct Jobs {
     table: Arc<Mutex<Table>>,
 }
 
-/// The kinds that may not run while `kind` does, with why in words.
-fn excluded_by(kind: JobKind) -> Option<(JobKind, &'static str)> {
+/// The kinds that may not run while `kind` does, each with why in words.
+fn excluded_by(kind: JobKind) -> &'static [(JobKind, &'static str)] {
     match kind {
-        JobKind::Embeddings => Some((
-            JobKind::Reindex,
-            "the search index is being rebuilt; build the embeddings once it has finished",
-        )),
-        JobKind::Reindex => Some((
-            JobKind::Embeddings,
-            "the embeddings are being built; rebuild the index once they have finished, or \
-             cancel them first",
-        )),
-        JobKind::ModelDownload => None,
+        JobKind::Embeddings => &[
+            (
+                JobKind::Reindex,
+                "the search index is being rebuilt; build the embeddings once it has finished",
+            ),
+            (
+                JobKind::Reconstruct,
+                "a reconstruction is running, and applying one rebuilds the search index; build \
+                 the embeddings once it has finished",
+            ),
+        ],
+        JobKind::Reindex => &[
+            (
+                JobKind::Embeddings,
+                "the embeddings are being built; rebuild the index once they have finished, or \
+                 cancel them first",
+            ),
+            (
+                JobKind::Reconstruct,
+                "a reconstruction is running, and applying one rebuilds the search index itself; \
+                 rebuild once it has finished",
+            ),
+        ],
+        // Applying a reconstruction rebuilds the search index whole: a rebuild or a backfill
+        // reading the index under it would lose its work or fail it.
+        JobKind::Reconstruct => &[
+            (
+                JobKind::Reindex,
+                "the search index is being rebuilt; reconstruct once it has finished",
+            ),
+            (
+                JobKind::Embeddings,
+                "the embeddings are being built; reconstruct once they have finished, or cancel \
+                 them first",
+            ),
+        ],
+        JobKind::ModelDownload => &[],
     }
 }
 
@@ -114,12 +146,13 @@ impl Jobs {
             {
                 return Ok(entry.status.clone());
             }
-            if let Some((other, why)) = excluded_by(kind)
-                && status_of(&table, other).running()
+            if let Some((_, why)) = excluded_by(kind)
+                .iter()
+                .find(|(other, _)| status_of(&table, *other).running())
             {
                 return Err(CommandError {
                     kind: ErrorKind::InvalidInput,
-                    message: why.to_owned(),
+                    message: (*why).to_owned(),
                 });
             }
             table.insert(
@@ -199,6 +232,7 @@ fn finish(table: &Mutex<Table>, kind: JobKind, result: Result<Outcome, String>) 
                 JobState::Finished
             };
             status.summary = Some(outcome.summary);
+            status.result = outcome.result;
             if outcome.progress.is_some() {
                 status.progress = outcome.progress;
             }
@@ -255,6 +289,7 @@ pub(crate) mod tests {
                     cancelled: false,
                     summary: "embedded 10".into(),
                     progress: Some(progress(10)),
+                    result: None,
                 })
             })
             .unwrap();
@@ -304,6 +339,7 @@ pub(crate) mod tests {
                 cancelled: true,
                 summary: "stopped".into(),
                 progress: None,
+                result: None,
             })
         })
         .unwrap();
@@ -320,6 +356,7 @@ pub(crate) mod tests {
                 cancelled: job.cancel_flag().load(Ordering::Relaxed),
                 summary: "again".into(),
                 progress: None,
+                result: None,
             })
         })
         .unwrap();
@@ -357,6 +394,7 @@ pub(crate) mod tests {
                 cancelled: false,
                 summary: "rebuilt".into(),
                 progress: None,
+                result: None,
             })
         })
         .unwrap();
@@ -375,6 +413,7 @@ pub(crate) mod tests {
                     cancelled: false,
                     summary: "fetched".into(),
                     progress: None,
+                    result: None,
                 })
             })
             .unwrap();

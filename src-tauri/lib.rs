@@ -155,6 +155,7 @@ pub fn run() {
             commands::jobs::model_download_start,
             commands::jobs::embeddings_start,
             commands::jobs::reindex_start,
+            commands::reconstruct::reconstruct_start,
             commands::jobs::job_cancel,
             commands::jobs::jobs_get,
             commands::library::library_collections_list,

@@ -1,8 +1,9 @@
 //! The long jobs Settings' Search card starts (issue 16): `model_download_start` (the built-in
 //! embedding model, checked against its pinned SHA-256s), `embeddings_start` (the embedding
 //! backfill over everything indexed), `reindex_start` (the search index rebuilt), `job_cancel`
-//! and `jobs_get`. Each start is one engine call run by the app's job runner (`jobs.rs`) on its
-//! own thread; this converts what the engine reports into the wire's progress and words.
+//! and `jobs_get` (which also reports the reconstruction `commands/reconstruct.rs` starts). Each
+//! start is one engine call run by the app's job runner (`jobs.rs`) on its own thread; this
+//! converts what the engine reports into the wire's progress and words.
 
 use std::sync::Arc;
 
@@ -62,6 +63,7 @@ fn download_outcome(r: &DownloadReport) -> Outcome {
         cancelled: r.cancelled,
         summary,
         progress: None,
+        result: None,
     }
 }
 
@@ -79,6 +81,7 @@ fn embed_outcome(r: &EmbedReport) -> Outcome {
         cancelled: r.cancelled,
         summary,
         progress: Some(embed_progress(r)),
+        result: None,
     }
 }
 
@@ -87,6 +90,7 @@ fn reindex_outcome(r: &SyncReport) -> Outcome {
         cancelled: false,
         summary: format!("Rebuilt the search index: {} documents.", r.documents),
         progress: None,
+        result: None,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod knowledge;
 pub mod library;
 pub mod observe;
+pub mod reconstruct;
 pub mod review;
 pub mod search;
 pub mod sessions;

@@ -27,6 +27,7 @@ mod home;
 mod inspector;
 mod knowledge;
 mod library;
+mod reconstruct;
 mod review;
 mod search;
 mod sessions;

@@ -19,6 +19,7 @@ const PAGES: &[(&str, &str)] = &[
     ("#nav-topics", "topics"),
     ("#nav-inspector", "inspector"),
     ("#nav-health", "health"),
+    ("#nav-reconstruct", "reconstruct"),
     ("#nav-settings", "settings"),
 ];
 

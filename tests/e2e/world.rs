@@ -1178,3 +1178,72 @@ pub fn shown_turns(store: &Store, session_id: &str) -> Vec<(i64, String)> {
         }
     }
 }
+
+/// The project's samples (every harness) ingested and captured by the continuity agent in
+/// deterministic mode, as a person's store would be after the agent's first pass: what the
+/// Reconstruct page compares against. TTLs are long so that nothing decays during the test.
+pub fn reconstruct_world() -> World {
+    let world = World::new();
+    let store = world.store();
+    store.set_config("mode", "deterministic").unwrap();
+    for field in [
+        "session_summary_ttl_days",
+        "open_question_ttl_days",
+        "key_decision_ttl_days",
+        "work_phase_ttl_days",
+    ] {
+        store.set_config(field, "3650").unwrap();
+    }
+    let samples = elnor_fixtures::samples();
+    let roots = [
+        (elnor_engine::Harness::ClaudeCode, "claude-code"),
+        (elnor_engine::Harness::Codex, "codex/sessions"),
+        (elnor_engine::Harness::OpenClaw, "openclaw/agents"),
+    ]
+    .map(|(harness, dir)| elnor_engine::SourceRoot {
+        harness,
+        root: samples.join(dir),
+    });
+    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
+    let run = elnor_engine::Agent::new(&store.config().unwrap())
+        .run_once(&store, &elnor_engine::MemorySecrets::default(), Utc::now())
+        .unwrap();
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    world
+}
+
+/// A captured entry taken out of its work context's log, as an older detector that never made
+/// it would have left the log (`reconstruct/tests.rs` does the same): the first open question
+/// or key decision capture wrote. The line is removed from the file as it is, so every other
+/// line stays byte for byte. Returns the context's id and the entry's headline, the text the
+/// replay will want to add back.
+pub fn drop_one_captured_entry(store: &Store) -> (WorkContextId, String) {
+    for wc in store.log_ids().unwrap() {
+        let log = store.log(&wc);
+        let found = log.read().unwrap().entries.into_iter().find(|e| {
+            matches!(
+                e.content,
+                EntryContent::OpenQuestion(_) | EntryContent::KeyDecision(_)
+            )
+        });
+        let Some(entry) = found else { continue };
+        let id = format!("\"{}\"", entry.entry_id);
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        let kept: String = text
+            .split_inclusive('\n')
+            .filter(|line| !line.contains(&id))
+            .collect();
+        assert_eq!(text.lines().count(), kept.lines().count() + 1);
+        std::fs::write(log.path(), kept).unwrap();
+        return (wc, entry.content.headline());
+    }
+    panic!("the samples' captures wrote no open question or key decision");
+}
+
+/// Whether the file `continuity/backup/` holds anything: apply keeps a copy of every log it
+/// rewrites there.
+pub fn backups(store: &Store) -> Vec<PathBuf> {
+    std::fs::read_dir(store.root().join("continuity/backup"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default()
+}

@@ -28,7 +28,7 @@ use elnor_types::{
     MembershipDecision, MembershipOutcomeRow, MembershipProposalRow, MembershipRow, TopicChanged,
     TopicDetail, TopicListRow, TopicMemberRequest, TopicRef,
 };
-use elnor_types::{JobKind, JobRef, JobStatus};
+use elnor_types::{JobKind, JobRef, JobStatus, ReconstructStartRequest};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -500,6 +500,13 @@ pub async fn reindex_start() -> Result<JobStatus, CommandError> {
 }
 
 /// Asks the running job of `kind` to stop.
+/// Starts a reconstruction (a comparison, or with `apply` an apply) in the background.
+pub async fn reconstruct_start(
+    request: ReconstructStartRequest,
+) -> Result<JobStatus, CommandError> {
+    invoke::<cmd::ReconstructStart>(request).await
+}
+
 pub async fn job_cancel(kind: JobKind) -> Result<JobStatus, CommandError> {
     invoke::<cmd::JobCancel>(JobRef { kind }).await
 }

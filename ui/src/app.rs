@@ -19,8 +19,9 @@ use crate::keys::{self, KeysHelp, go_key};
 use crate::nav::{Nav, Page, Route};
 use crate::pages::{
     contexts::ContextsPage, health::HealthPage, home::Home, inspector::InspectorPage,
-    knowledge::KnowledgePage, library::LibraryPage, review::ReviewPage, search::SearchPage,
-    sessions::SessionsPage, settings::SettingsPage, timeline::TimelinePage, topics::TopicsPage,
+    knowledge::KnowledgePage, library::LibraryPage, reconstruct::ReconstructPage,
+    review::ReviewPage, search::SearchPage, sessions::SessionsPage, settings::SettingsPage,
+    timeline::TimelinePage, topics::TopicsPage,
 };
 use crate::push::{PushDialog, is_push_shortcut};
 use crate::search_box::{SearchDialog, is_search_shortcut};
@@ -158,6 +159,7 @@ pub fn App() -> impl IntoView {
                 {button("nav-topics", "Topics", Page::Topics)}
                 {button("nav-inspector", "Inspector", Page::Inspector)}
                 {button("nav-health", "Health", Page::Health)}
+                {button("nav-reconstruct", "Reconstruct", Page::Reconstruct)}
                 {button("nav-settings", "Settings", Page::Settings)}
                 <button
                     id="nav-push"
@@ -194,6 +196,7 @@ pub fn App() -> impl IntoView {
                     Page::Topics => view! { <TopicsPage /> }.into_any(),
                     Page::Inspector => view! { <InspectorPage /> }.into_any(),
                     Page::Health => view! { <HealthPage /> }.into_any(),
+                    Page::Reconstruct => view! { <ReconstructPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
                 }}
             </main>

@@ -37,6 +37,7 @@ pub const GO_KEYS: &[(&str, Page, &str)] = &[
     ("o", Page::Topics, "Topics"),
     ("i", Page::Inspector, "Inspector"),
     ("c", Page::Health, "Health (capture)"),
+    ("x", Page::Reconstruct, "Reconstruct"),
     (",", Page::Settings, "Settings"),
 ];
 

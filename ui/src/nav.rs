@@ -23,6 +23,7 @@ pub enum Page {
     Topics,
     Inspector,
     Health,
+    Reconstruct,
     Settings,
 }
 
@@ -82,6 +83,8 @@ pub enum Route {
     },
     /// The Health page: whether every agent's sessions are still being captured.
     Health,
+    /// The Reconstruct page: capture replayed over the recorded history, compared, applied.
+    Reconstruct,
     Settings,
 }
 
@@ -104,6 +107,7 @@ impl Route {
             Page::Topics => Route::Topics { topic: None },
             Page::Inspector => Route::Inspector { assembly: None },
             Page::Health => Route::Health,
+            Page::Reconstruct => Route::Reconstruct,
             Page::Settings => Route::Settings,
         }
     }
@@ -122,6 +126,7 @@ impl Route {
             Route::Topics { .. } => Page::Topics,
             Route::Inspector { .. } => Page::Inspector,
             Route::Health => Page::Health,
+            Route::Reconstruct => Page::Reconstruct,
             Route::Settings => Page::Settings,
         }
     }

@@ -258,6 +258,10 @@ pub mod commands {
         /// `reindex_start`: `() -> JobStatus`
         /// (deletes the search index and builds it again, in the background)
         ReindexStart = "reindex_start"() -> JobStatus;
+        /// `reconstruct_start`: `ReconstructStartRequest -> JobStatus` (captures the stored turns
+        /// again into a scratch store and compares, in the background; with `apply`, then makes
+        /// the live store match; the report is the job's `result`)
+        ReconstructStart = "reconstruct_start"(ReconstructStartRequest) -> JobStatus;
         /// `job_cancel`: `JobRef -> JobStatus` (asks a running job to stop at its next check)
         JobCancel = "job_cancel"(JobRef) -> JobStatus;
         /// `jobs_get`: `() -> Vec<JobStatus>` (every kind of job, in `JobKind::ALL` order)
@@ -2072,6 +2076,9 @@ wire_enum!(
         Embeddings => "embeddings", "embedding backfill",
         /// Deleting the search index and building it again from the stores.
         Reindex => "reindex", "index rebuild",
+        /// Capturing the stored turns again into a scratch store, comparing it with the live
+        /// store, and on request making the live store match.
+        Reconstruct => "reconstruct", "reconstruction",
     }
 );
 
@@ -2122,6 +2129,17 @@ pub struct JobStatus {
     pub summary: Option<String>,
     /// Why a failed job failed, in words.
     pub error: Option<String>,
+    /// What a finished job produced beyond its summary, for the kinds whose page shows it (the
+    /// reconstruction's report).
+    #[serde(default)]
+    pub result: Option<JobResult>,
+}
+
+/// What a finished job produced, per kind that produces more than words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "report")]
+pub enum JobResult {
+    Reconstruct(ReconstructReport),
 }
 
 impl JobStatus {
@@ -2134,6 +2152,7 @@ impl JobStatus {
             progress: None,
             summary: None,
             error: None,
+            result: None,
         }
     }
 
@@ -2146,6 +2165,119 @@ impl JobStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobRef {
     pub kind: JobKind,
+}
+
+wire_enum!(
+    /// Which algorithms a reconstruction runs (`docs/RECONSTRUCT.md`).
+    ReconstructMode {
+        /// Today's heuristic detectors and the templated summary, as in `deterministic` mode.
+        Deterministic => "deterministic", "today's detectors",
+        /// The configured synthesis model, once per recorded capture window.
+        Model => "model", "the configured model",
+    }
+);
+
+/// Request of [`commands::ReconstructStart`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReconstructStartRequest {
+    pub mode: ReconstructMode,
+    /// Report (and apply) only this work context; the replay still covers every window.
+    pub work_context_id: Option<String>,
+    /// Make the live store match the replay. Without it the job only compares.
+    pub apply: bool,
+}
+
+/// How many items of each count, in one work context or in all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReconstructCounts {
+    /// Items the replay made exactly as they are.
+    pub same: u64,
+    /// Items only the replay made: apply would add them.
+    pub added: u64,
+    /// Items only the live store has: apply would remove them.
+    pub removed: u64,
+    /// Items both have whose details differ: apply would rewrite them.
+    pub changed: u64,
+    /// Items the replay would remove or change that apply keeps, because the person reviewed
+    /// them.
+    pub kept: u64,
+}
+
+impl ReconstructCounts {
+    /// Added, removed and changed together: kept items are not differences.
+    pub fn differences(&self) -> u64 {
+        self.added + self.removed + self.changed
+    }
+}
+
+wire_enum!(
+    /// What would happen to one item of a reconstruction's diff.
+    ReconstructChange {
+        Added => "added", "would add",
+        Removed => "removed", "would remove",
+        Changed => "changed", "changed",
+        Kept => "kept", "kept because you reviewed it",
+    }
+);
+
+/// One item that differs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReconstructItem {
+    pub change: ReconstructChange,
+    /// `open question`, `key decision`, `session summary`, `phase change`,
+    /// `cross-conversation update` or `summary text`.
+    pub kind: String,
+    pub text: String,
+    pub session_id: String,
+    /// The engine's readable line: `+ open question: …`, with what differs on the lines below.
+    pub line: String,
+}
+
+/// What would change in one work context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReconstructContextRow {
+    pub work_context_id: String,
+    /// Its name, when the graph knows the context.
+    pub name: Option<String>,
+    pub counts: ReconstructCounts,
+    /// Every item that is not the same, in the live log's order, then the replay's additions.
+    pub items: Vec<ReconstructItem>,
+}
+
+/// What apply changed in the live store.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReconstructApplied {
+    pub entries_added: u64,
+    pub entries_removed: u64,
+    pub entries_changed: u64,
+    /// Live items left because the person reviewed them.
+    pub kept: u64,
+    pub summaries_written: u64,
+    pub summaries_removed: u64,
+    pub sessions_moved: u64,
+    /// Copies of every log and summary apply rewrote, as they were before.
+    pub backups: Vec<String>,
+}
+
+/// A reconstruction's report: what the replay found and, after apply, what it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReconstructReport {
+    pub mode: ReconstructMode,
+    /// The work context asked about, or `None` for all.
+    pub work_context_id: Option<String>,
+    /// Recorded capture windows replayed, and the sessions they belong to.
+    pub windows: u64,
+    pub sessions: u64,
+    /// Windows whose replay captured nothing.
+    pub windows_empty: u64,
+    /// In model mode, windows where the model failed and the detectors stood in, and the first
+    /// reason.
+    pub fallbacks: u64,
+    pub fallback_reason: Option<String>,
+    pub totals: ReconstructCounts,
+    /// Every work context with capture-made items on either side.
+    pub contexts: Vec<ReconstructContextRow>,
+    pub applied: Option<ReconstructApplied>,
 }
 
 /// A Library collection: one tracked folder.
@@ -2720,7 +2852,12 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            ["\"model_download\"", "\"embeddings\"", "\"reindex\""]
+            [
+                "\"model_download\"",
+                "\"embeddings\"",
+                "\"reindex\"",
+                "\"reconstruct\""
+            ]
         );
         for k in JobKind::ALL {
             assert_eq!(
@@ -2747,7 +2884,7 @@ mod tests {
         let json = serde_json::to_string(&status).unwrap();
         assert_eq!(
             json,
-            r#"{"kind":"model_download","state":"running","cancel_requested":false,"progress":{"download":{"file":"vocab.txt","file_index":0,"files":2,"bytes":10,"total":20}},"summary":null,"error":null}"#
+            r#"{"kind":"model_download","state":"running","cancel_requested":false,"progress":{"download":{"file":"vocab.txt","file_index":0,"files":2,"bytes":10,"total":20}},"summary":null,"error":null,"result":null}"#
         );
         assert_eq!(serde_json::from_str::<JobStatus>(&json).unwrap(), status);
         assert!(status.running() && !JobStatus::idle(JobKind::Reindex).running());

@@ -56,6 +56,7 @@ fn status_line(job: &JobStatus) -> String {
         JobKind::ModelDownload => "The download failed",
         JobKind::Embeddings => "Building the embeddings failed",
         JobKind::Reindex => "Rebuilding the index failed",
+        JobKind::Reconstruct => "The reconstruction failed",
     };
     match job.state {
         JobState::Idle => String::new(),
@@ -83,6 +84,7 @@ fn status_line(job: &JobStatus) -> String {
                 JobKind::ModelDownload => "Connecting…".to_owned(),
                 JobKind::Embeddings => "Loading the embedder and the index…".to_owned(),
                 JobKind::Reindex => "Rebuilding the search index…".to_owned(),
+                JobKind::Reconstruct => "Replaying the recorded captures…".to_owned(),
             },
         },
         JobState::Finished | JobState::Cancelled => job.summary.clone().unwrap_or_default(),
@@ -150,6 +152,11 @@ pub(super) fn SearchCard() -> impl IntoView {
                 JobCommand::Start(JobKind::ModelDownload) => api::model_download_start().await,
                 JobCommand::Start(JobKind::Embeddings) => api::embeddings_start().await,
                 JobCommand::Start(JobKind::Reindex) => api::reindex_start().await,
+                // The card offers no such button: a reconstruction needs the choices its own
+                // page asks for.
+                JobCommand::Start(JobKind::Reconstruct) => {
+                    return Err("a reconstruction starts on the Reconstruct page".to_owned());
+                }
                 JobCommand::Cancel(kind) => api::job_cancel(kind).await,
             }
             .map_err(|e| e.message)?;
@@ -191,6 +198,7 @@ pub(super) fn SearchCard() -> impl IntoView {
             JobKind::ModelDownload => "model-download",
             JobKind::Embeddings => "embeddings",
             JobKind::Reindex => "reindex",
+            JobKind::Reconstruct => "reconstruct",
         };
         view! {
             <div class="job" id=format!("{id}-job")>
