@@ -42,7 +42,8 @@ pub use usecase::harness::setup::{
 pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
 pub use usecase::lineage::{
     CitingLine, Drill as LineageDrill, Lineage, LineageSource, LineageSpan, LineageWindow,
-    drill_down as lineage_drill_down, expand_lineage, lineage_node_of, locate_lineage,
+    SourceDrill as LineageSourceDrill, drill_down as lineage_drill_down,
+    drill_down_from as lineage_drill_down_from, expand_lineage, lineage_node_of, locate_lineage,
     rebuild_lineage,
 };
 pub use usecase::nightly::{
