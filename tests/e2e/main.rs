@@ -27,6 +27,7 @@ mod home;
 mod inspector;
 mod knowledge;
 mod library;
+mod lineage;
 mod review;
 mod search;
 mod sessions;
