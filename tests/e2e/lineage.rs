@@ -120,6 +120,11 @@ async fn a_brief_line_opens_its_lineage_and_walks_it_to_the_transcript() {
             line.assembly_id
         ))
         .await?;
+        ui.find(&format!(
+            "#inspector-detail[data-assembly-id='{}']",
+            line.assembly_id
+        ))
+        .await?;
         let link = format!(
             "#inspector-items tr[data-ordinal='{}'] .lineage-link",
             line.ordinal
