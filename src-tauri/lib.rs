@@ -120,6 +120,7 @@ pub fn run() {
             commands::brief::assemblies_list,
             commands::brief::assemblies_get,
             commands::brief::lineage_expand,
+            commands::brief::lineage_node,
             commands::brief::living_facts_list,
             commands::brief::living_facts_add,
             commands::brief::living_facts_edit,

@@ -1,7 +1,8 @@
 //! The brief and what stands behind it: `brief_preview` (what a fresh session would get now),
 //! `constellation_get` (a work context's view with its Tier 1 card), `assemblies_list` and
 //! `assemblies_get` (the Inspector's traces), `lineage_expand` (where in a transcript a trace line or
-//! an entry came from), `living_facts_list` / `_add` / `_edit` / `_remove`
+//! an entry came from), `lineage_node` (the node of the lineage DAG it sits in, with what is
+//! around it: the Lineage page), `living_facts_list` / `_add` / `_edit` / `_remove`
 //! (Tier 3) and `rollup_refresh` (Tier 2).
 //!
 //! Every brief assembled here is a preview: the app only looks at briefs, it never hands one to an
@@ -9,6 +10,7 @@
 //! the engine serves it marked and leaves the rebuild to its caller, which here happens on another
 //! blocking task once the reply is ready, so the person never waits for a rebuild.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, Local, Utc};
@@ -21,15 +23,16 @@ use elnor_engine::{
 use elnor_engine::{EntryId, LineageSource, SessionId, Store, WorkContextId};
 use elnor_types::commands as cmd;
 use elnor_types::{
-    AssemblyDetail, AssemblyRow, BriefCard, BriefLine, BriefPreview, CommandError,
+    AssemblyDetail, AssemblyRow, BriefCard, BriefLine, BriefPreview, CitingLineRow, CommandError,
     ConstellationItemRow, ConstellationNodeRow, ConstellationView, ContextChoiceRow, ExcludedRow,
-    LineageRequest, LineageWindow, LivingFactRow, LivingFacts, RollupSegmentRow, RollupView,
-    SessionHistoryRow, TraceItemRow,
+    LineageEntryRow, LineageNodeDetail, LineageNodeInfo, LineageNodeKind, LineageNodeRow,
+    LineageRequest, LineageTurnRow, LineageTurns, LineageWindow, LivingFactRow, LivingFacts,
+    RollupSegmentRow, RollupView, SessionHistoryRow, TraceItemRow,
 };
 use elnor_types::{ReplyOf, RequestOf};
 use tauri::State;
 
-use super::contexts::{non_empty, phase_name};
+use super::contexts::{entry_row, non_empty, phase_name};
 use crate::state::{AppState, blocking, to_command_error};
 
 /// Assemblies listed when the UI does not say how many.
@@ -376,7 +379,132 @@ fn lineage_source(request: LineageRequest) -> Result<LineageSource, CommandError
                 .transpose()
                 .map_err(err)?,
         },
+        LineageRequest::Summary { summary_id } => LineageSource::Summary { summary_id },
+        LineageRequest::Turn { session_id, seq } => LineageSource::Turn {
+            session_id: SessionId::new(session_id).map_err(err)?,
+            seq,
+        },
+        LineageRequest::Node { node_id } => LineageSource::Node { node_id },
     })
+}
+
+/// Tokens of the node's turns the Lineage page reads: a few screens of excerpts, not the whole
+/// window, which the Sessions transcript pages through when the person asks for it.
+const LINEAGE_TURN_TOKENS: usize = 6_000;
+
+fn node_kind(kind: elnor_engine::LineageNodeKind) -> LineageNodeKind {
+    match kind {
+        elnor_engine::LineageNodeKind::SessionSummary => LineageNodeKind::SessionSummary,
+        elnor_engine::LineageNodeKind::CompactionSummary => LineageNodeKind::CompactionSummary,
+        elnor_engine::LineageNodeKind::Condensation => LineageNodeKind::Condensation,
+        elnor_engine::LineageNodeKind::Knowledge => LineageNodeKind::Knowledge,
+    }
+}
+
+fn lineage_row(n: elnor_engine::LineageNode) -> LineageNodeRow {
+    LineageNodeRow {
+        first_line: n.text.lines().next().unwrap_or_default().to_owned(),
+        node_id: n.node_id,
+        kind: node_kind(n.kind),
+        level: n.level,
+        session_id: n.session_id.map(|s| s.to_string()),
+        latest_at: n.latest_at.map(|t| t.to_rfc3339()),
+    }
+}
+
+#[tauri::command]
+pub async fn lineage_node(
+    state: State<'_, AppState>,
+    request: RequestOf<cmd::LineageNode>,
+) -> ReplyOf<cmd::LineageNode> {
+    let store = state.store()?;
+    blocking(move || {
+        let source = lineage_source(request.source)?;
+        let found = elnor_engine::lineage_drill_down_from(
+            &store,
+            &source,
+            request.agent_scope.as_deref(),
+            LINEAGE_TURN_TOKENS,
+        )
+        .map_err(err)?;
+        let d = found.drill;
+        let n = d.node;
+        let no_deliveries = BTreeMap::new();
+        Ok(LineageNodeDetail {
+            node: LineageNodeInfo {
+                node_id: n.node_id,
+                kind: node_kind(n.kind),
+                level: n.level,
+                work_context_id: n.work_context_id.to_string(),
+                work_context_name: found.work_context_name,
+                agent_scope: n.agent_scope,
+                session_id: n.session_id.map(|s| s.to_string()),
+                after_seq: n.after_seq,
+                through_seq: n.through_seq,
+                turn_count: n.turn_count,
+                earliest_at: n.earliest_at.map(|t| t.to_rfc3339()),
+                latest_at: n.latest_at.map(|t| t.to_rfc3339()),
+                method: n.method,
+                model: n.model,
+                confidence: n.confidence,
+                text: n.text,
+                tokens: n.tokens,
+                covered_tokens: n.covered_tokens,
+                trivial: n.trivial,
+            },
+            parents: d.parents.into_iter().map(lineage_row).collect(),
+            children: d.children.into_iter().map(lineage_row).collect(),
+            siblings: d.siblings.into_iter().map(lineage_row).collect(),
+            // The page shows an entry in one line, as the work context's log does; whether it
+            // was delivered is the log's concern, not the lineage's.
+            entries: d
+                .entries
+                .iter()
+                .map(|e| {
+                    let row = entry_row(e, &no_deliveries);
+                    LineageEntryRow {
+                        entry_id: row.entry_id,
+                        entry_type: row.entry_type,
+                        text: row.headline,
+                        captured_at: row.captured_at,
+                    }
+                })
+                .collect(),
+            brief_lines: d
+                .brief_lines
+                .into_iter()
+                .map(|l| CitingLineRow {
+                    assembly_id: l.assembly_id,
+                    ordinal: l.ordinal,
+                    assembled_at: l.assembled_at,
+                    session_id: l.session_id.map(|s| s.to_string()),
+                    decision: l.decision,
+                    text: l.text,
+                })
+                .collect(),
+            turns: d.transcript.map(|t| LineageTurns {
+                session_id: t.span.session_id.to_string(),
+                after_seq: t.span.after_seq,
+                through_seq: t.span.through_seq,
+                exact: t.span.exact,
+                how: t.span.how,
+                truncated: t.transcript.truncated,
+                turns: t
+                    .transcript
+                    .turns
+                    .into_iter()
+                    .map(|turn| LineageTurnRow {
+                        seq: turn.seq,
+                        turn_id: turn.turn_id,
+                        role: turn.role.as_str().to_owned(),
+                        text: turn.content,
+                        at: turn.timestamp,
+                    })
+                    .collect(),
+            }),
+        })
+    })
+    .await
 }
 
 #[tauri::command]

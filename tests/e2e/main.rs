@@ -27,6 +27,7 @@ mod home;
 mod inspector;
 mod knowledge;
 mod library;
+mod lineage;
 mod reconstruct;
 mod review;
 mod search;

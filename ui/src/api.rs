@@ -11,15 +11,16 @@ use elnor_types::{
     CreateWorkContextRequest, DreamingChanged, EditEntityRequest, EditFactRequest,
     EditWorkContextRequest, EmbedCoverage, EntityLinkRequest, EntityListRequest, EntityRow,
     ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList,
-    KnowledgeListRequest, LineageRequest, LineageWindow, LivingFacts, MergeRequest,
-    NightlyReportRow, NightlyStatus, NodeDetail, NodeRef, NodeRetireRequest, NodeTextRequest,
-    NodeWarrant, NodeWarrantRequest, ObservationListRequest, ObservationRef, ObservationRow,
-    PendingCount, ProjectOverviewRow, ProposalDetail, ProposalIds, ProposalRef, PushOutcome,
-    PushPreview, PushRequest, RejectRequest, RemoveLinkRuleRequest, ReviewListRequest,
-    ReviewOutcome, ReviewQueue, RollupView, SearchQueryRequest, SearchResults, SessionListRequest,
-    SessionRow, SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest, SetSourceEnabledRequest,
-    Settings, SourceRow, StoreStatus, Timeline, TimelineRequest, TodayView, TrackedFolderRequest,
-    TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail, WorkContextRef, WorkContextRow,
+    KnowledgeListRequest, LineageNodeDetail, LineageNodeRequest, LineageRequest, LineageWindow,
+    LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail, NodeRef,
+    NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest, ObservationListRequest,
+    ObservationRef, ObservationRow, PendingCount, ProjectOverviewRow, ProposalDetail, ProposalIds,
+    ProposalRef, PushOutcome, PushPreview, PushRequest, RejectRequest, RemoveLinkRuleRequest,
+    ReviewListRequest, ReviewOutcome, ReviewQueue, RollupView, SearchQueryRequest, SearchResults,
+    SessionListRequest, SessionRow, SetApiKeyRequest, SetConfigFieldRequest, SetModeRequest,
+    SetSourceEnabledRequest, Settings, SourceRow, StoreStatus, Timeline, TimelineRequest,
+    TodayView, TrackedFolderRequest, TrackedFolders, TurnPage, TurnPageRequest, WorkContextDetail,
+    WorkContextRef, WorkContextRow,
 };
 use elnor_types::{Command, commands as cmd};
 use elnor_types::{
@@ -303,6 +304,19 @@ pub async fn assemblies_get(assembly_id: i64) -> Result<AssemblyDetail, CommandE
 /// located as the transcript viewer pages them.
 pub async fn lineage_expand(request: LineageRequest) -> Result<LineageWindow, CommandError> {
     invoke::<cmd::LineageExpand>(request).await
+}
+
+/// The node of the lineage DAG `source` sits in, with its parents, children, siblings, linked
+/// entries, the brief lines that cited it and its turns; `agent_scope` keeps to one agent.
+pub async fn lineage_node(
+    source: LineageRequest,
+    agent_scope: Option<String>,
+) -> Result<LineageNodeDetail, CommandError> {
+    let request = LineageNodeRequest {
+        source,
+        agent_scope,
+    };
+    invoke::<cmd::LineageNode>(request).await
 }
 
 pub async fn living_facts_list() -> Result<LivingFacts, CommandError> {

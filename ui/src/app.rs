@@ -19,9 +19,9 @@ use crate::keys::{self, KeysHelp, go_key};
 use crate::nav::{Nav, Page, Route};
 use crate::pages::{
     contexts::ContextsPage, health::HealthPage, home::Home, inspector::InspectorPage,
-    knowledge::KnowledgePage, library::LibraryPage, reconstruct::ReconstructPage,
-    review::ReviewPage, search::SearchPage, sessions::SessionsPage, settings::SettingsPage,
-    timeline::TimelinePage, topics::TopicsPage,
+    knowledge::KnowledgePage, library::LibraryPage, lineage::LineagePage,
+    reconstruct::ReconstructPage, review::ReviewPage, search::SearchPage, sessions::SessionsPage,
+    settings::SettingsPage, timeline::TimelinePage, topics::TopicsPage,
 };
 use crate::push::{PushDialog, is_push_shortcut};
 use crate::search_box::{SearchDialog, is_search_shortcut};
@@ -198,6 +198,7 @@ pub fn App() -> impl IntoView {
                     Page::Health => view! { <HealthPage /> }.into_any(),
                     Page::Reconstruct => view! { <ReconstructPage /> }.into_any(),
                     Page::Settings => view! { <SettingsPage /> }.into_any(),
+                    Page::Lineage => view! { <LineagePage /> }.into_any(),
                 }}
             </main>
             <Show when=move || pushing.get()>

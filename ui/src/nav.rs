@@ -6,7 +6,7 @@
 //! out of the route when it mounts (see the `take_*` methods), so coming back to the page later
 //! through the sidebar starts from its list rather than from the old item.
 
-use elnor_types::LineageWindow;
+use elnor_types::{LineageRequest, LineageWindow};
 use leptos::prelude::*;
 
 /// The views of the sidebar, without the item a link may ask them to open.
@@ -25,6 +25,9 @@ pub enum Page {
     Health,
     Reconstruct,
     Settings,
+    /// A node of the lineage DAG: a drill-down target reached from a brief line or an entry,
+    /// not listed in the sidebar.
+    Lineage,
 }
 
 /// A turn a link names: our turn id (as a search hit names it), and its row in the session's
@@ -86,6 +89,11 @@ pub enum Route {
     /// The Reconstruct page: capture replayed over the recorded history, compared, applied.
     Reconstruct,
     Settings,
+    /// The Lineage page, with the node to show: named by its id, or by anything that sits in it
+    /// (a brief line, an entry, a summary, a turn), which the page's read resolves.
+    Lineage {
+        source: Option<LineageRequest>,
+    },
 }
 
 impl Route {
@@ -109,6 +117,7 @@ impl Route {
             Page::Health => Route::Health,
             Page::Reconstruct => Route::Reconstruct,
             Page::Settings => Route::Settings,
+            Page::Lineage => Route::Lineage { source: None },
         }
     }
 
@@ -128,6 +137,7 @@ impl Route {
             Route::Health => Page::Health,
             Route::Reconstruct => Page::Reconstruct,
             Route::Settings => Page::Settings,
+            Route::Lineage { .. } => Page::Lineage,
         }
     }
 }
@@ -197,6 +207,19 @@ impl Nav {
             turn: None,
             lineage: Some(Box::new(window)),
         });
+    }
+
+    /// Shows the node of the lineage DAG that `source` sits in on the Lineage page: a brief line's
+    /// or an entry's capture summary, or a node named by its id.
+    pub fn open_lineage_of(self, source: LineageRequest) {
+        self.go(Route::Lineage {
+            source: Some(source),
+        });
+    }
+
+    /// Shows one node of the lineage DAG, by its id, on the Lineage page.
+    pub fn open_lineage_node(self, node_id: String) {
+        self.open_lineage_of(LineageRequest::Node { node_id });
     }
 
     /// Runs `query` on the Search page.
@@ -291,6 +314,14 @@ impl Nav {
     pub fn take_lineage(self) -> Option<LineageWindow> {
         self.take(|r| match r {
             Route::Sessions { lineage, .. } => lineage.take().map(|w| *w),
+            _ => None,
+        })
+    }
+
+    /// The node (or what sits in it) a link asked the Lineage page to show.
+    pub fn take_lineage_node(self) -> Option<LineageRequest> {
+        self.take(|r| match r {
+            Route::Lineage { source } => source.take(),
             _ => None,
         })
     }

@@ -120,16 +120,16 @@ pub fn run(store: &Store, cmd: &LineageCommand, json: bool) -> anyhow::Result<Ex
                     seq,
                 }
             };
-            let drill = elnor_engine::lineage_drill_down_source(
+            let found = elnor_engine::lineage_drill_down_from(
                 store,
                 &source,
                 agent.as_deref(),
                 *max_tokens,
             )?;
             if json {
-                output::json(&drill)?;
+                output::json(&found)?;
             } else {
-                print_drill(&drill);
+                print_drill(&found.drill, found.work_context_name.as_deref());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -160,12 +160,16 @@ fn row(n: &LineageNode) -> String {
     )
 }
 
-fn print_drill(d: &LineageDrill) {
+fn print_drill(d: &LineageDrill, context_name: Option<&str>) {
     let n = &d.node;
     println!("{}  {}", n.node_id, kind_words(n));
+    let context = match context_name {
+        Some(name) => format!("{name} ({})", n.work_context_id),
+        None => n.work_context_id.to_string(),
+    };
     println!(
-        "  work context {}  agent {}  {} turn(s) below",
-        n.work_context_id, n.agent_scope, n.turn_count
+        "  work context {context}  agent {}  {} turn(s) below",
+        n.agent_scope, n.turn_count
     );
     if let Some(s) = &n.session_id {
         let from = n

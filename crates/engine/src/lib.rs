@@ -42,8 +42,9 @@ pub use usecase::harness::setup::{
 pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
 pub use usecase::lineage::{
     CitingLine, Drill as LineageDrill, Lineage, LineageSource, LineageSpan, LineageWindow,
-    drill_down as lineage_drill_down, drill_down_source as lineage_drill_down_source,
-    expand_lineage, lineage_node_of, locate_lineage, rebuild_lineage, refresh_lineage,
+    SourceDrill as LineageSourceDrill, drill_down as lineage_drill_down,
+    drill_down_from as lineage_drill_down_from, expand_lineage, lineage_node_of, locate_lineage,
+    rebuild_lineage, refresh_lineage,
 };
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,

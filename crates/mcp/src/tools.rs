@@ -774,7 +774,8 @@ fn lineage_node(store: &Store, a: LineageArgs) -> Result<Outcome, ToolError> {
     let source = lineage_source(&a)?;
     let cap = engine::READ_TOKEN_CAP;
     let budget = a.max_tokens.map_or(cap / 2, |m| (m as usize).clamp(1, cap));
-    let d = engine::lineage_drill_down_source(store, &source, a.agent_scope.as_deref(), budget)?;
+    let found = engine::lineage_drill_down_from(store, &source, a.agent_scope.as_deref(), budget)?;
+    let d = &found.drill;
     let n = &d.node;
     Ok(Outcome::value(json!({
         "node": {
@@ -782,6 +783,7 @@ fn lineage_node(store: &Store, a: LineageArgs) -> Result<Outcome, ToolError> {
             "kind": n.kind,
             "level": n.level,
             "work_context_id": n.work_context_id,
+            "work_context_name": found.work_context_name,
             "agent_scope": n.agent_scope,
             "session_id": n.session_id,
             "after_seq": n.after_seq,

@@ -149,6 +149,10 @@ pub mod commands {
         /// a brief line or an entry came from: the window of turns, located in the transcript
         /// view, without their text, which the viewer pages itself)
         LineageExpand = "lineage_expand"(LineageRequest) -> LineageWindow;
+        /// `lineage_node`: `LineageNodeRequest -> LineageNodeDetail` (the node of the lineage
+        /// DAG a brief line, an entry, a summary, a turn or a node id sits in, with the nodes
+        /// around it, its entries, the brief lines that cited it and its turns)
+        LineageNode = "lineage_node"(LineageNodeRequest) -> LineageNodeDetail;
         /// `living_facts_list`: `() -> LivingFacts`
         LivingFactsList = "living_facts_list"() -> LivingFacts;
         /// `living_facts_add`: `AddFactRequest -> LivingFacts`
@@ -1148,6 +1152,12 @@ pub enum LineageRequest {
         entry_id: String,
         work_context_id: Option<String>,
     },
+    /// A session summary, by its id (`ss_…`).
+    Summary { summary_id: String },
+    /// One turn of a session, by its `seq`.
+    Turn { session_id: String, seq: i64 },
+    /// A node of the lineage DAG, by its id; only a node over raw turns has a window.
+    Node { node_id: String },
 }
 
 /// Reply of [`commands::LineageExpand`]: the turns of one session a brief line or an entry came
@@ -1174,6 +1184,159 @@ pub struct LineageWindow {
     /// The window's last turn: our id, and its time (RFC 3339) when the transcript has one.
     pub last_turn_id: Option<String>,
     pub last_at: Option<String>,
+}
+
+/// Request of [`commands::LineageNode`]: the node to show, named directly or through anything
+/// that sits in it, seen from one agent's lineage when `agent_scope` is given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineageNodeRequest {
+    pub source: LineageRequest,
+    /// `harness` or `harness:agent`; a node of another agent is then not found.
+    pub agent_scope: Option<String>,
+}
+
+/// What a node of the lineage DAG is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineageNodeKind {
+    /// Our capture's summary of a window of a session's turns.
+    SessionSummary,
+    /// The summary a harness wrote when it compacted a session's context.
+    CompactionSummary,
+    /// Ours: several older nodes of one work context and agent condensed into one.
+    Condensation,
+    /// A durable node the person approved, over the capture its entry came from.
+    Knowledge,
+}
+
+impl LineageNodeKind {
+    /// Whether the node covers raw turns directly (its session's window) rather than nodes.
+    pub fn covers_turns(self) -> bool {
+        matches!(
+            self,
+            LineageNodeKind::SessionSummary | LineageNodeKind::CompactionSummary
+        )
+    }
+}
+
+/// One node of the lineage DAG with its metadata.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineageNodeInfo {
+    pub node_id: String,
+    pub kind: LineageNodeKind,
+    /// 0 over raw turns, one more than its highest child otherwise.
+    pub level: u32,
+    pub work_context_id: String,
+    /// The work context's name, when it is still in the graph.
+    pub work_context_name: Option<String>,
+    /// `harness` or `harness:agent`.
+    pub agent_scope: String,
+    /// The session of a node over raw turns, and its window: turns after `after_seq` (from the
+    /// start when `None`) through `through_seq`.
+    pub session_id: Option<String>,
+    pub after_seq: Option<i64>,
+    pub through_seq: Option<i64>,
+    /// Raw turns reachable below the node.
+    pub turn_count: u64,
+    /// RFC 3339.
+    pub earliest_at: Option<String>,
+    pub latest_at: Option<String>,
+    /// `deterministic` or `llm` (our capture), `harness` (a compaction), `review` (approved).
+    pub method: String,
+    pub model: Option<String>,
+    /// 1 when the coverage was recorded, less when it was worked out afterwards.
+    pub confidence: f64,
+    pub text: String,
+    pub tokens: u64,
+    /// Tokens of what it covers: its children's texts, or its turns'.
+    pub covered_tokens: u64,
+    /// A condensation that could not be smaller than its children.
+    pub trivial: bool,
+}
+
+/// A node next to the one shown (parent, child or sibling), compact enough for a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineageNodeRow {
+    pub node_id: String,
+    pub kind: LineageNodeKind,
+    pub level: u32,
+    pub session_id: Option<String>,
+    /// RFC 3339.
+    pub latest_at: Option<String>,
+    /// The first line of its text.
+    pub first_line: String,
+}
+
+/// A continuity entry linked to a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineageEntryRow {
+    pub entry_id: String,
+    /// `session_summary_ref`, `open_question`, `key_decision`, …
+    pub entry_type: String,
+    /// The entry in one line.
+    pub text: String,
+    /// RFC 3339.
+    pub captured_at: String,
+}
+
+/// A brief line that cited a node or one of its entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CitingLineRow {
+    pub assembly_id: i64,
+    pub ordinal: i64,
+    /// RFC 3339.
+    pub assembled_at: String,
+    pub session_id: Option<String>,
+    /// `included`, `dropped` or `excluded`.
+    pub decision: String,
+    pub text: String,
+}
+
+/// One turn of a node's window, as the bounded, redacted transcript read gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineageTurnRow {
+    pub seq: i64,
+    pub turn_id: String,
+    /// `user`, `assistant`, `system` or `tool`.
+    pub role: String,
+    /// A redacted, bounded excerpt.
+    pub text: String,
+    /// RFC 3339, when the transcript has one.
+    pub at: Option<String>,
+}
+
+/// The turns of a node over raw turns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineageTurns {
+    pub session_id: String,
+    pub after_seq: Option<i64>,
+    pub through_seq: Option<i64>,
+    /// The bounds were recorded (true) or worked out (false).
+    pub exact: bool,
+    /// How the window was found, in words.
+    pub how: String,
+    /// The window's newest turns that fit the read's budget, oldest first.
+    pub turns: Vec<LineageTurnRow>,
+    /// Older turns of the window were left out for the budget, or a turn was cut.
+    pub truncated: bool,
+}
+
+/// Reply of [`commands::LineageNode`]: one node of the lineage DAG and everything around it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineageNodeDetail {
+    pub node: LineageNodeInfo,
+    /// The nodes that cover it: condensations and approved knowledge.
+    pub parents: Vec<LineageNodeRow>,
+    /// The nodes it covers (none for a node over raw turns: see `turns`).
+    pub children: Vec<LineageNodeRow>,
+    /// Its parents' other children, or the nodes just before and after it in its thread.
+    pub siblings: Vec<LineageNodeRow>,
+    /// The continuity entries its capture wrote, or the entry knowledge was promoted from.
+    pub entries: Vec<LineageEntryRow>,
+    /// Brief lines that cited it or one of its entries, newest first.
+    pub brief_lines: Vec<CitingLineRow>,
+    /// Its window of turns, for a node over raw turns.
+    pub turns: Option<LineageTurns>,
 }
 
 /// One of the person's facts or preferences (Tier 3).

@@ -1,6 +1,8 @@
 //! Formatting and links shared by the lists: times at the precision they need, and the links that
-//! open a session's transcript or a work context from wherever one is named.
+//! open a session's transcript, a work context or the lineage of a line or an entry from wherever
+//! one is named.
 
+use elnor_types::LineageRequest;
 use leptos::prelude::*;
 
 use super::short_id;
@@ -60,6 +62,25 @@ pub fn context_link(work_context_id: String, label: impl IntoView + 'static) -> 
             }
         >
             {label}
+        </a>
+    }
+}
+
+/// "Open lineage": shows the node of the lineage DAG that `source` (a brief line, an entry, a
+/// node id) sits in on the Lineage page, where the page's read resolves it.
+pub fn lineage_link(source: LineageRequest) -> impl IntoView {
+    let nav = use_nav();
+    view! {
+        <a
+            href="#"
+            class="lineage-link"
+            title="Open the summary this came from, what covers it and the turns below it"
+            on:click=move |ev| {
+                ev.prevent_default();
+                nav.open_lineage_of(source.clone());
+            }
+        >
+            "Open lineage"
         </a>
     }
 }

@@ -11,5 +11,5 @@ mod loaded;
 pub use copy::copy_text;
 pub use dialog::Modal;
 pub use ids::{copy_id, short_id};
-pub use links::{context_link, harness_name, session_link, short_time};
+pub use links::{context_link, harness_name, lineage_link, session_link, short_time};
 pub use loaded::Loaded;

@@ -18,6 +18,9 @@
 //! Sessions page at those turns, marked. A line with nothing behind it in a transcript (a fact, a
 //! directive, the work context itself) has no such button; when the engine finds no transcript
 //! for a line that named a session (a hand-written entry), its reason is shown under the button.
+//! Beside it, "Open lineage" shows the summary the line sits in on the Lineage page, with what
+//! covers it and what it covers; a line from approved knowledge has it too, knowledge being a node
+//! of the lineage.
 
 use std::collections::HashMap;
 
@@ -26,7 +29,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
-use crate::components::{Loaded, copy_id, session_link, short_id, short_time};
+use crate::components::{Loaded, copy_id, lineage_link, session_link, short_id, short_time};
 use crate::nav::use_nav;
 
 /// Assemblies listed at once; older ones are kept by the engine up to its retention setting.
@@ -372,6 +375,17 @@ fn trace_row(t: TraceItemRow, assembly_id: i64) -> impl IntoView {
         .ordinal
         .filter(|_| t.session_id.is_some())
         .map(|ordinal| view! { <LineageAction assembly_id ordinal /> });
+    // A line from a session or from a durable node sits in the lineage DAG; the Lineage page
+    // resolves which node, or says why there is none.
+    let node = t
+        .ordinal
+        .filter(|_| t.session_id.is_some() || matches!(t.kind.as_str(), "directive" | "node"))
+        .map(|ordinal| {
+            lineage_link(LineageRequest::TraceLine {
+                assembly_id,
+                ordinal,
+            })
+        });
     let class = format!("trace-item decision-{}", t.decision);
     let source = t.source_id.clone();
     let work_context = t.work_context_id.clone();
@@ -408,6 +422,7 @@ fn trace_row(t: TraceItemRow, assembly_id: i64) -> impl IntoView {
                         }
                     })}
                 {lineage}
+                {node}
             </td>
         </tr>
     }

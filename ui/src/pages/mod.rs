@@ -8,6 +8,7 @@ pub mod home;
 pub mod inspector;
 pub mod knowledge;
 pub mod library;
+pub mod lineage;
 pub mod reconstruct;
 pub mod review;
 pub mod search;

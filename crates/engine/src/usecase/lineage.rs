@@ -651,16 +651,36 @@ pub fn drill_down(
     })
 }
 
-/// [`drill_down`] from any source: the node `source` sits in (see [`lineage_node_of`]), with
-/// everything around it.
-pub fn drill_down_source(
+/// A drill-down reached from anything that sits in the DAG, with the name of the node's work
+/// context, so a viewer can say where the node belongs without reading the contexts again.
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceDrill {
+    #[serde(flatten)]
+    pub drill: Drill,
+    /// The node's work context by name; `None` when the context is gone from the graph.
+    pub work_context_name: Option<String>,
+}
+
+/// [`drill_down`] on the node `source` sits in ([`lineage_node_of`]): a brief line, an entry, a
+/// summary, a turn or a node id, in one call, for the app's Lineage page. The source is resolved
+/// before the agent scope is applied, so a source of another agent is refused as not found.
+pub fn drill_down_from(
     store: &Store,
     source: &LineageSource,
     agent_scope: Option<&str>,
     max_tokens: usize,
-) -> Result<Drill> {
+) -> Result<SourceDrill> {
     let node_id = lineage_node_of(store, source)?;
-    drill_down(store, &node_id, agent_scope, max_tokens)
+    let drill = drill_down(store, &node_id, agent_scope, max_tokens)?;
+    let work_context_name = store
+        .graph()
+        .work_context(drill.node.work_context_id.as_str())
+        .ok()
+        .map(|wc| wc.name);
+    Ok(SourceDrill {
+        drill,
+        work_context_name,
+    })
 }
 
 fn find_node(store: &Store, node_id: &str, agent_scope: Option<&str>) -> Result<LineageNode> {

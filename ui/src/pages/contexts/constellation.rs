@@ -1,10 +1,11 @@
 //! The constellation view of a work context: the read model a brief's Tier 1 card is cut from.
+//! Every session, question, decision and update in it links to its lineage ("Open lineage").
 
-use elnor_types::{CommandError, ConstellationItemRow, ConstellationView};
+use elnor_types::{CommandError, ConstellationItemRow, ConstellationView, LineageRequest};
 use leptos::prelude::*;
 
 use super::detail::heuristic_badge;
-use crate::components::{Loaded, session_link, short_time};
+use crate::components::{Loaded, lineage_link, session_link, short_time};
 use crate::nav::use_nav;
 
 /// The work context's constellation view and its Tier 1 card. Reading it assembles a preview
@@ -30,6 +31,7 @@ pub(super) fn ConstellationBody(c: ConstellationView) -> impl IntoView {
     let nav = use_nav();
     let assembly = c.tier1_assembly_id;
     let excluded = c.excluded.len();
+    let wc = c.work_context_id.clone();
     view! {
         <p class="meta" id="constellation-meta">
             {format!(
@@ -66,6 +68,10 @@ pub(super) fn ConstellationBody(c: ConstellationView) -> impl IntoView {
                         .session_history
                         .iter()
                         .map(|s| {
+                            let lineage = lineage_link(LineageRequest::Entry {
+                                entry_id: s.entry_id.clone(),
+                                work_context_id: Some(wc.clone()),
+                            });
                             view! {
                                 <li class="entry" data-entry-id=s.entry_id.clone()>
                                     <span class="date">{short_time(&s.last_activity_at)}</span>
@@ -73,7 +79,8 @@ pub(super) fn ConstellationBody(c: ConstellationView) -> impl IntoView {
                                     <span class="headline">{s.line.clone()}</span>
                                     <span class="meta">
                                         {session_link(s.source_session_id.clone(), s.turn_seq)}
-                                        {format!(" · {} tokens", s.tokens)}
+                                        {format!(" · {} tokens · ", s.tokens)}
+                                        {lineage}
                                     </span>
                                 </li>
                             }
@@ -83,12 +90,13 @@ pub(super) fn ConstellationBody(c: ConstellationView) -> impl IntoView {
             }
                 .into_any()
         }}
-        {constellation_group("Open questions", "constellation-questions", c.open_questions.clone())}
-        {constellation_group("Key decisions", "constellation-decisions", c.key_decisions.clone())}
+        {constellation_group("Open questions", "constellation-questions", c.open_questions.clone(), &c.work_context_id)}
+        {constellation_group("Key decisions", "constellation-decisions", c.key_decisions.clone(), &c.work_context_id)}
         {constellation_group(
             "Cross-conversation updates",
             "constellation-updates",
             c.cross_conversation_updates.clone(),
+            &c.work_context_id,
         )}
         {(!c.goals.is_empty() || !c.obligations.is_empty())
             .then(|| {
@@ -186,6 +194,7 @@ pub(super) fn constellation_group(
     title: &'static str,
     id: &'static str,
     items: Vec<ConstellationItemRow>,
+    work_context_id: &str,
 ) -> AnyView {
     let count = items.len();
     view! {
@@ -198,6 +207,10 @@ pub(super) fn constellation_group(
                     {items
                         .into_iter()
                         .map(|i| {
+                            let lineage = lineage_link(LineageRequest::Entry {
+                                entry_id: i.entry_id.clone(),
+                                work_context_id: Some(work_context_id.to_owned()),
+                            });
                             view! {
                                 <li class="entry" data-entry-id=i.entry_id.clone()>
                                     <span class="headline">{i.text.clone()}</span>
@@ -206,7 +219,8 @@ pub(super) fn constellation_group(
                                     <span class="meta">
                                         {format!("{} · ", short_time(&i.captured_at))}
                                         {session_link(i.source_session_id.clone(), i.turn_seq)}
-                                        {format!(" · {} tokens", i.tokens)}
+                                        {format!(" · {} tokens · ", i.tokens)}
+                                        {lineage}
                                     </span>
                                 </li>
                             }

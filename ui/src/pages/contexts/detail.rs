@@ -5,14 +5,14 @@
 
 use elnor_types::{
     CommandError, ConstellationView, ContinuityEntryRow, EditWorkContextRequest, EntityRow,
-    LinkRuleRow, WorkContextDetail,
+    LineageRequest, LinkRuleRow, WorkContextDetail,
 };
 use leptos::prelude::*;
 
 use super::constellation::ConstellationCard;
 use super::list::text_input;
 use crate::api;
-use crate::components::{Loaded, short_time};
+use crate::components::{Loaded, lineage_link, short_time};
 
 #[component]
 pub(super) fn ContextDetail(id: String, generation: RwSignal<u32>) -> impl IntoView {
@@ -416,7 +416,7 @@ fn rest_of_log(entries: Vec<ContinuityEntryRow>, c: &ConstellationView) -> AnyVi
         {groups
             .into_iter()
             .filter(|(_, _, g)| !g.is_empty())
-            .map(|(title, id, g)| entry_group(title, id, g))
+            .map(|(title, id, g)| entry_group(title, id, g, &c.work_context_id))
             .collect_view()}
     }
     .into_any()
@@ -580,6 +580,7 @@ pub(super) fn entry_group(
     title: &'static str,
     id: &'static str,
     entries: Vec<ContinuityEntryRow>,
+    work_context_id: &str,
 ) -> AnyView {
     let count = entries.len();
     view! {
@@ -587,7 +588,7 @@ pub(super) fn entry_group(
         {if entries.is_empty() {
             view! { <p class="hint">"None."</p> }.into_any()
         } else {
-            view! { <ul class="entries" id=id>{entries.into_iter().map(entry_item).collect_view()}</ul> }
+            view! { <ul class="entries" id=id>{entries.into_iter().map(|e| entry_item(e, work_context_id.to_owned())).collect_view()}</ul> }
                 .into_any()
         }}
     }
@@ -606,7 +607,12 @@ pub(super) fn heuristic_badge() -> impl IntoView {
     }
 }
 
-pub(super) fn entry_item(e: ContinuityEntryRow) -> impl IntoView {
+/// One entry of the log, with "Open lineage" to the summary its capture wrote it with.
+pub(super) fn entry_item(e: ContinuityEntryRow, work_context_id: String) -> impl IntoView {
+    let lineage = lineage_link(LineageRequest::Entry {
+        entry_id: e.entry_id.clone(),
+        work_context_id: Some(work_context_id),
+    });
     let when = e
         .captured_at
         .get(..16)
@@ -626,6 +632,8 @@ pub(super) fn entry_item(e: ContinuityEntryRow) -> impl IntoView {
             <span class="meta">
                 {format!("{when} · {} · session {}", e.capture_mode.replace('_', " "), e.source_session_id)}
                 {delivered}
+                " · "
+                {lineage}
             </span>
         </li>
     }

@@ -426,6 +426,43 @@ fn a_brief_line_drills_down_through_its_node_to_the_entries_briefs_and_turns() {
     ));
 }
 
+/// `drill_down_from` is `lineage_node_of` then `drill_down`, in one call, with the work context
+/// named: a brief line and a node id give the same node, and the agent scope still applies.
+#[test]
+fn a_drill_from_a_source_is_the_drill_of_its_node_with_its_context_named() {
+    let (_dir, store) = sample_store();
+    capture_all(&store, later());
+    let wc = store.log_ids().unwrap().remove(0);
+    let mut req = BriefRequest::new(later(), later().date_naive(), Delivery::Preview);
+    req.work_context_id = Some(wc.clone());
+    let brief = crate::brief::assemble(&store, &req).unwrap();
+    let detail = store.graph().assembly(brief.assembly_id).unwrap();
+    let line = detail
+        .items
+        .iter()
+        .find(|i| i.kind == "entry" && i.source_id.is_some())
+        .expect("the brief considered an entry");
+    let source = LineageSource::TraceItem {
+        assembly_id: brief.assembly_id,
+        ordinal: line.ordinal,
+    };
+    let node_id = lineage_node_of(&store, &source).unwrap();
+    let from = drill_down_from(&store, &source, None, 5_000).unwrap();
+    let direct = drill_down(&store, &node_id, None, 5_000).unwrap();
+    assert_eq!(from.drill.node, direct.node);
+    assert_eq!(from.drill.siblings, direct.siblings);
+    assert_eq!(
+        from.work_context_name,
+        Some(store.graph().work_context(wc.as_str()).unwrap().name)
+    );
+    let by_id = drill_down_from(&store, &LineageSource::Node { node_id }, None, 5_000).unwrap();
+    assert_eq!(by_id.drill.node, direct.node);
+    assert!(matches!(
+        drill_down_from(&store, &source, Some("codex:someone-else"), 1_000),
+        Err(Error::NotFound { .. })
+    ));
+}
+
 /// Approving a promotion makes a knowledge node over the summary of the capture that wrote the
 /// entry; drilling into it lists the promoted entry and walks down to that summary.
 #[test]
