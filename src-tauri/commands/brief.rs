@@ -376,6 +376,7 @@ fn lineage_source(request: LineageRequest) -> Result<LineageSource, CommandError
                 .transpose()
                 .map_err(err)?,
         },
+        LineageRequest::Summary { summary_id } => LineageSource::Summary { summary_id },
     })
 }
 
