@@ -1083,20 +1083,10 @@ pub fn harness_settings_world(openclaw_config: &str) -> (World, PathBuf) {
     (world, openclaw)
 }
 
-/// One line of the lineage world's brief that came from a session, and where its turns are, as
-/// the engine locates them.
-pub struct TracedLine {
-    pub assembly_id: i64,
-    pub ordinal: i64,
-    pub window: elnor_engine::LineageWindow,
-}
-
 /// The project's samples (every harness) ingested and captured by the continuity agent in
-/// deterministic mode, with TTLs long enough that the captures stay live, then one brief
-/// delivered to an agent for the work context with the most log entries, as a SessionStart hook
-/// would deliver it. Returns the world and every line of that brief's trace that came from a
-/// session with turns of it in the window, exact ones first, then the widest windows.
-pub fn lineage_world() -> (World, Vec<TracedLine>) {
+/// deterministic mode, with TTLs long enough that the captures stay live: several work contexts,
+/// each with its session summaries, decisions and questions.
+pub fn captured_samples_world() -> World {
     let world = World::new();
     let store = world.store();
     store.set_config("mode", "deterministic").unwrap();
@@ -1123,6 +1113,73 @@ pub fn lineage_world() -> (World, Vec<TracedLine>) {
         .run_once(&store, &elnor_engine::MemorySecrets::default(), Utc::now())
         .unwrap();
     assert!(run.failures.is_empty(), "{:?}", run.failures);
+    world
+}
+
+/// The captured samples ([`captured_samples_world`]) with a rollup window of ten years, so every
+/// context counts as active in the global head whatever the samples' dates, and the work
+/// contexts whose logs hold entries, most entries first.
+pub fn heads_world() -> (World, Vec<WorkContextId>) {
+    let world = captured_samples_world();
+    let store = world.store();
+    store.set_config("rollup_window_days", "3650").unwrap();
+    let mut contexts: Vec<(usize, WorkContextId)> = store
+        .log_ids()
+        .unwrap()
+        .into_iter()
+        .filter(|wc| !wc.is_unlinked())
+        .map(|wc| (store.log(&wc).read().unwrap().entries.len(), wc))
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    contexts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    (world, contexts.into_iter().map(|(_, wc)| wc).collect())
+}
+
+/// A head's lines as the engine builds them now, as `(source, text, citations)`, and its tokens
+/// and cap: what the Heads page must show for the same store.
+pub fn head_lines(
+    store: &Store,
+    thread: Option<&WorkContextId>,
+) -> (Vec<(String, String, Vec<String>)>, u32, u32) {
+    let scope = match thread {
+        Some(wc) => elnor_engine::HeadScope::Thread(wc.clone()),
+        None => elnor_engine::HeadScope::Global,
+    };
+    let head = elnor_engine::show_head(store, &scope, elnor_engine::now())
+        .unwrap()
+        .head;
+    let lines = head
+        .lines
+        .into_iter()
+        .map(|l| (l.source, l.text, l.citations))
+        .collect();
+    (lines, head.tokens, head.cap)
+}
+
+/// Where a session summary's turns are, as the engine locates them for a head's citation.
+pub fn summary_window(store: &Store, summary_id: &str) -> elnor_engine::LineageWindow {
+    let source = elnor_engine::LineageSource::Summary {
+        summary_id: summary_id.to_owned(),
+    };
+    elnor_engine::locate_lineage(store, &source).unwrap()
+}
+
+/// One line of the lineage world's brief that came from a session, and where its turns are, as
+/// the engine locates them.
+pub struct TracedLine {
+    pub assembly_id: i64,
+    pub ordinal: i64,
+    pub window: elnor_engine::LineageWindow,
+}
+
+/// The project's samples (every harness) ingested and captured by the continuity agent in
+/// deterministic mode, with TTLs long enough that the captures stay live, then one brief
+/// delivered to an agent for the work context with the most log entries, as a SessionStart hook
+/// would deliver it. Returns the world and every line of that brief's trace that came from a
+/// session with turns of it in the window, exact ones first, then the widest windows.
+pub fn lineage_world() -> (World, Vec<TracedLine>) {
+    let world = captured_samples_world();
+    let store = world.store();
     let wc = store
         .log_ids()
         .unwrap()

@@ -57,8 +57,11 @@ pub(super) fn HeadCard(
         })
         .collect_view();
     let over = tokens > cap;
+    let scope = work_context_id
+        .clone()
+        .unwrap_or_else(|| "global".to_owned());
     view! {
-        <section class="card head" id="head" data-lines=lines>
+        <section class="card head" id="head" data-lines=lines data-scope=scope>
             <h3 id="head-title">{title}</h3>
             <div class="head-meter" id="head-meter" title=format!("Written to {file}")>
                 <progress max=cap value=tokens.min(cap)></progress>
