@@ -43,19 +43,19 @@ fn thousands(n: u32) -> String {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
 async fn the_heads_page_shows_each_head_as_the_engine_builds_it_and_citations_open_their_turns() {
-    let (world, contexts) = heads_world();
+    let (world, contexts, now) = heads_world();
     let store = world.store();
     assert!(
         contexts.len() >= 2,
         "the samples make at least two work contexts: {contexts:?}"
     );
-    let (global, global_tokens, global_cap) = head_lines(&store, None);
+    let (global, global_tokens, global_cap) = head_lines(&store, None, now);
     assert!(!global.is_empty(), "the global head has lines");
-    let (mine, mine_tokens, mine_cap) = head_lines(&store, Some(&contexts[0]));
+    let (mine, mine_tokens, mine_cap) = head_lines(&store, Some(&contexts[0]), now);
     // Every other context's own lines (its status lines name the context itself, not an entry).
     let others: Vec<String> = contexts[1..]
         .iter()
-        .flat_map(|wc| head_lines(&store, Some(wc)).0)
+        .flat_map(|wc| head_lines(&store, Some(wc), now).0)
         .map(|(source, _, _)| source)
         .filter(|source| !contexts.iter().any(|wc| wc.as_str() == source))
         .collect();
@@ -130,7 +130,7 @@ async fn the_heads_page_shows_each_head_as_the_engine_builds_it_and_citations_op
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
 async fn writing_a_head_into_a_file_keeps_the_text_around_it_and_a_persons_edit() {
-    let (world, _) = heads_world();
+    let (world, _, _) = heads_world();
     let file = world.path("AGENTS.md");
     // A person's file: CRLF line endings and no final newline, both of which must survive.
     let before: &[u8] = b"# Notes for agents\r\n\r\nRun the tests before pushing.";

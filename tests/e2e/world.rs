@@ -1116,38 +1116,41 @@ pub fn captured_samples_world() -> World {
     world
 }
 
-/// The captured samples ([`captured_samples_world`]) with a rollup window of ten years, so every
-/// context counts as active in the global head whatever the samples' dates, and the work
-/// contexts whose logs hold entries, most entries first.
-pub fn heads_world() -> (World, Vec<WorkContextId>) {
-    let world = captured_samples_world();
+/// The captured samples ([`captured_samples_world`]) replayed a day after their last captured
+/// entry (the app is started with `ELNOR_NOW` at that instant, which is returned) with the
+/// longest rollup window, so the samples' contexts count as active in the global head whatever
+/// their dates; and the work contexts whose logs hold entries, most entries first.
+pub fn heads_world() -> (World, Vec<WorkContextId>, DateTime<Utc>) {
+    let mut world = captured_samples_world();
     let store = world.store();
-    store.set_config("rollup_window_days", "3650").unwrap();
-    let mut contexts: Vec<(usize, WorkContextId)> = store
-        .log_ids()
-        .unwrap()
-        .into_iter()
-        .filter(|wc| !wc.is_unlinked())
-        .map(|wc| (store.log(&wc).read().unwrap().entries.len(), wc))
-        .filter(|(n, _)| *n > 0)
-        .collect();
+    store.set_config("rollup_window_days", "90").unwrap();
+    let mut contexts: Vec<(usize, WorkContextId)> = Vec::new();
+    let mut last = None;
+    for wc in store.log_ids().unwrap() {
+        let entries = store.log(&wc).read().unwrap().entries;
+        last = entries.iter().map(|e| e.happened_at()).chain(last).max();
+        if !wc.is_unlinked() && !entries.is_empty() {
+            contexts.push((entries.len(), wc));
+        }
+    }
     contexts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    (world, contexts.into_iter().map(|(_, wc)| wc).collect())
+    let now = last.expect("the samples' captures wrote entries") + chrono::Duration::days(1);
+    world.set_app_env("ELNOR_NOW", now.to_rfc3339());
+    (world, contexts.into_iter().map(|(_, wc)| wc).collect(), now)
 }
 
-/// A head's lines as the engine builds them now, as `(source, text, citations)`, and its tokens
+/// A head's lines as the engine builds them at `now`, as `(source, text, citations)`, and its tokens
 /// and cap: what the Heads page must show for the same store.
 pub fn head_lines(
     store: &Store,
     thread: Option<&WorkContextId>,
+    now: DateTime<Utc>,
 ) -> (Vec<(String, String, Vec<String>)>, u32, u32) {
     let scope = match thread {
         Some(wc) => elnor_engine::HeadScope::Thread(wc.clone()),
         None => elnor_engine::HeadScope::Global,
     };
-    let head = elnor_engine::show_head(store, &scope, elnor_engine::now())
-        .unwrap()
-        .head;
+    let head = elnor_engine::show_head(store, &scope, now).unwrap().head;
     let lines = head
         .lines
         .into_iter()
