@@ -4,6 +4,7 @@
 pub mod brief;
 pub mod contexts;
 pub mod continuity;
+pub mod heads;
 pub mod health;
 pub mod ingest;
 pub mod jobs;

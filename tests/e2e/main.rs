@@ -22,6 +22,7 @@ mod world;
 mod contexts;
 mod everywhere;
 mod first_run;
+mod heads;
 mod health;
 mod home;
 mod inspector;

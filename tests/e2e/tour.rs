@@ -13,6 +13,7 @@ const PAGES: &[(&str, &str)] = &[
     ("#nav-contexts", "contexts"),
     ("#nav-review", "review"),
     ("#nav-knowledge", "knowledge"),
+    ("#nav-heads", "heads"),
     ("#nav-timeline", "timeline"),
     ("#nav-search", "search"),
     ("#nav-library", "library"),

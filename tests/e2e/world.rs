@@ -1083,20 +1083,10 @@ pub fn harness_settings_world(openclaw_config: &str) -> (World, PathBuf) {
     (world, openclaw)
 }
 
-/// One line of the lineage world's brief that came from a session, and where its turns are, as
-/// the engine locates them.
-pub struct TracedLine {
-    pub assembly_id: i64,
-    pub ordinal: i64,
-    pub window: elnor_engine::LineageWindow,
-}
-
 /// The project's samples (every harness) ingested and captured by the continuity agent in
-/// deterministic mode, with TTLs long enough that the captures stay live, then one brief
-/// delivered to an agent for the work context with the most log entries, as a SessionStart hook
-/// would deliver it. Returns the world and every line of that brief's trace that came from a
-/// session with turns of it in the window, exact ones first, then the widest windows.
-pub fn lineage_world() -> (World, Vec<TracedLine>) {
+/// deterministic mode, with TTLs long enough that the captures stay live: several work contexts,
+/// each with its session summaries, decisions and questions.
+pub fn captured_samples_world() -> World {
     let world = World::new();
     let store = world.store();
     store.set_config("mode", "deterministic").unwrap();
@@ -1123,6 +1113,76 @@ pub fn lineage_world() -> (World, Vec<TracedLine>) {
         .run_once(&store, &elnor_engine::MemorySecrets::default(), Utc::now())
         .unwrap();
     assert!(run.failures.is_empty(), "{:?}", run.failures);
+    world
+}
+
+/// The captured samples ([`captured_samples_world`]) replayed a day after their last captured
+/// entry (the app is started with `ELNOR_NOW` at that instant, which is returned) with the
+/// longest rollup window, so the samples' contexts count as active in the global head whatever
+/// their dates; and the work contexts whose logs hold entries, most entries first.
+pub fn heads_world() -> (World, Vec<WorkContextId>, DateTime<Utc>) {
+    let mut world = captured_samples_world();
+    let store = world.store();
+    store.set_config("rollup_window_days", "90").unwrap();
+    let mut contexts: Vec<(usize, WorkContextId)> = Vec::new();
+    let mut last = None;
+    for wc in store.log_ids().unwrap() {
+        let entries = store.log(&wc).read().unwrap().entries;
+        last = entries.iter().map(|e| e.happened_at()).chain(last).max();
+        if !wc.is_unlinked() && !entries.is_empty() {
+            contexts.push((entries.len(), wc));
+        }
+    }
+    contexts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let now = last.expect("the samples' captures wrote entries") + chrono::Duration::days(1);
+    world.set_app_env("ELNOR_NOW", now.to_rfc3339());
+    (world, contexts.into_iter().map(|(_, wc)| wc).collect(), now)
+}
+
+/// A head's lines as the engine builds them at `now`, as `(source, text, citations)`, and its tokens
+/// and cap: what the Heads page must show for the same store.
+pub fn head_lines(
+    store: &Store,
+    thread: Option<&WorkContextId>,
+    now: DateTime<Utc>,
+) -> (Vec<(String, String, Vec<String>)>, u32, u32) {
+    let scope = match thread {
+        Some(wc) => elnor_engine::HeadScope::Thread(wc.clone()),
+        None => elnor_engine::HeadScope::Global,
+    };
+    let head = elnor_engine::show_head(store, &scope, now).unwrap().head;
+    let lines = head
+        .lines
+        .into_iter()
+        .map(|l| (l.source, l.text, l.citations))
+        .collect();
+    (lines, head.tokens, head.cap)
+}
+
+/// Where a session summary's turns are, as the engine locates them for a head's citation.
+pub fn summary_window(store: &Store, summary_id: &str) -> elnor_engine::LineageWindow {
+    let source = elnor_engine::LineageSource::Summary {
+        summary_id: summary_id.to_owned(),
+    };
+    elnor_engine::locate_lineage(store, &source).unwrap()
+}
+
+/// One line of the lineage world's brief that came from a session, and where its turns are, as
+/// the engine locates them.
+pub struct TracedLine {
+    pub assembly_id: i64,
+    pub ordinal: i64,
+    pub window: elnor_engine::LineageWindow,
+}
+
+/// The project's samples (every harness) ingested and captured by the continuity agent in
+/// deterministic mode, with TTLs long enough that the captures stay live, then one brief
+/// delivered to an agent for the work context with the most log entries, as a SessionStart hook
+/// would deliver it. Returns the world and every line of that brief's trace that came from a
+/// session with turns of it in the window, exact ones first, then the widest windows.
+pub fn lineage_world() -> (World, Vec<TracedLine>) {
+    let world = captured_samples_world();
+    let store = world.store();
     let wc = store
         .log_ids()
         .unwrap()

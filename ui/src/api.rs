@@ -29,6 +29,7 @@ use elnor_types::{
     MembershipDecision, MembershipOutcomeRow, MembershipProposalRow, MembershipRow, TopicChanged,
     TopicDetail, TopicListRow, TopicMemberRequest, TopicRef,
 };
+use elnor_types::{HeadWriteOutcome, HeadWriteRequest, HeadsRefreshed, HeadsRequest, HeadsView};
 use elnor_types::{JobKind, JobRef, JobStatus, ReconstructStartRequest};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -464,6 +465,22 @@ pub async fn health_get() -> Result<CaptureHealth, CommandError> {
 /// Turns OpenClaw's Dreaming off in its config, after a backup; the reply says what changed.
 pub async fn dreaming_disable() -> Result<DreamingChanged, CommandError> {
     invoke::<cmd::DreamingDisable>(()).await
+}
+
+/// One head as a refresh would write it now, with what did not fit, its kept edits and its
+/// deferred writes, and the list of thread heads.
+pub async fn heads_get(request: HeadsRequest) -> Result<HeadsView, CommandError> {
+    invoke::<cmd::HeadsGet>(request).await
+}
+
+/// Rewrites every head under the store's `heads/` now; the reply counts what happened.
+pub async fn heads_refresh() -> Result<HeadsRefreshed, CommandError> {
+    invoke::<cmd::HeadsRefresh>(()).await
+}
+
+/// Writes a head into a marked block of a file; the reply says what became of the write.
+pub async fn head_write_to(request: HeadWriteRequest) -> Result<HeadWriteOutcome, CommandError> {
+    invoke::<cmd::HeadWriteTo>(request).await
 }
 
 /// Where a push would reach, nothing stored: the push box's preview.

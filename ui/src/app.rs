@@ -18,8 +18,8 @@ use crate::api;
 use crate::keys::{self, KeysHelp, go_key};
 use crate::nav::{Nav, Page, Route};
 use crate::pages::{
-    contexts::ContextsPage, health::HealthPage, home::Home, inspector::InspectorPage,
-    knowledge::KnowledgePage, library::LibraryPage, lineage::LineagePage,
+    contexts::ContextsPage, heads::HeadsPage, health::HealthPage, home::Home,
+    inspector::InspectorPage, knowledge::KnowledgePage, library::LibraryPage, lineage::LineagePage,
     reconstruct::ReconstructPage, review::ReviewPage, search::SearchPage, sessions::SessionsPage,
     settings::SettingsPage, timeline::TimelinePage, topics::TopicsPage,
 };
@@ -153,6 +153,7 @@ pub fn App() -> impl IntoView {
                     }}
                 </button>
                 {button("nav-knowledge", "Knowledge", Page::Knowledge)}
+                {button("nav-heads", "Heads", Page::Heads)}
                 {button("nav-timeline", "Timeline", Page::Timeline)}
                 {button("nav-search", "Search", Page::Search)}
                 {button("nav-library", "Library", Page::Library)}
@@ -190,6 +191,7 @@ pub fn App() -> impl IntoView {
                     Page::Contexts => view! { <ContextsPage /> }.into_any(),
                     Page::Review => view! { <ReviewPage /> }.into_any(),
                     Page::Knowledge => view! { <KnowledgePage /> }.into_any(),
+                    Page::Heads => view! { <HeadsPage /> }.into_any(),
                     Page::Timeline => view! { <TimelinePage /> }.into_any(),
                     Page::Search => view! { <SearchPage /> }.into_any(),
                     Page::Library => view! { <LibraryPage /> }.into_any(),

@@ -31,6 +31,7 @@ pub const GO_KEYS: &[(&str, Page, &str)] = &[
     ("w", Page::Contexts, "Work contexts"),
     ("r", Page::Review, "Review"),
     ("k", Page::Knowledge, "Knowledge"),
+    ("m", Page::Heads, "Heads (MEMORY)"),
     ("t", Page::Timeline, "Timeline"),
     ("f", Page::Search, "Search (find)"),
     ("l", Page::Library, "Library"),

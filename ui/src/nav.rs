@@ -17,6 +17,7 @@ pub enum Page {
     Contexts,
     Review,
     Knowledge,
+    Heads,
     Timeline,
     Search,
     Library,
@@ -64,6 +65,8 @@ pub enum Route {
     Knowledge {
         node: Option<String>,
     },
+    /// The Heads page: the global head and the thread heads, as agents are given them.
+    Heads,
     /// The Timeline, with the observation to show in its detail pane.
     Timeline {
         observation: Option<i64>,
@@ -109,6 +112,7 @@ impl Route {
             Page::Contexts => Route::Contexts { work_context: None },
             Page::Review => Route::Review { proposal: None },
             Page::Knowledge => Route::Knowledge { node: None },
+            Page::Heads => Route::Heads,
             Page::Timeline => Route::Timeline { observation: None },
             Page::Search => Route::Search { query: None },
             Page::Library => Route::Library { document: None },
@@ -129,6 +133,7 @@ impl Route {
             Route::Contexts { .. } => Page::Contexts,
             Route::Review { .. } => Page::Review,
             Route::Knowledge { .. } => Page::Knowledge,
+            Route::Heads => Page::Heads,
             Route::Timeline { .. } => Page::Timeline,
             Route::Search { .. } => Page::Search,
             Route::Library { .. } => Page::Library,

@@ -135,12 +135,12 @@ pub use views::constellation::{
 };
 pub use views::heads::{
     BLOCK_TAG as HEAD_BLOCK_TAG, DeferredWrite, EditProposal, Failure as HeadFailure,
-    GLOBAL_TOKEN_CAP, Head, HeadLine, HeadScope, HeadView,
+    GLOBAL_TOKEN_CAP, Head, HeadLine, HeadScope, HeadView, KeptEdit as HeadKeptEdit,
     LEASE_TTL_SECONDS as HEAD_LEASE_TTL_SECONDS, LEFT_OUT_IDS, LeaseTarget, LeftOut,
-    LineKind as HeadLineKind, Refresh as HeadsRefresh, THREAD_TOKEN_CAP,
-    WriteReport as HeadWriteReport, WriteStatus as HeadWriteStatus,
-    acquire_lease as acquire_head_lease, path as head_path, retry_deferred as retry_deferred_heads,
-    show as show_head, write_to as write_head,
+    LineKind as HeadLineKind, Overview as HeadsOverview, Refresh as HeadsRefresh, THREAD_TOKEN_CAP,
+    ThreadHeadSummary, WriteReport as HeadWriteReport, WriteStatus as HeadWriteStatus,
+    acquire_lease as acquire_head_lease, overview as heads_overview, path as head_path,
+    retry_deferred as retry_deferred_heads, show as show_head, write_to as write_head,
 };
 pub use views::overview::{ProjectOverview, projects as projects_overview};
 pub use views::rollup::{Rollup, generate as generate_rollup, path as rollup_path};

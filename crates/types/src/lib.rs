@@ -95,6 +95,16 @@ pub mod commands {
         /// OpenClaw's config, after a backup; refused with the line to add when it cannot be
         /// edited safely)
         DreamingDisable = "dreaming_disable"() -> DreamingChanged;
+        /// `heads_get`: `HeadsRequest -> HeadsView` (the global head or one thread head as a
+        /// refresh would write it now, with what did not fit, the edits kept from its blocks and
+        /// its deferred writes, and the list of thread heads)
+        HeadsGet = "heads_get"(HeadsRequest) -> HeadsView;
+        /// `heads_refresh`: `() -> HeadsRefreshed` (rewrites every head under `heads/` now and
+        /// retries the deferred writes)
+        HeadsRefresh = "heads_refresh"() -> HeadsRefreshed;
+        /// `head_write_to`: `HeadWriteRequest -> HeadWriteOutcome` (writes a head into a marked
+        /// block of a file the person names, every byte around the block kept)
+        HeadWriteTo = "head_write_to"(HeadWriteRequest) -> HeadWriteOutcome;
         /// `projects_list`: `() -> Vec<ProjectOverviewRow>`
         /// (the projects found in the history, newest work first)
         ProjectsList = "projects_list"() -> Vec<ProjectOverviewRow>;
@@ -3052,4 +3062,151 @@ mod tests {
         assert_eq!(serde_json::from_str::<JobStatus>(&json).unwrap(), status);
         assert!(status.running() && !JobStatus::idle(JobKind::Reindex).running());
     }
+}
+
+/// Request of [`commands::HeadsGet`]: which head to show.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadsRequest {
+    /// A work context's thread head; the global head when `None`.
+    pub work_context_id: Option<String>,
+}
+
+/// One line of a head: its words and what it cites.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadLineRow {
+    /// The line's kind, snake_case (`next_action`, `open_loop`, `lineage`, …).
+    pub kind: String,
+    pub text: String,
+    /// Session summary ids (`ss_…`), continuity entry ids (`ce_…`) or durable node ids
+    /// (`ob_…`, `md_…`).
+    pub citations: Vec<String>,
+    /// The entry or node the line came from.
+    pub source: String,
+}
+
+/// One section of a head: the lines of one kind, in the order the head shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadSection {
+    pub kind: String,
+    /// The section's heading without its Markdown marks ("Next actions").
+    pub heading: String,
+    pub lines: Vec<HeadLineRow>,
+}
+
+/// The lines of one kind that did not fit under the cap.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOutRow {
+    pub kind: String,
+    /// The kind's name in words ("open loops").
+    pub name: String,
+    pub count: u64,
+    /// The first few of their sources, the rest only counted.
+    pub ids: Vec<String>,
+}
+
+/// Who holds a file's lease, from the lease record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseHolder {
+    /// The program that took it.
+    pub owner: String,
+    pub pid: u32,
+    pub host: String,
+    /// RFC 3339.
+    pub expires_at: String,
+}
+
+/// A person's edit inside a head's block, kept instead of overwritten.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptEditRow {
+    /// The file the block is in.
+    pub target: String,
+    /// When ELNOR found the edit (RFC 3339).
+    pub detected_at: String,
+    /// Their text as they left it in the block.
+    pub text: String,
+    /// Where ELNOR saved it (under the store's `heads/proposals/`).
+    pub saved_at: String,
+}
+
+/// A write waiting for its target's lease; the next refresh retries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeferredWriteRow {
+    /// Another tool's file, or `None` for the store's own head file.
+    pub target: Option<String>,
+    pub replace_edits: bool,
+    /// RFC 3339.
+    pub deferred_at: String,
+    pub held_by: LeaseHolder,
+}
+
+/// One work context's thread head, as the scope switcher lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadHeadRow {
+    pub work_context_id: String,
+    pub name: String,
+    pub tokens: u32,
+    pub cap: u32,
+}
+
+/// Reply of [`commands::HeadsGet`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadsView {
+    /// The thread head's work context, or `None` for the global head.
+    pub work_context_id: Option<String>,
+    /// The head's title without its Markdown mark.
+    pub title: String,
+    /// The sections in the head's order.
+    pub sections: Vec<HeadSection>,
+    /// The cl100k tokens of the whole head and its hard cap.
+    pub tokens: u32,
+    pub cap: u32,
+    /// What did not fit, by kind.
+    pub left_out: Vec<LeftOutRow>,
+    /// The Markdown a refresh writes (and a block holds).
+    pub text: String,
+    /// The store's own file of this head.
+    pub file: String,
+    pub kept_edits: Vec<KeptEditRow>,
+    pub deferred: Vec<DeferredWriteRow>,
+    /// Every work context's thread head, by name.
+    pub threads: Vec<ThreadHeadRow>,
+}
+
+/// Reply of [`commands::HeadsRefresh`]: how many head writes each way ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadsRefreshed {
+    pub written: u64,
+    pub unchanged: u64,
+    /// Writes that found their target's lease held; the next refresh retries them.
+    pub deferred: u64,
+    /// Writes whose block holds a person's edit, kept.
+    pub edits_kept: u64,
+    /// The heads that could not be written, with why.
+    pub failures: Vec<String>,
+}
+
+/// Request of [`commands::HeadWriteTo`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadWriteRequest {
+    /// A work context's thread head; the global head when `None`.
+    pub work_context_id: Option<String>,
+    /// The file to write into (created when absent; its folder must exist).
+    pub path: String,
+    /// Overwrite the block even though the person edited it.
+    pub replace_edits: bool,
+}
+
+/// Reply of [`commands::HeadWriteTo`]: what became of the write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadWriteOutcome {
+    /// `written`, `unchanged`, `deferred` or `edits_kept`.
+    pub status: String,
+    /// The file, as ELNOR resolved it.
+    pub path: String,
+    /// Who held the lease, for a deferred write.
+    pub held_by: Option<LeaseHolder>,
+    /// The person's edit that was kept, for `edits_kept`.
+    pub kept: Option<KeptEditRow>,
+    /// The head's tokens (0 when it was not built).
+    pub tokens: u32,
 }

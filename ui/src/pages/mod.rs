@@ -3,6 +3,7 @@
 //! components. What several views share lives in `crate::components`.
 
 pub mod contexts;
+pub mod heads;
 pub mod health;
 pub mod home;
 pub mod inspector;

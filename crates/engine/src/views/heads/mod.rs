@@ -22,6 +22,7 @@
 //! identically by a refresh, and the brief never reads or writes them.
 
 pub(crate) mod build;
+pub(crate) mod overview;
 pub(crate) mod write;
 
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,7 @@ use crate::base::error::{Error, Result};
 use crate::base::ids::WorkContextId;
 use crate::base::tokens::count_u32;
 
+pub use overview::{KeptEdit, Overview, ThreadHeadSummary, overview};
 pub use write::{
     BLOCK_TAG, DeferredWrite, EditProposal, Failure, HeadView, LEASE_TTL_SECONDS, LeaseTarget,
     Refresh, WriteReport, WriteStatus, acquire_lease, path, refresh, retry_deferred, show,
