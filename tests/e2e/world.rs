@@ -1139,13 +1139,16 @@ pub fn heads_world() -> (World, Vec<WorkContextId>, DateTime<Utc>) {
     (world, contexts.into_iter().map(|(_, wc)| wc).collect(), now)
 }
 
-/// A head's lines as the engine builds them at `now`, as `(source, text, citations)`, and its tokens
-/// and cap: what the Heads page must show for the same store.
+/// One head line as the page must show it: `(source, text, citations)`.
+pub type ShownLine = (String, String, Vec<String>);
+
+/// A head's lines as the engine builds them at `now`, and its tokens and cap: what the Heads page
+/// must show for the same store.
 pub fn head_lines(
     store: &Store,
     thread: Option<&WorkContextId>,
     now: DateTime<Utc>,
-) -> (Vec<(String, String, Vec<String>)>, u32, u32) {
+) -> (Vec<ShownLine>, u32, u32) {
     let scope = match thread {
         Some(wc) => elnor_engine::HeadScope::Thread(wc.clone()),
         None => elnor_engine::HeadScope::Global,
