@@ -178,8 +178,8 @@ pub fn ensure_built(store: &Store) -> Result<Option<BuildReport>> {
     Ok(None)
 }
 
-/// Rebuilds the nodes of `contexts` in one transaction, so a reader never sees half of them and
-/// a whole rebuild commits once; `clear` empties both tables first (a whole rebuild).
+/// Rebuilds the nodes of `contexts`, committed at once so a reader never sees half of them;
+/// `clear` empties both tables first (a whole rebuild).
 fn build_contexts(store: &Store, contexts: &[String], clear: bool) -> Result<BuildReport> {
     // The logs are read before the graph's connection is taken: only contexts with approved
     // promotions are read at all.
@@ -190,18 +190,45 @@ fn build_contexts(store: &Store, contexts: &[String], clear: bool) -> Result<Bui
     let mut report = BuildReport::default();
     let graph = store.graph();
     let mut conn = graph.conn();
-    let tx = conn.transaction().map_err(|e| graph.sql(e))?;
+    let sql = |e| graph.sql(e);
     if clear {
+        // A whole rebuild reads every context from one snapshot without holding the write lock
+        // (seconds on a heavy store), then writes in one short immediate transaction. A capture
+        // that lands in between refreshes its own context after it, so nothing stays stale.
+        let read = conn.transaction().map_err(sql)?;
+        let mut built = Vec::with_capacity(contexts.len());
+        for wc in contexts {
+            report.contexts += 1;
+            built.push(
+                build::context(&read, wc, &entry_summaries[wc.as_str()], &mut report)
+                    .map_err(sql)?,
+            );
+        }
+        read.finish().map_err(sql)?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql)?;
         tx.execute_batch("DELETE FROM lineage_edges; DELETE FROM lineage_nodes;")
-            .map_err(|e| graph.sql(e))?;
+            .map_err(sql)?;
+        for (wc, b) in contexts.iter().zip(&built) {
+            write(&tx, wc, b).map_err(sql)?;
+        }
+        tx.commit().map_err(sql)?;
+        return Ok(report);
     }
+    // A refresh of a few contexts takes milliseconds: it reads and writes under the write lock
+    // from the start (an immediate transaction), because a deferred one that read first could
+    // not take the lock once another writer had committed, and would fail as busy at once.
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(sql)?;
     for wc in contexts {
         report.contexts += 1;
-        let built = build::context(&tx, wc, &entry_summaries[wc.as_str()], &mut report)
-            .map_err(|e| graph.sql(e))?;
-        write(&tx, wc, &built).map_err(|e| graph.sql(e))?;
+        let built =
+            build::context(&tx, wc, &entry_summaries[wc.as_str()], &mut report).map_err(sql)?;
+        write(&tx, wc, &built).map_err(sql)?;
     }
-    tx.commit().map_err(|e| graph.sql(e))?;
+    tx.commit().map_err(sql)?;
     Ok(report)
 }
 
