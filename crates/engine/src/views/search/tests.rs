@@ -327,7 +327,7 @@ fn a_backfill_after_a_killed_one_keeps_every_id_on_its_own_vector() {
     index
         .embed_pending(model, Some(5), &mut |_| {}, &never)
         .unwrap();
-    let folder = index.dir.join("vectors").join(model.id());
+    let folder = index.dir.parent().unwrap().join("vectors").join(model.id());
     let append = |name: &str, bytes: &[u8]| {
         let mut f = std::fs::OpenOptions::new()
             .append(true)
