@@ -30,7 +30,8 @@ const LOG_WC: &str = "wc_crash";
 /// The config field the suite sets; its range is 3 to 25.
 const CONFIG_KEY: &str = "max_session_history_window";
 /// The Claude Code sample the suite grows between rounds, relative to the copied samples.
-const GROWN: &str = "claude-code/-home-dana-code-ledger-sync/8e41a0c3-6d52-4b7f-b2e9-3c7d1a5f9b20.jsonl";
+const GROWN: &str =
+    "claude-code/-home-dana-code-ledger-sync/8e41a0c3-6d52-4b7f-b2e9-3c7d1a5f9b20.jsonl";
 /// How often (in iterations) derived data is deleted and rebuilt twice, unless
 /// `ELNOR_CRASH_DERIVED_EVERY` says otherwise (the long run compares less often: each comparison
 /// rebuilds everything twice).
@@ -260,7 +261,10 @@ impl Suite {
         .collect();
         let model = std::env::var_os("ELNOR_MINILM_DIR")
             .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/elnor/models/all-minilm-l6-v2")));
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .map(|h| PathBuf::from(h).join(".cache/elnor/models/all-minilm-l6-v2"))
+            });
         let embed_skip = match model {
             Some(m) if m.join("model.safetensors").is_file() && m.join("vocab.txt").is_file() => {
                 None
@@ -295,10 +299,8 @@ impl Suite {
         ingest.extend(roots.iter().map(String::as_str));
         suite.must(&ingest);
         suite.must(&["capture", "--sweep", "--json"]);
-        let list: Value = serde_json::from_slice(
-            &suite.must(&["contexts", "list", "--json"]).stdout,
-        )
-        .unwrap();
+        let list: Value =
+            serde_json::from_slice(&suite.must(&["contexts", "list", "--json"]).stdout).unwrap();
         suite.ledger_wc = list
             .as_array()
             .and_then(|a| {
@@ -616,7 +618,10 @@ impl Suite {
     /// killed (so unacknowledged): what a power cut in the middle of that write leaves. The
     /// repair on the next open must set it aside and keep every acknowledged line.
     fn tear_unacknowledged_tail(&mut self) {
-        let path = self.store.join("continuity").join(format!("{LOG_WC}.jsonl"));
+        let path = self
+            .store
+            .join("continuity")
+            .join(format!("{LOG_WC}.jsonl"));
         let Ok(bytes) = std::fs::read(&path) else {
             return;
         };
@@ -648,7 +653,10 @@ impl Suite {
 
         // Every log, read through the engine (which repairs a torn tail first).
         let mut entries: BTreeMap<String, Vec<elnor_engine::ContinuityEntry>> = BTreeMap::new();
-        for e in std::fs::read_dir(self.store.join("continuity")).unwrap().flatten() {
+        for e in std::fs::read_dir(self.store.join("continuity"))
+            .unwrap()
+            .flatten()
+        {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(wc) = name.strip_suffix(".jsonl") else {
                 continue;
@@ -678,13 +686,19 @@ impl Suite {
             })
             .collect();
         for m in &self.acked.log_markers {
-            assert!(ours.contains(m), "{repro}: acknowledged log entry {m:?} lost");
+            assert!(
+                ours.contains(m),
+                "{repro}: acknowledged log entry {m:?} lost"
+            );
         }
         for (wc, id) in &self.acked.captured {
             let found = entries
                 .get(wc)
                 .is_some_and(|es| es.iter().any(|e| e.entry_id.as_str() == id));
-            assert!(found, "{repro}: acknowledged captured entry {id} lost from {wc}");
+            assert!(
+                found,
+                "{repro}: acknowledged captured entry {id} lost from {wc}"
+            );
         }
 
         let config = store
@@ -698,9 +712,8 @@ impl Suite {
             self.acked.config_tried
         );
 
-        let count = |sql: &str, arg: &str| -> i64 {
-            db.query_row(sql, [arg], |r| r.get(0)).unwrap()
-        };
+        let count =
+            |sql: &str, arg: &str| -> i64 { db.query_row(sql, [arg], |r| r.get(0)).unwrap() };
         for p in &self.acked.pushes {
             let n = count(
                 "SELECT count(*) FROM observations WHERE source = 'push' AND text = ?1",
@@ -713,7 +726,10 @@ impl Suite {
                 "SELECT count(*) FROM turns WHERE text LIKE '%' || ?1 || '%'",
                 t,
             );
-            assert!(n >= 1, "{repro}: the turn {t} an acknowledged ingest read is lost");
+            assert!(
+                n >= 1,
+                "{repro}: the turn {t} an acknowledged ingest read is lost"
+            );
         }
         for node in &self.acked.nodes {
             let n = count(
@@ -848,19 +864,21 @@ impl Suite {
         let token = marker.rsplit(' ').next().unwrap();
         let out = self.must(&["query", token, "--json", "--max-results", "20"]);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let found = v["hits"].as_array().into_iter().flatten().any(|h| {
-            h["excerpt"]
-                .as_str()
-                .is_some_and(|x| x.contains(token))
-        });
-        assert!(found, "{}: the index does not find {token}: {v:#}", self.repro());
+        let found = v["hits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|h| h["excerpt"].as_str().is_some_and(|x| x.contains(token)));
+        assert!(
+            found,
+            "{}: the index does not find {token}: {v:#}",
+            self.repro()
+        );
     }
 
     /// After a completed backfill every vector has its id and every id its vector.
     fn vectors_aligned(&self) {
-        let folder = self
-            .store
-            .join("index/vectors/builtin-all-minilm-l6-v2");
+        let folder = self.store.join("index/vectors/builtin-all-minilm-l6-v2");
         let dims: u64 = std::fs::read_to_string(folder.join("dims"))
             .unwrap()
             .trim()
@@ -873,7 +891,10 @@ impl Suite {
             self.repro()
         );
         let lines = ids.iter().filter(|&&b| b == b'\n').count() as u64;
-        let distinct: BTreeSet<&[u8]> = ids.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+        let distinct: BTreeSet<&[u8]> = ids
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
         let bytes = std::fs::metadata(folder.join("vectors.f32")).unwrap().len();
         assert_eq!(
             (bytes, distinct.len() as u64),
@@ -934,7 +955,11 @@ impl Suite {
             );
         }
         assert_eq!(a.0.len(), b.0.len(), "{}", self.repro());
-        assert!(a.1 == b.1, "{}: the lineage DAG rebuilt differently", self.repro());
+        assert!(
+            a.1 == b.1,
+            "{}: the lineage DAG rebuilt differently",
+            self.repro()
+        );
         assert_eq!(a.2, b.2, "{}: the index rebuilt differently", self.repro());
         self.counts.rebuilds_compared += 1;
     }
@@ -1002,6 +1027,15 @@ fn acknowledged_writes_survive_sigkill_at_random_points() {
         if (i + 1) % derived_every == 0 || i + 1 == iterations {
             suite.derived_rebuilds_identically();
         }
+        // A long run says how far it got now and then, so a run stopped early still has figures.
+        if (i + 1) % 100 == 0 && i + 1 < iterations {
+            eprintln!(
+                "crash suite: {} of {iterations} iterations, {} kill points, {:.0} s",
+                i + 1,
+                suite.counts.kills.values().sum::<usize>(),
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
     let c = &suite.counts;
     let kills: usize = c.kills.values().sum();
@@ -1026,8 +1060,9 @@ fn acknowledged_writes_survive_sigkill_at_random_points() {
     }
     eprintln!("  {:<15} {kills:>6} {first:>15} {acked:>6}", "total");
     eprintln!(
-        "  acknowledged-write checks {}, torn tails repaired {} ({} cut by the suite), derived \
-         rebuilds compared {}, temp files left by killed writes {}, failures 0",
+        "  acknowledged writes {acked} (checked {} times in all after kills), torn tails \
+         repaired {} ({} cut by the suite), derived rebuilds compared {}, temp files left by \
+         killed writes {}, failures 0",
         c.ack_checks, c.torn_repaired, c.torn_injected, c.rebuilds_compared, c.temp_litter
     );
     assert!(
