@@ -312,6 +312,45 @@ impl Noise {
     }
 }
 
+/// A backfill killed between appending a batch's vectors and its ids (here: a whole extra
+/// vector, half of another and half an id line) leaves rows the next run must cut off before it
+/// appends; otherwise every later id names the vector of another document. Found by the crash
+/// suite's check that a completed backfill has one vector per id.
+#[test]
+fn a_backfill_after_a_killed_one_keeps_every_id_on_its_own_vector() {
+    let Some(model) = super::embed::tests::model() else {
+        return;
+    };
+    let (_dir, _store, index) = indexed();
+    let model = &super::embed::Embedder::Local(model);
+    let never = std::sync::atomic::AtomicBool::new(false);
+    index
+        .embed_pending(model, Some(5), &mut |_| {}, &never)
+        .unwrap();
+    let folder = index.dir.parent().unwrap().join("vectors").join(model.id());
+    let append = |name: &str, bytes: &[u8]| {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(folder.join(name))
+            .unwrap();
+        std::io::Write::write_all(&mut f, bytes).unwrap();
+    };
+    append("vectors.f32", &vec![7u8; 384 * 4 + 384 * 2]);
+    append("vectors.ids", b"turn:99");
+    let rest = index
+        .embed_pending(model, None, &mut |_| {}, &never)
+        .unwrap();
+    assert_eq!(rest.covered, rest.documents, "{rest:?}");
+    let ids = std::fs::read_to_string(folder.join("vectors.ids")).unwrap();
+    let lines = ids.lines().count() as u64;
+    assert!(ids.ends_with('\n') && !ids.contains("turn:99"), "{ids}");
+    assert_eq!(lines, rest.documents);
+    let bytes = std::fs::metadata(folder.join("vectors.f32")).unwrap().len();
+    assert_eq!(bytes, lines * 384 * 4);
+    let loaded = super::vectors::Vectors::load(&folder).unwrap();
+    assert_eq!(loaded.len() as u64, lines);
+}
+
 /// `rows` written as a backfill writes them (ids `turn:{i}`), loaded back.
 fn vectors_of(dir: &std::path::Path, rows: &[Vec<f32>]) -> (super::vectors::Vectors, Vec<String>) {
     let ids: Vec<String> = (0..rows.len()).map(|i| format!("turn:{i}")).collect();

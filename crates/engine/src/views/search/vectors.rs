@@ -130,7 +130,13 @@ impl Vectors {
         };
         let ids_path = folder.join("vectors.ids");
         let mut ids: Vec<String> = match fs::read_to_string(&ids_path) {
-            Ok(text) => text.lines().map(str::to_owned).collect(),
+            // Only whole lines are ids: a crash in the middle of appending them can leave the
+            // start of one without its newline, which names no document.
+            Ok(text) => text
+                .split_inclusive('\n')
+                .filter_map(|l| l.strip_suffix('\n'))
+                .map(str::to_owned)
+                .collect(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(Error::io(&ids_path, e)),
         };
@@ -406,6 +412,12 @@ impl SearchIndex {
         };
         let folder = Vectors::folder(&self.dir, &id);
         let mut dims = vectors.dims;
+        if dims > 0 {
+            // A run killed between its two appends leaves vectors without ids (or half a vector,
+            // or half an id line). Loading ignores them, but the next append must not land after
+            // them, or every later id would name the wrong vector: cut both files back first.
+            cut_to_rows(&folder, dims, vectors.ids.len())?;
+        }
         // Said once before the first batch, so a caller shows where the run starts from at once.
         progress(&report);
         for batch in todo.chunks(BATCH) {
@@ -514,6 +526,44 @@ impl SearchIndex {
             .map(|(_, addr)| searcher.doc(*addr).map_err(|e| index_err(&self.dir, e)))
             .transpose()
     }
+}
+
+/// Cuts `vectors.f32` and `vectors.ids` in `folder` back to their first `rows` rows, the ones
+/// whose vector and id were both written whole (what [`Vectors::load`] reads), fsyncing what it
+/// cut. Bytes past them are the remains of an interrupted batch, which the run embeds again.
+fn cut_to_rows(folder: &Path, dims: usize, rows: usize) -> Result<()> {
+    let data = folder.join("vectors.f32");
+    truncate_longer(&data, (rows * dims * 4) as u64)?;
+    let ids_path = folder.join("vectors.ids");
+    let ids = match fs::read(&ids_path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(&ids_path, e)),
+    };
+    let keep = if rows == 0 {
+        0
+    } else {
+        ids.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(rows - 1)
+            .map_or(ids.len(), |(i, _)| i + 1)
+    };
+    truncate_longer(&ids_path, keep as u64)
+}
+
+/// Shortens the file at `path` to `len` bytes when it is longer (a missing file is left so).
+fn truncate_longer(path: &Path, len: u64) -> Result<()> {
+    let file = match OpenOptions::new().write(true).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    if file.metadata().map_err(|e| Error::io(path, e))?.len() > len {
+        file.set_len(len).map_err(|e| Error::io(path, e))?;
+        file.sync_all().map_err(|e| Error::io(path, e))?;
+    }
+    Ok(())
 }
 
 fn append(path: &Path, bytes: &[u8]) -> Result<()> {
