@@ -3,7 +3,7 @@
 # `elnor-heavygen`'s generator, then times `elnor init` → ingest → capture → query on a new store
 # with the release binaries, next to bare serde_json parsing of the same lines.
 #
-#   scripts/first-run.sh [medium|spec|ci] [seed] [work dir]
+#   scripts/first-run.sh [medium|spec|ci] [seed] [work dir] [--skip-capture]
 #
 # The history and the store go under the work dir (default $CARGO_TARGET_DIR/first-run, else
 # target/first-run); the history is reused by later runs with the same preset and seed, the store
@@ -19,4 +19,4 @@ cargo build --release -q -p elnor-cli -p elnor-fixtures --bins
 mkdir -p "$work"
 echo "machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, $(rustc --version)"
 exec nice "$target/release/elnor-firstrun" --preset "$preset" --seed "$seed" --work "$work" \
-  --elnor "$target/release/elnor"
+  --elnor "$target/release/elnor" "${@:4}"
