@@ -70,6 +70,10 @@ pub use usecase::{
     set_setting, sweep_nodes, unlink_entity, unpin_topic_member,
 };
 
+// The parsers of outside input as functions of bytes, for the fuzz targets in `fuzz/` only.
+#[doc(hidden)]
+pub use usecase::fuzzing;
+
 // Base: errors, ids, the clock, config and secrets.
 pub use base::clock::{
     init_from_env as init_clock_from_env, now, parse as parse_time, set_override as set_now,

@@ -805,7 +805,13 @@ impl ContinuityConfig {
     /// Reads and validates the config file at `path`.
     pub fn load(path: &Path) -> Result<ContinuityConfig> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        let doc: Value = serde_json::from_slice(&bytes).map_err(|e| Error::ConfigSyntax {
+        ContinuityConfig::from_slice(path, &bytes)
+    }
+
+    /// Parses and validates a config file's bytes; `path` only names the file in errors. This is
+    /// [`Self::load`] without the read, so the fuzz target checks exactly what loading checks.
+    pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<ContinuityConfig> {
+        let doc: Value = serde_json::from_slice(bytes).map_err(|e| Error::ConfigSyntax {
             path: path.to_owned(),
             problem: format!("not valid JSON ({e})"),
         })?;

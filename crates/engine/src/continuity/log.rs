@@ -273,34 +273,13 @@ impl ContinuityLog {
     }
 
     /// Reads the file, calling `raw(line_no, bytes)` for every line that fits the size bound.
-    fn read_locked(&self, mut raw: impl FnMut(usize, &[u8])) -> Result<LogRead> {
+    fn read_locked(&self, raw: impl FnMut(usize, &[u8])) -> Result<LogRead> {
         let file = match File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(LogRead::default()),
             Err(e) => return Err(Error::io(&self.path, e)),
         };
-        let mut out = LogRead::default();
-        for_each_line(BufReader::new(file), |line_no, line| match line {
-            Line::TooLong(len) => out.skipped.push(SkippedLine {
-                line: line_no,
-                reason: format!("line of {len} bytes exceeds the {MAX_LINE_BYTES}-byte limit"),
-            }),
-            Line::Bytes(bytes) => {
-                raw(line_no, bytes);
-                if bytes.iter().all(u8::is_ascii_whitespace) {
-                    return;
-                }
-                match ContinuityEntry::from_line(bytes) {
-                    Ok(entry) => out.entries.push(entry),
-                    Err(reason) => out.skipped.push(SkippedLine {
-                        line: line_no,
-                        reason,
-                    }),
-                }
-            }
-        })
-        .map_err(|e| Error::io(&self.path, e))?;
-        Ok(out)
+        read_lines(BufReader::new(file), raw).map_err(|e| Error::io(&self.path, e))
     }
 
     /// Keeps only the newest `cap` valid entries. Lines that are not valid entries are kept as
@@ -352,6 +331,37 @@ fn tail_start(file: &mut File, len: u64) -> std::io::Result<Option<u64>> {
         end = start;
     }
     Ok(Some(0))
+}
+
+/// Reads a log's lines from `reader`: the entries, and every line that is not one (too long, or
+/// not a valid entry) as a skipped line; blank lines are neither. `raw(line_no, bytes)` sees
+/// every line that fits the size bound. Separate from the file so the fuzz target reads exactly
+/// as [`ContinuityLog::read`] does.
+pub(crate) fn read_lines(
+    reader: impl BufRead,
+    mut raw: impl FnMut(usize, &[u8]),
+) -> std::io::Result<LogRead> {
+    let mut out = LogRead::default();
+    for_each_line(reader, |line_no, line| match line {
+        Line::TooLong(len) => out.skipped.push(SkippedLine {
+            line: line_no,
+            reason: format!("line of {len} bytes exceeds the {MAX_LINE_BYTES}-byte limit"),
+        }),
+        Line::Bytes(bytes) => {
+            raw(line_no, bytes);
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return;
+            }
+            match ContinuityEntry::from_line(bytes) {
+                Ok(entry) => out.entries.push(entry),
+                Err(reason) => out.skipped.push(SkippedLine {
+                    line: line_no,
+                    reason,
+                }),
+            }
+        }
+    })?;
+    Ok(out)
 }
 
 enum Line<'a> {

@@ -16,6 +16,7 @@ pub use entry::{
     WorkPhaseChangeContent,
 };
 pub use log::{ContinuityLog, LogRead, SkippedLine, TornRepair};
+pub(crate) use log::read_lines;
 pub use status::Status;
 
 #[cfg(test)]

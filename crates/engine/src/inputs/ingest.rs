@@ -238,7 +238,7 @@ pub(crate) fn ingest(
 
 /// Splits a line holding several JSON objects back to back (`{…}{…}`) into them, with each
 /// one's byte offset in the line. `None` unless the whole line is two or more objects.
-fn split_joined(line: &str) -> Option<Vec<(usize, &str)>> {
+pub(crate) fn split_joined(line: &str) -> Option<Vec<(usize, &str)>> {
     let mut parts = Vec::new();
     let mut stream = serde_json::Deserializer::from_str(line).into_iter::<serde::de::IgnoredAny>();
     let mut start = 0;
@@ -291,7 +291,7 @@ fn load_state(conn: &Connection, key: &str) -> rusqlite::Result<Option<FileState
 /// Whether a record's session and agent ids are ones the rest of the engine can carry (not
 /// empty, at most 120 bytes, no control characters). A record whose ids are not is malformed:
 /// counted, never stored, so every id read back from the store is a valid one.
-fn ids_valid(turn: &Turn) -> bool {
+pub(crate) fn ids_valid(turn: &Turn) -> bool {
     SessionId::new(turn.session_id.as_str()).is_ok()
         && turn
             .agent_id
@@ -754,7 +754,7 @@ fn read_record(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<
     }
 }
 
-fn trim_cr(line: &[u8]) -> &[u8] {
+pub(crate) fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 

@@ -8,6 +8,7 @@ pub mod access;
 #[cfg(test)]
 #[path = "tests/embedding.rs"]
 mod embedding_tests;
+pub mod fuzzing;
 pub mod harness;
 pub mod health;
 pub mod lineage;

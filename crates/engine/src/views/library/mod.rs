@@ -309,7 +309,7 @@ fn read_bounded(path: &Path) -> Result<(String, bool)> {
 
 /// Markdown as HTML, with the file's raw HTML turned into text: a document is the person's,
 /// but it may hold pasted content, and the app's webview must not run it.
-fn render_markdown(source: &str) -> String {
+pub(crate) fn render_markdown(source: &str) -> String {
     let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
         | Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
@@ -324,7 +324,7 @@ fn render_markdown(source: &str) -> String {
 }
 
 /// A plain-text file as one preformatted block, escaped by pulldown-cmark's own HTML writer.
-fn render_text(source: &str) -> String {
+pub(crate) fn render_text(source: &str) -> String {
     use pulldown_cmark::{CodeBlockKind, CowStr, Tag, TagEnd};
     let events = [
         Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)),

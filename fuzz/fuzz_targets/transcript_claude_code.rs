@@ -1,0 +1,12 @@
+//! Fuzzes the Claude Code transcript reader: the input is a whole JSONL file, read line by line as the
+//! ingest reads it (`elnor_engine::fuzzing::parse_transcript`). Seeds: tests/fixtures' Claude Code
+//! files, one line per seed and each whole file.
+
+#![no_main]
+
+use elnor_engine::Harness;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    elnor_engine::fuzzing::parse_transcript(Harness::ClaudeCode, data);
+});
