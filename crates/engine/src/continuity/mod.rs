@@ -15,8 +15,8 @@ pub use entry::{
     KeyDecisionContent, OpenQuestionContent, SessionSummaryRefContent, WorkPhase,
     WorkPhaseChangeContent,
 };
-pub use log::{ContinuityLog, LogRead, SkippedLine, TornRepair};
 pub(crate) use log::read_lines;
+pub use log::{ContinuityLog, LogRead, SkippedLine, TornRepair};
 pub use status::Status;
 
 #[cfg(test)]

@@ -82,7 +82,9 @@ pub fn read_log(data: &[u8]) -> usize {
     let read = read_lines(data, |_, _| {}).expect("reading from memory cannot fail");
     for entry in &read.entries {
         let _ = entry.content.headline();
-        let line = entry.to_line().expect("an entry read from a log serialises");
+        let line = entry
+            .to_line()
+            .expect("an entry read from a log serialises");
         let again = crate::ContinuityEntry::from_line(line.as_bytes())
             .expect("an entry read from a log reads again once written");
         assert_eq!(&again, entry, "an entry survives a write and a read");
