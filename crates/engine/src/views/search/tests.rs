@@ -314,8 +314,7 @@ impl Noise {
 
 /// A backfill killed between appending a batch's vectors and its ids (here: a whole extra
 /// vector, half of another and half an id line) leaves rows the next run must cut off before it
-/// appends; otherwise every later id names the vector of another document. Found by the crash
-/// suite's check that a completed backfill has one vector per id.
+/// appends; otherwise every later id names the vector of another document (docs/CRASH.md).
 #[test]
 fn a_backfill_after_a_killed_one_keeps_every_id_on_its_own_vector() {
     let Some(model) = super::embed::tests::model() else {
