@@ -159,6 +159,11 @@ async fn the_watcher_the_mcp_server_the_cli_and_the_app_share_one_store_without_
         elnor(&store, &["config", "set", "mode", "deterministic"]),
         "config set",
     );
+    // The agent searches every round; the daily cap for all agents (200) has its own test.
+    ok(
+        elnor(&store, &["config", "set", "query_rate_per_day", "0"]),
+        "config set",
+    );
     ok(elnor(&store, &["capture", "--sweep"]), "capture");
 
     // A live session the watcher follows while it grows.
