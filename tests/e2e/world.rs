@@ -1242,37 +1242,10 @@ pub fn shown_turns(store: &Store, session_id: &str) -> Vec<(i64, String)> {
     }
 }
 
-/// The project's samples (every harness) ingested and captured by the continuity agent in
-/// deterministic mode, as a person's store would be after the agent's first pass: what the
-/// Reconstruct page compares against. TTLs are long so that nothing decays during the test.
+/// The captured samples ([`captured_samples_world`]), as a person's store would be after the
+/// agent's first pass: what the Reconstruct page compares against.
 pub fn reconstruct_world() -> World {
-    let world = World::new();
-    let store = world.store();
-    store.set_config("mode", "deterministic").unwrap();
-    for field in [
-        "session_summary_ttl_days",
-        "open_question_ttl_days",
-        "key_decision_ttl_days",
-        "work_phase_ttl_days",
-    ] {
-        store.set_config(field, "3650").unwrap();
-    }
-    let samples = elnor_fixtures::samples();
-    let roots = [
-        (elnor_engine::Harness::ClaudeCode, "claude-code"),
-        (elnor_engine::Harness::Codex, "codex/sessions"),
-        (elnor_engine::Harness::OpenClaw, "openclaw/agents"),
-    ]
-    .map(|(harness, dir)| elnor_engine::SourceRoot {
-        harness,
-        root: samples.join(dir),
-    });
-    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
-    let run = elnor_engine::Agent::new(&store.config().unwrap())
-        .run_once(&store, &elnor_engine::MemorySecrets::default(), Utc::now())
-        .unwrap();
-    assert!(run.failures.is_empty(), "{:?}", run.failures);
-    world
+    captured_samples_world()
 }
 
 /// A captured entry taken out of its work context's log, as an older detector that never made
