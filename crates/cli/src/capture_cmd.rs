@@ -293,6 +293,7 @@ pub fn watch(store: &Store, args: &WatchArgs, json: bool) -> anyhow::Result<Exit
         Some(watcher)
     };
     let mut reported: Option<String> = None;
+    let mut failing: Option<String> = None;
     loop {
         if let Some(w) = &files {
             // A problem (such as the inotify watch limit) is said once, and again if it changes.
@@ -311,13 +312,30 @@ pub fn watch(store: &Store, args: &WatchArgs, json: bool) -> anyhow::Result<Exit
             &secrets,
             elnor_engine::now(),
             &mut |_| {},
-        )?;
-        if !json && pass.ingest.records_added > 0 {
-            println!("ingested {} new record(s)", pass.ingest.records_added);
-        }
-        let run = pass.run;
-        if !run.captures.is_empty() || !run.failures.is_empty() || json {
-            print_run(&run, json)?;
+        );
+        match pass {
+            Ok(pass) => {
+                failing = None;
+                if !json && pass.ingest.records_added > 0 {
+                    println!("ingested {} new record(s)", pass.ingest.records_added);
+                }
+                let run = pass.run;
+                if !run.captures.is_empty() || !run.failures.is_empty() || json {
+                    print_run(&run, json)?;
+                }
+            }
+            // `--once` is a single pass, so its failure is the command's.
+            Err(e) if args.once => return Err(e.into()),
+            // A watcher outlives a failed pass (a store briefly locked by a long writer, a
+            // harness file mid-rotation): what one pass did is committed, and the next pass
+            // resumes from the stored offsets. The problem is said once, and again if it changes.
+            Err(e) => {
+                let message = format!("{e}");
+                if failing.as_deref() != Some(message.as_str()) {
+                    eprintln!("error: a pass failed, retrying at the next wake: {message}");
+                    failing = Some(message);
+                }
+            }
         }
         if args.once {
             return Ok(ExitCode::SUCCESS);

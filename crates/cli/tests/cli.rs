@@ -1574,3 +1574,92 @@ fn an_agent_query_is_rate_limited_and_needs_a_grant_for_all() {
         Some(2)
     );
 }
+
+/// `elnor watch` outlives a pass that fails: while another process holds the graph's write lock
+/// past the busy timeout, the watcher says what failed and keeps going, and once the lock is
+/// released the next pass stores what the harness wrote meanwhile.
+#[test]
+fn the_watcher_outlives_a_pass_that_fails() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    assert!(elnor(&store, &["init"]).status.success());
+    let session = "0d0d0d0d-1111-4222-8333-444444444444";
+    let file = dir
+        .path()
+        .join("claude/-home-dana-locks")
+        .join(format!("{session}.jsonl"));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let line = |n: usize| {
+        serde_json::json!({
+            "type": "user", "uuid": format!("u-{n}"), "sessionId": session,
+            "cwd": "/home/dana/locks", "timestamp": format!("2026-11-20T10:00:{n:02}.000Z"),
+            "message": {"role": "user", "content": format!("Line {n} of the lock test")},
+        })
+        .to_string()
+    };
+    std::fs::write(&file, format!("{}\n", line(0))).unwrap();
+    let log = dir.path().join("watch.log");
+    let mut watch = Command::new(env!("CARGO_BIN_EXE_elnor"))
+        .arg("--store")
+        .arg(&store)
+        .args(["watch", "--no-files", "--interval", "1", "--root"])
+        .arg(format!(
+            "claude_code={}",
+            dir.path().join("claude").display()
+        ))
+        .env_remove("ELNOR_MEMORY")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let graph = rusqlite::Connection::open(store.join("entity_graph.sqlite")).unwrap();
+    let stored = || -> i64 {
+        graph
+            .query_row(
+                "SELECT record_count FROM transcript_sessions WHERE session_id = ?1",
+                [session],
+                |r| r.get(0),
+            )
+            .unwrap_or(0)
+    };
+    let wait_for = |what: &str, done: &dyn Fn() -> bool| {
+        let start = std::time::Instant::now();
+        while !done() {
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "waited a minute for {what}; the watcher's log:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    wait_for("the first line", &|| stored() == 1);
+
+    // Another process takes the write lock and keeps it past the watcher's busy timeout.
+    graph.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    writeln!(f, "{}", line(1)).unwrap();
+    wait_for("the failed pass to be reported", &|| {
+        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("a pass failed"))
+    });
+    assert!(watch.try_wait().unwrap().is_none(), "the watcher stopped");
+    graph.execute_batch("ROLLBACK").unwrap();
+    writeln!(f, "{}", line(2)).unwrap();
+    wait_for("the lines written while the store was locked", &|| {
+        stored() == 3
+    });
+    assert!(watch.try_wait().unwrap().is_none(), "the watcher stopped");
+    watch.kill().unwrap();
+    watch.wait().unwrap();
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        said.matches("a pass failed").count(),
+        1,
+        "a failure is said once: {said}"
+    );
+}

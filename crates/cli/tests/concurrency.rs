@@ -322,7 +322,7 @@ async fn the_watcher_the_mcp_server_the_cli_and_the_app_share_one_store_without_
     assert_eq!(
         lines_stored(&store),
         written,
-        "the watcher stored every line"
+        "the watcher stored every line; its log:\n{watch_errors}"
     );
     assert!(
         !watch_errors.contains("ERROR")

@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use include_dir::{Dir, include_dir};
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 use rusqlite_migration::{MigrationDefinitionError, Migrations};
 
 use crate::base::error::{Error, Result};
@@ -34,6 +34,12 @@ pub fn latest_schema_version() -> u32 {
 }
 
 /// An open graph database.
+///
+/// Its connections begin every transaction IMMEDIATE, taking the write lock (waiting up to
+/// [`BUSY_TIMEOUT`] for it) before the first read. A deferred transaction that reads and then
+/// writes cannot wait: once another process has committed since its read, SQLite refuses the
+/// upgrade at once as "database is locked", which is what a watcher, an MCP server and the app
+/// writing together met. A transaction that only reads says `Deferred` explicitly.
 pub struct Graph {
     path: PathBuf,
     conn: Mutex<Connection>,
@@ -78,6 +84,7 @@ impl Graph {
                 problem: format!("migration failed: {other}"),
             },
         })?;
+        conn.set_transaction_behavior(TransactionBehavior::Immediate);
         Ok(Graph {
             path: path.to_owned(),
             conn: Mutex::new(conn),
@@ -96,12 +103,13 @@ impl Graph {
             path: self.path.clone(),
             source,
         };
-        let conn = Connection::open(&self.path).map_err(sql)?;
+        let mut conn = Connection::open(&self.path).map_err(sql)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(sql)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(sql)?;
+        conn.set_transaction_behavior(TransactionBehavior::Immediate);
         Ok(conn)
     }
 

@@ -195,7 +195,9 @@ fn build_contexts(store: &Store, contexts: &[String], clear: bool) -> Result<Bui
         // A whole rebuild reads every context from one snapshot without holding the write lock
         // (seconds on a heavy store), then writes in one short immediate transaction. A capture
         // that lands in between refreshes its own context after it, so nothing stays stale.
-        let read = conn.transaction().map_err(sql)?;
+        let read = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)
+            .map_err(sql)?;
         let mut built = Vec::with_capacity(contexts.len());
         for wc in contexts {
             report.contexts += 1;
