@@ -68,7 +68,13 @@ fn download_outcome(r: &DownloadReport) -> Outcome {
 }
 
 fn embed_outcome(r: &EmbedReport) -> Outcome {
-    let reach = format!("{} of {} documents embedded", r.covered, r.documents);
+    let mut reach = format!("{} of {} documents embedded", r.covered, r.documents);
+    if r.kept_local > 0 {
+        reach.push_str(&format!(
+            "; {} of local-only work contexts kept off the embedder, which is not on this machine",
+            r.kept_local
+        ));
+    }
     let summary = if r.cancelled {
         format!(
             "Cancelled after embedding {} documents: {reach}. Building again resumes from there.",
@@ -209,6 +215,7 @@ mod tests {
             documents: 200,
             embedder: "builtin-all-minilm-l6-v2".into(),
             cancelled: true,
+            kept_local: 0,
         };
         let outcome = embed_outcome(&report);
         assert!(outcome.cancelled);

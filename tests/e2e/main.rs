@@ -32,6 +32,7 @@ mod lineage;
 mod reconstruct;
 mod review;
 mod search;
+mod security;
 mod sessions;
 mod settings;
 mod timeline;

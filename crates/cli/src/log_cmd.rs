@@ -124,7 +124,7 @@ pub fn run(store: &Store, cmd: &LogCommand, json: bool) -> anyhow::Result<ExitCo
             count,
         } => {
             let wc = WorkContextId::new(work_context.as_str())?;
-            let read = store.log(&wc).tail(*count)?;
+            let read = elnor_engine::log_tail(store, &wc, *count)?;
             if json {
                 output::json(&read)?;
             } else {

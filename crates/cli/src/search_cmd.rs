@@ -277,13 +277,18 @@ pub fn embed(store: &Store, args: &EmbedArgs, json: bool) -> anyhow::Result<Exit
                 eprint!("\rembedded {} of {} documents", r.covered, r.documents);
             }
         };
-        elnor_engine::embed(
+        let run = elnor_engine::embed(
             store,
             &elnor_engine::OsKeyring::new(),
             args.limit,
             progress,
             &never,
-        )?
+        );
+        if run.is_err() && !json {
+            // The progress line is ended, so the error starts a line of its own.
+            eprintln!();
+        }
+        run?
     };
     if json {
         output::json(&report)?;
@@ -303,6 +308,13 @@ pub fn embed(store: &Store, args: &EmbedArgs, json: bool) -> anyhow::Result<Exit
                 format!(" ({} embedded now)", report.embedded)
             }
         );
+        if report.kept_local > 0 {
+            println!(
+                "{} document(s) of local-only work contexts were not sent to the embedder, which \
+                 is not on this machine; searches find them by their words",
+                report.kept_local
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

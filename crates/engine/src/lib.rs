@@ -65,7 +65,7 @@ pub use usecase::{
     capture_due, capture_session, change_node, collect_topics, create_entity, create_topic,
     create_work_context, delete_topic, deliver_updates, download_embedding_model, edit_entity,
     edit_topic, edit_work_context, embed, embed_status, find_sessions, ingest, link_entity,
-    merge_entities, merge_work_contexts, pass, pin_topic_member, preview_push, push,
+    log_tail, merge_entities, merge_work_contexts, pass, pin_topic_member, preview_push, push,
     reconcile_folders, refresh_heads, refresh_views, reindex, remove_link_rule, search,
     set_setting, sweep_nodes, unlink_entity, unpin_topic_member,
 };

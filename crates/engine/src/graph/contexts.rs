@@ -177,18 +177,35 @@ pub fn auto_id(entity_ids: &[EntityId]) -> WorkContextId {
     WorkContextId::new(format!("wc_auto_{}", &hex[..12])).expect("auto ids are valid")
 }
 
+/// The Unicode embeddings, overrides and isolates that reorder how text around them is shown.
+fn is_direction_override(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 fn clean_text(what: &'static str, raw: &str, max: usize) -> Result<String> {
     let text = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     let reason = if text.is_empty() {
         "must not be empty"
     } else if text.chars().count() > max {
         "is too long"
+    } else if text
+        .chars()
+        .any(|c| c.is_control() || is_direction_override(c))
+    {
+        // A name is shown in lists, briefs and heads: an escape sequence would reach a terminal,
+        // and a direction override would make it read as something else (the "Trojan source"
+        // trick).
+        "must not hold control or direction-override characters"
     } else {
         return Ok(text);
     };
     Err(Error::InvalidId {
         what,
-        value: raw.chars().take(max).collect(),
+        value: raw
+            .chars()
+            .filter(|c| !c.is_control() && !is_direction_override(*c))
+            .take(max)
+            .collect(),
         reason,
     })
 }

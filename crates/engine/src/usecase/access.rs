@@ -29,6 +29,11 @@ pub(crate) fn admit(store: &Store, req: &mut SearchRequest) -> Result<()> {
     if req.query.trim().is_empty() {
         return Err(Error::InvalidInput("a search needs some words".into()));
     }
+    // A filter naming a context that does not exist is a mistake to say, not an empty answer;
+    // like a search without words, it is not counted against an agent's limits.
+    if let Some(wc) = req.work_context.as_ref().filter(|wc| !wc.is_unlinked()) {
+        store.graph().work_context(wc.as_str())?;
+    }
     let contexts: Option<Vec<String>> = match &req.caller {
         Caller::Person => match req.permission {
             // The person may narrow their own search like an agent's, for a preview of what an

@@ -317,6 +317,21 @@ fn edit_then_deliver<T>(
     Ok(Edited { value, delivered })
 }
 
+/// The last `n` entries of a work context's continuity log (`elnor log tail`). A context that
+/// is neither in the graph nor has a log is refused as not found, rather than shown as an empty
+/// log, so a mistyped id is said.
+pub fn log_tail(
+    store: &Store,
+    wc: &crate::base::ids::WorkContextId,
+    n: usize,
+) -> Result<crate::continuity::LogRead> {
+    let log = store.log(wc);
+    if !wc.is_unlinked() && !log.path().exists() {
+        store.graph().work_context(wc.as_str())?;
+    }
+    log.tail(n)
+}
+
 /// Creates a named work context with its link rules (`elnor contexts add`, the Work contexts page).
 pub fn create_work_context(
     store: &Store,
@@ -473,11 +488,30 @@ pub fn embed(
     cancel: &std::sync::atomic::AtomicBool,
 ) -> Result<EmbedReport> {
     let embedder = embedder(store, secrets).map_err(crate::base::error::Error::InvalidInput)?;
+    // A local-only work context's text never goes to an embedder off this machine, as it never
+    // goes to such a synthesis model: its documents stay without vectors, found by their words.
+    let kept_local = if embedder.leaves_this_machine() {
+        store.graph().with_conn_result(|c| {
+            let ids = |sql: &str| -> rusqlite::Result<std::collections::HashSet<String>> {
+                c.prepare(sql)?.query_map([], |r| r.get(0))?.collect()
+            };
+            Ok(crate::views::search::LocalOnly {
+                contexts: ids("SELECT work_context_id FROM work_contexts WHERE local_only = 1")?,
+                sessions: ids(
+                    "SELECT s.session_id FROM transcript_sessions s
+                       JOIN work_contexts w ON w.work_context_id = s.work_context_id
+                      WHERE w.local_only = 1",
+                )?,
+            })
+        })?
+    } else {
+        Default::default()
+    };
     let index = SearchIndex::open(store)?;
     if index.is_behind(store)? {
         index.sync(store)?;
     }
-    index.embed_pending(&embedder, limit, progress, cancel)
+    index.embed_pending(&embedder, &kept_local, limit, progress, cancel)
 }
 
 /// How far the configured embedder's vectors reach, without embedding anything

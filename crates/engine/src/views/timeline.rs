@@ -274,6 +274,10 @@ fn next_bucket(start: chrono::NaiveDate, bucket: Bucket) -> chrono::NaiveDate {
 /// The timeline for `filter`, as of `now`.
 pub fn query(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Timeline> {
     let graph = store.graph();
+    // A filter naming a context that does not exist is a mistake to say, not an empty timeline.
+    if let Some(wc) = filter.work_context.as_ref().filter(|wc| !wc.is_unlinked()) {
+        graph.work_context(wc.as_str())?;
+    }
     graph.with_conn_result(register_functions)?;
     let days = match filter.days {
         0 => DEFAULT_DAYS,

@@ -56,6 +56,7 @@ pub use query::{
     Why,
 };
 pub use vectors::EmbedReport;
+pub(crate) use vectors::LocalOnly;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
 const INDEX_VERSION: u32 = 3;

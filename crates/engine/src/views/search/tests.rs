@@ -226,12 +226,18 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
     let model = &super::embed::Embedder::Local(model);
     let never = std::sync::atomic::AtomicBool::new(false);
     let first = index
-        .embed_pending(model, Some(5), &mut |_| {}, &never)
+        .embed_pending(model, &Default::default(), Some(5), &mut |_| {}, &never)
         .unwrap();
     assert_eq!(first.embedded, 5);
     let mut seen = Vec::new();
     let rest = index
-        .embed_pending(model, None, &mut |r| seen.push(r.covered), &never)
+        .embed_pending(
+            model,
+            &Default::default(),
+            None,
+            &mut |r| seen.push(r.covered),
+            &never,
+        )
         .unwrap();
     assert_eq!(rest.covered, rest.documents, "{rest:?}");
     assert_eq!(rest.embedded + 5, rest.documents);
@@ -324,7 +330,7 @@ fn a_backfill_after_a_killed_one_keeps_every_id_on_its_own_vector() {
     let model = &super::embed::Embedder::Local(model);
     let never = std::sync::atomic::AtomicBool::new(false);
     index
-        .embed_pending(model, Some(5), &mut |_| {}, &never)
+        .embed_pending(model, &Default::default(), Some(5), &mut |_| {}, &never)
         .unwrap();
     let folder = index.dir.parent().unwrap().join("vectors").join(model.id());
     let append = |name: &str, bytes: &[u8]| {
@@ -337,7 +343,7 @@ fn a_backfill_after_a_killed_one_keeps_every_id_on_its_own_vector() {
     append("vectors.f32", &vec![7u8; 384 * 4 + 384 * 2]);
     append("vectors.ids", b"turn:99");
     let rest = index
-        .embed_pending(model, None, &mut |_| {}, &never)
+        .embed_pending(model, &Default::default(), None, &mut |_| {}, &never)
         .unwrap();
     assert_eq!(rest.covered, rest.documents, "{rest:?}");
     let ids = std::fs::read_to_string(folder.join("vectors.ids")).unwrap();

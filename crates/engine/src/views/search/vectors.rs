@@ -326,6 +326,21 @@ fn top(scored: &mut Vec<(f32, usize)>, k: usize) {
     }
 }
 
+/// What must stay on this machine when the embedder is not on it: the local-only work contexts,
+/// and the sessions the graph links to them now. A document is matched by either, so a session
+/// linked to a local-only context after its turns were indexed is kept back too.
+#[derive(Debug, Default)]
+pub(crate) struct LocalOnly {
+    pub(crate) contexts: HashSet<String>,
+    pub(crate) sessions: HashSet<String>,
+}
+
+impl LocalOnly {
+    fn is_empty(&self) -> bool {
+        self.contexts.is_empty() && self.sessions.is_empty()
+    }
+}
+
 /// What a backfill did, and how far the vectors reach.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct EmbedReport {
@@ -338,6 +353,9 @@ pub struct EmbedReport {
     pub embedder: String,
     /// Whether the run stopped because it was cancelled (what it finished is kept).
     pub cancelled: bool,
+    /// Documents of local-only work contexts left without a vector because the embedder is off
+    /// this machine: their text is never sent there, and searches find them by their words.
+    pub kept_local: u64,
 }
 
 impl SearchIndex {
@@ -368,6 +386,7 @@ impl SearchIndex {
     pub fn embed_pending(
         &self,
         embedder: &Embedder<'_>,
+        kept_local: &LocalOnly,
         limit: Option<usize>,
         progress: &mut dyn FnMut(&EmbedReport),
         cancel: &AtomicBool,
@@ -379,6 +398,7 @@ impl SearchIndex {
         let reader = self.reader()?;
         let searcher = reader.searcher();
         let mut todo: Vec<(u8, i64, String, String)> = Vec::new();
+        let mut skipped_local = 0;
         for segment in searcher.segment_readers() {
             let store = segment
                 .get_store_reader(64)
@@ -387,6 +407,15 @@ impl SearchIndex {
                 let doc: TantivyDocument = store.get(doc).map_err(|e| index_err(&self.dir, e))?;
                 let doc_id = self.text_of(&doc, f.doc_id);
                 if have.contains(&doc_id) {
+                    continue;
+                }
+                if !kept_local.is_empty()
+                    && (kept_local
+                        .contexts
+                        .contains(&self.text_of(&doc, f.work_context_id))
+                        || kept_local.sessions.contains(&self.text_of(&doc, f.session_id)))
+                {
+                    skipped_local += 1;
                     continue;
                 }
                 let text = Some(self.text_of(&doc, f.text))
@@ -409,6 +438,7 @@ impl SearchIndex {
             documents,
             embedder: id.clone(),
             cancelled: false,
+            kept_local: skipped_local,
         };
         let folder = Vectors::folder(&self.dir, &id);
         let mut dims = vectors.dims;
@@ -472,6 +502,7 @@ impl SearchIndex {
             documents: self.reader()?.searcher().num_docs(),
             embedder: embedder.to_owned(),
             cancelled: false,
+            kept_local: 0,
         })
     }
 

@@ -146,7 +146,9 @@ fn every_kind_newest_first_with_a_day_chart() {
     );
     f.limit = 0;
     f.work_context = Some(WorkContextId::new("wc_nobody").unwrap());
-    assert!(query(&store, &f, now()).unwrap().items.is_empty());
+    // A context that does not exist is said, not shown as an empty timeline.
+    let err = query(&store, &f, now()).unwrap_err().to_string();
+    assert!(err.contains("wc_nobody"), "{err}");
     // The 40-day-old session shows in a 60-day window.
     let all = query(
         &store,

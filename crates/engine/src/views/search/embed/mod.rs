@@ -164,6 +164,12 @@ pub(crate) enum Embedder<'a> {
 }
 
 impl Embedder<'_> {
+    /// Whether what it embeds leaves this machine: an endpoint that is not on it (a loopback or
+    /// private address). A local-only work context's text is never sent to one.
+    pub(crate) fn leaves_this_machine(&self) -> bool {
+        matches!(self, Embedder::Remote { endpoint, .. } if !endpoint.is_local())
+    }
+
     /// The embedder's name, which its vectors are kept under: vectors of two models do not
     /// compare, so each has its own folder and a change of model starts a new backfill.
     pub(crate) fn id(&self) -> String {
