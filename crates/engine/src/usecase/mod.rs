@@ -497,11 +497,9 @@ pub fn embed(
             };
             Ok(crate::views::search::LocalOnly {
                 contexts: ids("SELECT work_context_id FROM work_contexts WHERE local_only = 1")?,
-                sessions: ids(
-                    "SELECT s.session_id FROM transcript_sessions s
+                sessions: ids("SELECT s.session_id FROM transcript_sessions s
                        JOIN work_contexts w ON w.work_context_id = s.work_context_id
-                      WHERE w.local_only = 1",
-                )?,
+                      WHERE w.local_only = 1")?,
             })
         })?
     } else {

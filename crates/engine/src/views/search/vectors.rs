@@ -413,7 +413,9 @@ impl SearchIndex {
                     && (kept_local
                         .contexts
                         .contains(&self.text_of(&doc, f.work_context_id))
-                        || kept_local.sessions.contains(&self.text_of(&doc, f.session_id)))
+                        || kept_local
+                            .sessions
+                            .contains(&self.text_of(&doc, f.session_id)))
                 {
                     skipped_local += 1;
                     continue;
