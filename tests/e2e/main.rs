@@ -35,6 +35,7 @@ mod search;
 mod security;
 mod sessions;
 mod settings;
+mod startup;
 mod timeline;
 mod topics;
 mod tour;

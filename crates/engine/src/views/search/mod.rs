@@ -23,6 +23,7 @@
 
 mod documents;
 pub mod embed;
+mod ident;
 mod query;
 mod vectors;
 
@@ -37,8 +38,7 @@ use tantivy::schema::{
     TextOptions, Value,
 };
 use tantivy::tokenizer::{
-    Language, LowerCaser, RegexTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer,
-    StopWordFilter, TextAnalyzer,
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
 };
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
@@ -212,9 +212,8 @@ fn register_analysers(index: &Index) -> Result<()> {
         )
         .filter(Stemmer::new(Language::English))
         .build();
-    // Identifiers, paths, versions, e-mail-like and dotted names, kept whole: a run of word
-    // characters joined by `. / \ : @ # - _`, starting and ending on a word character.
-    let ident = RegexTokenizer::new(r"[\p{L}\p{N}_](?:[\p{L}\p{N}_./\\:@#-]*[\p{L}\p{N}_])?")
+    // Identifiers, paths, versions, e-mail-like and dotted names, kept whole (`ident.rs`).
+    let ident = ident::IdentTokenizer::new()
         .map_err(|e| Error::InvalidInput(format!("identifier analyser: {e}")))?;
     let ident = TextAnalyzer::builder(ident)
         .filter(RemoveLongFilter::limit(120))
