@@ -141,7 +141,7 @@ async fn page(ui: &Ui, nav: &str, rows: &str) -> Check<f64> {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
 async fn app_start_and_page_figures() {
-    let world = match std::env::var_os("ELNOR_BENCH_STORE") {
+    let world = match std::env::var_os("ELNOR_BENCH_STORE").filter(|s| !s.is_empty()) {
         Some(store) => {
             let world = World::new();
             std::os::unix::fs::symlink(Path::new(&store), world.store_path()).unwrap();
