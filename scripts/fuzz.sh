@@ -74,13 +74,18 @@ seeds() {
     seed config minimal '{"schema_version":2}'
     seed config texts '{"schema_version":2,"mode":"off","synthesis_model":"llama3.1:8b","synthesis_provider":"openai_compatible","synthesis_base_url":"http://localhost:11434/v1","model_knowledge_cutoff":"2024-06","embedding_provider":"openai_compatible","embedding_base_url":"https://api.example.com/v1","embedding_model":"text-embedding-3-small"}'
 
-    # Markdown: every markdown file of the repository's own (docs, fixtures, READMEs).
+    # Markdown: every markdown file of the repository's own (docs, fixtures, READMEs), but not
+    # the corpus's own copies: those are seeds of an earlier run, and listing them would copy
+    # each seed again on every run. The old numbered seeds go first, because a file added or
+    # removed since then shifts the numbers, and a stale seed would stay beside its renumbered
+    # copy.
+    rm -f "$corpus"/markdown/seed-[0-9]*
     local md n=0
     while IFS= read -r -d '' md; do
         n=$((n + 1))
         mkdir -p "$corpus/markdown"
         cp "$md" "$corpus/markdown/seed-$n-$(basename "$md")"
-    done < <(cd "$root" && git ls-files -z '*.md' | sed -z "s|^|$root/|" | sort -z)
+    done < <(cd "$root" && git ls-files -z -- '*.md' ':!fuzz/corpus' | sed -z "s|^|$root/|" | sort -z)
     seed markdown frontmatter $'---\ntitle: "Ledger sync"\ntags: [a, b]\nowner: dana\n---\n# Heading\n\nSee [the plan](plan.md) and <b>html</b>.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [ ] task ~~done~~\n'
 
     # Hook inputs: the examples of crates/cli/tests/hooks.rs (the harnesses' documented
