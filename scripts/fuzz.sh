@@ -10,8 +10,11 @@
 #   scripts/fuzz.sh [TARGET...]           both
 #
 # FUZZ_RUNS=N (default 10000000) stops a target after N executions, FUZZ_SECONDS=S (default: no
-# limit) after S seconds, whichever comes first. Each run's figures are appended to
-# fuzz/runs.log (not committed). Runs are `nice -n 10`, since fuzzing takes a whole core.
+# limit) after S seconds, whichever comes first. FUZZ_MAX_LEN=B (default: libFuzzer's, the
+# largest seed or 4096 bytes) caps an input's length: the markdown seeds are whole documents of
+# up to 90 KB, on which libFuzzer makes a few hundred executions a second. Each run's figures
+# are appended to fuzz/runs.log (not committed). Runs are `nice -n 10`, since fuzzing takes a
+# whole core.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -74,13 +77,18 @@ seeds() {
     seed config minimal '{"schema_version":2}'
     seed config texts '{"schema_version":2,"mode":"off","synthesis_model":"llama3.1:8b","synthesis_provider":"openai_compatible","synthesis_base_url":"http://localhost:11434/v1","model_knowledge_cutoff":"2024-06","embedding_provider":"openai_compatible","embedding_base_url":"https://api.example.com/v1","embedding_model":"text-embedding-3-small"}'
 
-    # Markdown: every markdown file of the repository's own (docs, fixtures, READMEs).
+    # Markdown: every markdown file of the repository's own (docs, fixtures, READMEs), but not
+    # the corpus's own copies: those are seeds of an earlier run, and listing them would copy
+    # each seed again on every run. The old numbered seeds go first, because a file added or
+    # removed since then shifts the numbers, and a stale seed would stay beside its renumbered
+    # copy.
+    rm -f "$corpus"/markdown/seed-[0-9]*
     local md n=0
     while IFS= read -r -d '' md; do
         n=$((n + 1))
         mkdir -p "$corpus/markdown"
         cp "$md" "$corpus/markdown/seed-$n-$(basename "$md")"
-    done < <(cd "$root" && git ls-files -z '*.md' | sed -z "s|^|$root/|" | sort -z)
+    done < <(cd "$root" && git ls-files -z -- '*.md' ':!fuzz/corpus' | sed -z "s|^|$root/|" | sort -z)
     seed markdown frontmatter $'---\ntitle: "Ledger sync"\ntags: [a, b]\nowner: dana\n---\n# Heading\n\nSee [the plan](plan.md) and <b>html</b>.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [ ] task ~~done~~\n'
 
     # Hook inputs: the examples of crates/cli/tests/hooks.rs (the harnesses' documented
@@ -109,12 +117,14 @@ seeds() {
 }
 
 run() {
-    local runs=${FUZZ_RUNS:-10000000} seconds=${FUZZ_SECONDS:-0} target log out
+    local runs=${FUZZ_RUNS:-10000000} seconds=${FUZZ_SECONDS:-0} max_len=${FUZZ_MAX_LEN:-0}
+    local target log out
     cd "$fuzz"
     for target in "$@"; do
         log="$(mktemp)"
         local args=(-runs="$runs" -print_final_stats=1 -timeout=30)
         [[ $seconds -gt 0 ]] && args+=(-max_total_time="$seconds")
+        [[ $max_len -gt 0 ]] && args+=(-max_len="$max_len")
         local started=$SECONDS status=0
         # `-s none`: the code under test is safe Rust, where a sanitizer finds little that a
         # panic does not, and libFuzzer without one runs several times faster.
