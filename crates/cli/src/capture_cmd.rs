@@ -152,6 +152,13 @@ fn print_run(run: &AgentRun, json: bool) -> anyhow::Result<()> {
     for (session, error) in &run.failures {
         eprintln!("{session}: capture failed: {error}");
     }
+    if run.cross_updates > 0 {
+        println!(
+            "{} cross-conversation update(s) written to {} other work context(s)",
+            run.cross_updates,
+            run.cross_touched.len()
+        );
+    }
     if run.captures.is_empty() && run.failures.is_empty() {
         println!(
             "{} new turn(s) observed; no session due for capture",

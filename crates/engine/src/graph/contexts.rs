@@ -474,6 +474,84 @@ pub(crate) fn ensure_auto_in(
     Ok(())
 }
 
+/// How many of a work context's most-mentioned entities count as its constellation for a
+/// session's reference (see [`session_reference_targets_in`]).
+pub const REFERENCE_TOP_ENTITIES: i64 = 5;
+
+/// An entity mentioned in more work contexts than this names the person's world (their own
+/// name, an employer, a tool used everywhere) rather than a thread of work, so that a session's
+/// mere mention of it is news to nobody.
+pub const REFERENCE_MAX_CONTEXTS: i64 = 12;
+
+/// The work contexts other than `except` that a *session's mention* of `entity` is news to
+/// (CSA §5.5 writes an update to the contexts whose constellation holds the entity). A mention
+/// changes nothing about the entity, so it reaches fewer contexts than an edit, a merge or an
+/// observation ([`referencing_in`]):
+///
+/// - the contexts that link the entity;
+/// - the contexts where it is among the [`REFERENCE_TOP_ENTITIES`] most mentioned, unless more
+///   than [`REFERENCE_MAX_CONTEXTS`] contexts mention it at all;
+/// - none for a file named by a relative path: `src/config.rs` names a different file in every
+///   project, so the same text in two projects is not the same thing changing.
+pub(crate) fn session_reference_targets_in(
+    conn: &Connection,
+    entity: &str,
+    except: Option<&str>,
+) -> rusqlite::Result<Vec<WorkContextId>> {
+    let row: Option<(String, String)> = conn
+        .query_row(
+            "SELECT kind, canonical_name FROM entities WHERE entity_id = ?1",
+            [entity],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((kind, name)) = row else {
+        return Ok(Vec::new());
+    };
+    if kind == "file" && !names_one_file(&name) {
+        return Ok(Vec::new());
+    }
+    let mentioned_in: i64 = conn.query_row(
+        "SELECT count(*) FROM context_entity_mentions WHERE entity_id = ?1",
+        [entity],
+        |r| r.get(0),
+    )?;
+    let sql = if mentioned_in > REFERENCE_MAX_CONTEXTS {
+        "SELECT work_context_id FROM work_context_entities WHERE entity_id = ?1 ORDER BY 1"
+    } else {
+        "SELECT work_context_id FROM work_context_entities WHERE entity_id = ?1
+         UNION
+         SELECT m.work_context_id FROM context_entity_mentions m
+         WHERE m.entity_id = ?1
+           AND (SELECT count(*) FROM context_entity_mentions o
+                WHERE o.work_context_id = m.work_context_id AND o.mentions > m.mentions) < ?2
+         ORDER BY 1"
+    };
+    let mut stmt = conn.prepare_cached(sql)?;
+    let ids = if mentioned_in > REFERENCE_MAX_CONTEXTS {
+        stmt.query_map([entity], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?
+    } else {
+        stmt.query_map(params![entity, REFERENCE_TOP_ENTITIES], |r| {
+            r.get::<_, String>(0)
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?
+    };
+    Ok(ids
+        .into_iter()
+        .filter(|id| Some(id.as_str()) != except && id != WorkContextId::UNLINKED)
+        .filter_map(|id| WorkContextId::new(id).ok())
+        .collect())
+}
+
+/// Whether a file entity's name picks out one file whatever the project: an absolute path
+/// (`/…`, `~/…`, a drive letter or a share). Capture names a file inside the session's project
+/// relative to the project's root, so a relative name is only unique within its project.
+fn names_one_file(name: &str) -> bool {
+    let name = name.replace('\\', "/");
+    name.starts_with('/') || name.starts_with("~/") || name.get(1..2) == Some(":")
+}
+
 /// Every work context other than `except` that references `entity`: linked explicitly or
 /// referenced by one of its captured sessions.
 pub(crate) fn referencing_in(

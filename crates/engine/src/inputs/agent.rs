@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::base::config::ContinuityConfig;
 use crate::base::error::Result;
-use crate::base::ids::SessionId;
+use crate::base::ids::{SessionId, WorkContextId};
 use crate::base::secrets::SecretStore;
 use crate::graph::store::Store;
 use crate::inputs::capture::CaptureRequest;
@@ -209,6 +209,10 @@ pub struct AgentRun {
     pub captures: Vec<crate::inputs::capture::CaptureOutcome>,
     /// Sessions whose capture failed, with the error; the others went ahead.
     pub failures: Vec<(String, String)>,
+    /// Cross-conversation updates the run's captures set off, delivered once after the last
+    /// capture (CSA §5.5), and the work contexts they were written to.
+    pub cross_updates: usize,
+    pub cross_touched: BTreeSet<WorkContextId>,
 }
 
 impl Agent {
@@ -354,12 +358,29 @@ impl Agent {
                 trigger,
                 now,
             };
-            match crate::inputs::capture::capture(store, secrets, &req) {
+            match crate::inputs::capture::capture_undelivered(store, secrets, &req) {
                 Ok(outcome) => run.captures.push(outcome),
                 Err(e) => {
                     tracing::warn!(%session, error = %e, "capture failed");
                     run.failures.push((session, e.to_string()));
                 }
+            }
+        }
+        // The entity events of every capture above are delivered together: each other context's
+        // log is then read and appended to once per run rather than once per session, which is
+        // what made a first sweep over a long history slow down as the logs grew.
+        match store.config().and_then(|config| {
+            crate::inputs::capture::crossconv::deliver_pending(store, &config, now)
+        }) {
+            Ok(delivered) => {
+                run.cross_updates = delivered.written;
+                run.cross_touched = delivered.touched;
+            }
+            Err(e) => {
+                // The events stay unconsumed, so the next run delivers them.
+                tracing::warn!(error = %e, "cross-conversation delivery failed");
+                run.failures
+                    .push(("cross-conversation delivery".to_owned(), e.to_string()));
             }
         }
     }

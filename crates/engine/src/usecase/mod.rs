@@ -774,7 +774,7 @@ pub fn capture_due(
     } else {
         agent.run_once(store, secrets, now)?
     };
-    refresh_after_captures(store, run.captures.iter(), now);
+    refresh_after_run(store, &run, now);
     Ok(run)
 }
 
@@ -786,7 +786,7 @@ pub fn capture_session(
     req: &CaptureRequest,
 ) -> Result<CaptureOutcome> {
     let outcome = crate::inputs::capture::capture(store, secrets, req)?;
-    refresh_after_captures(store, [&outcome], req.now);
+    refresh_after_captures(store, [&outcome], &BTreeSet::new(), req.now);
     Ok(outcome)
 }
 
@@ -860,6 +860,12 @@ fn refreshes_heads(trigger: crate::inputs::agent::Trigger) -> bool {
     }
 }
 
+/// [`refresh_after_captures`] for an agent run: its captures, and the contexts its delivery of
+/// cross-conversation updates wrote to.
+pub(crate) fn refresh_after_run(store: &Store, run: &AgentRun, now: DateTime<Utc>) {
+    refresh_after_captures(store, run.captures.iter(), &run.cross_touched, now);
+}
+
 /// Rebuilds the constellation views of every context the captures wrote to (new entries are a
 /// rebuild trigger, CSA §4.3) and their part of the lineage DAG, then the Tier 2 rollup when
 /// anything was captured, then the heads: the thread heads of the contexts that a session-end or
@@ -869,15 +875,17 @@ fn refreshes_heads(trigger: crate::inputs::agent::Trigger) -> bool {
 pub(crate) fn refresh_after_captures<'a>(
     store: &Store,
     captures: impl IntoIterator<Item = &'a CaptureOutcome>,
+    delivered_to: &BTreeSet<WorkContextId>,
     now: DateTime<Utc>,
 ) {
-    let mut touched = BTreeSet::new();
+    let mut touched = delivered_to.clone();
     let mut heads_touched = BTreeSet::new();
     let mut captured = false;
     for c in captures {
         touched.extend(c.touched.iter().cloned());
         if c.status == CaptureStatus::Captured && refreshes_heads(c.trigger) {
             heads_touched.extend(c.touched.iter().cloned());
+            heads_touched.extend(delivered_to.iter().cloned());
         }
         captured |= c.status == CaptureStatus::Captured;
     }

@@ -42,7 +42,7 @@ pub fn run(store: &Store, secrets: &dyn SecretStore, now: DateTime<Utc>) -> Resu
     let promotions = promotion::evaluate(store, now)?;
     // What the sweep captured is searchable and in the lineage, and the Topics' directives look
     // at it, before the person opens the review queue in the morning.
-    crate::usecase::refresh_after_captures(store, sweep.captures.iter(), now);
+    crate::usecase::refresh_after_run(store, &sweep, now);
     crate::usecase::collect_quietly(store, now);
     let nodes = crate::usecase::sweep_nodes(store, now)?;
     let research_utility = crate::review::utility::measure(store, now)?;

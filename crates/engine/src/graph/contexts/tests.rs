@@ -349,3 +349,100 @@ fn projects_take_over_auto_contexts_of_an_older_store_and_lose_nothing() {
     assert_eq!(wc, mine.work_context_id);
     assert!(matches!(resolution, Resolution::Rule { .. }));
 }
+
+/// Which contexts a session's mere mention of an entity is news to: the contexts that link it,
+/// and those where it is among the most mentioned, but never for a file named relative to its
+/// project, and only through links for an entity nearly every context mentions.
+#[test]
+fn a_mention_reaches_the_contexts_it_is_central_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let g = store.graph();
+    let entity = |kind: &str, name: &str| {
+        g.create_entity(
+            &NewEntity {
+                kind: kind.into(),
+                canonical_name: name.into(),
+                ..NewEntity::default()
+            },
+            now(),
+        )
+        .unwrap()
+        .entity_id
+    };
+    let context = |name: &str, linked: Vec<EntityId>| {
+        g.create_work_context(
+            &NewWorkContext {
+                name: name.into(),
+                entity_ids: linked,
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap()
+        .work_context_id
+    };
+    // What capture records: how often each context's sessions mentioned each entity.
+    let mention = |wc: &WorkContextId, e: &EntityId, n: i64| {
+        g.with_conn(|c| {
+            c.execute(
+                "INSERT INTO context_entity_mentions
+                     (work_context_id, entity_id, mentions, last_session_id, last_seen_at)
+                 VALUES (?1, ?2, ?3, 's', '2026-11-22T09:00:00Z')",
+                params![wc.as_str(), e.as_str(), n],
+            )
+        })
+        .unwrap();
+    };
+    let ledger = entity("matter", "Ledger");
+    let relative = entity("file", "src/config.rs");
+    let absolute = entity("file", "/srv/shared/config.toml");
+    let everyone = entity("person", "Marco");
+    let filler: Vec<EntityId> = (0..6).map(|i| entity("tool", &format!("T{i}"))).collect();
+
+    let source = context("Source", vec![]);
+    let linked = context("Linked", vec![ledger.clone()]);
+    let central = context("Central", vec![]);
+    let peripheral = context("Peripheral", vec![]);
+    for e in [&ledger, &relative, &absolute, &everyone] {
+        mention(&source, e, 1);
+    }
+    mention(&central, &ledger, 10);
+    mention(&central, &relative, 10);
+    mention(&central, &absolute, 10);
+    // Six entities mentioned more often push the ledger out of the peripheral context's top five.
+    for (i, f) in filler.iter().enumerate() {
+        mention(&peripheral, f, 20 + i as i64);
+    }
+    mention(&peripheral, &ledger, 1);
+    // The person's own name comes up in more contexts than REFERENCE_MAX_CONTEXTS.
+    let mut crowd = Vec::new();
+    for i in 0..=REFERENCE_MAX_CONTEXTS {
+        let wc = context(&format!("Crowd {i}"), vec![]);
+        mention(&wc, &everyone, 50);
+        crowd.push(wc);
+    }
+    let crowd_linked = context("Crowd linked", vec![everyone.clone()]);
+
+    let targets = |e: &EntityId| -> String {
+        let ids = g
+            .with_conn(|c| session_reference_targets_in(c, e.as_str(), Some(source.as_str())))
+            .unwrap();
+        ids.iter().map(|w| w.as_str()).collect::<Vec<_>>().join(" ")
+    };
+    let table = format!(
+        "ledger: {}\nsrc/config.rs: {}\n/srv/shared/config.toml: {}\nMarco: {}\n",
+        targets(&ledger),
+        targets(&relative),
+        targets(&absolute),
+        targets(&everyone),
+    );
+    expect_test::expect![[r#"
+        ledger: wc_central wc_linked
+        src/config.rs: 
+        /srv/shared/config.toml: wc_central
+        Marco: wc_crowd_linked
+    "#]]
+    .assert_eq(&table);
+    let _ = (linked, central, peripheral, crowd_linked);
+}

@@ -30,6 +30,11 @@ pub struct Delivered {
 }
 
 /// Delivers every pending entity event; says how many update entries it wrote, and where.
+///
+/// The events of one run are gathered first, then written as one update per source (a session,
+/// an observation, the person's edits) and target context, naming every entity that source
+/// touched there: a session that mentions five entities a context shares tells it once, not
+/// five times. Each target log is read once and appended to once per run.
 pub(crate) fn deliver_pending(
     store: &Store,
     config: &ContinuityConfig,
@@ -47,26 +52,139 @@ pub(crate) fn deliver_pending(
         stmt.query_map([ENTITY_UPSERTED], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect()
     })?;
-    let mut written = 0;
-    let mut waiting = Waiting::default();
-    let mut targets = BTreeSet::new();
-    for (event_id, payload) in events {
+    if events.is_empty() {
+        return Ok(Delivered::default());
+    }
+    // Sources in the order of their first event, each with its targets and what it did to the
+    // entities each target shares.
+    let mut sources: Vec<Source> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, payload) in &events {
         // A payload this build cannot read is consumed without delivery rather than retried
         // forever; it is still in the table for inspection.
-        if let Ok(event) = serde_json::from_str::<EntityUpserted>(&payload) {
-            written += deliver(store, config, &event, now, &mut waiting, &mut targets)?;
-        }
-        graph.with_conn_result(|c| {
-            c.execute(
-                "UPDATE events SET consumed_at = ?2 WHERE event_id = ?1",
-                params![event_id, ts(now)],
-            )
+        let Ok(event) = serde_json::from_str::<EntityUpserted>(payload) else {
+            continue;
+        };
+        let targets = graph.with_conn_result(|c| {
+            let except = event.work_context_id.as_ref().map(|w| w.as_str());
+            if event.change == "referenced" && event.observation.is_none() {
+                contexts::session_reference_targets_in(c, event.entity_id.as_str(), except)
+            } else {
+                contexts::referencing_in(c, event.entity_id.as_str(), except)
+            }
         })?;
+        if targets.is_empty() {
+            continue;
+        }
+        let key = match &event.observation {
+            Some(o) => format!("observation:{}", o.observation_id),
+            None => format!(
+                "session:{}",
+                event
+                    .source_session_id
+                    .as_ref()
+                    .map(SessionId::as_str)
+                    .unwrap_or(event.source_kind.as_str())
+            ),
+        };
+        let at = *index.entry(key).or_insert_with(|| {
+            sources.push(Source {
+                first: event.clone(),
+                targets: BTreeMap::new(),
+            });
+            sources.len() - 1
+        });
+        let source = &mut sources[at];
+        for wc in targets {
+            let touched = source.targets.entry(wc).or_default();
+            if !touched.iter().any(|(id, ..)| id == &event.entity_id) {
+                touched.push((
+                    event.entity_id.clone(),
+                    event.canonical_name.clone(),
+                    event.change.clone(),
+                ));
+            }
+        }
+    }
+
+    let mut waiting = Waiting::default();
+    let mut out: BTreeMap<WorkContextId, Vec<ContinuityEntry>> = BTreeMap::new();
+    let mut per_observation: Vec<(i64, usize)> = Vec::new();
+    for source in &sources {
+        let event = &source.first;
+        let source_session = match (&event.observation, &event.source_session_id) {
+            (Some(o), _) => SessionId::new(o.source_key.clone())?,
+            (None, Some(s)) => s.clone(),
+            (None, None) => SessionId::new(event.source_kind.clone())?,
+        };
+        let happened = happened_at(store, &source_session, now)?;
+        let where_from = where_from(store, event);
+        let mut written = 0;
+        for (wc, touched) in &source.targets {
+            let summary = match &event.observation {
+                // An observation names the file or the push itself (CSA §9): "Henderson brief
+                // edited outside chat (brief.md)."
+                Some(o) => o.summary.clone(),
+                None => session_summary(event, &where_from, touched),
+            };
+            let entities: Vec<EntityId> = touched.iter().map(|(id, ..)| id.clone()).collect();
+            if let Some(entry) = new_update(
+                store,
+                config,
+                wc,
+                &source_session,
+                &summary,
+                &entities,
+                now,
+                happened,
+                &mut waiting,
+            )? {
+                out.entry(wc.clone()).or_default().push(entry);
+                written += 1;
+            }
+        }
+        if let Some(o) = &event.observation {
+            per_observation.push((o.observation_id, written));
+        }
+    }
+    let mut written = 0;
+    let mut targets = BTreeSet::new();
+    for (wc, entries) in &out {
+        store.log(wc).append_all(entries)?;
+        written += entries.len();
+        targets.insert(wc.clone());
+    }
+    for (observation_id, n) in per_observation {
+        crate::inputs::observe::count_updates(graph, observation_id, n)?;
+    }
+    // The events are consumed once their updates are on disk; a crash before this line
+    // delivers them again, and the waiting updates already in the logs keep that from writing
+    // anything twice.
+    {
+        let mut conn = graph.conn();
+        let tx = conn.transaction().map_err(|e| graph.sql(e))?;
+        {
+            let mut stmt = tx
+                .prepare_cached("UPDATE events SET consumed_at = ?2 WHERE event_id = ?1")
+                .map_err(|e| graph.sql(e))?;
+            for (event_id, _) in &events {
+                stmt.execute(params![event_id, ts(now)])
+                    .map_err(|e| graph.sql(e))?;
+            }
+        }
+        tx.commit().map_err(|e| graph.sql(e))?;
     }
     Ok(Delivered {
         written,
         touched: targets,
     })
+}
+
+/// One source of entity changes in a delivery run: its first event (which names the source),
+/// and per target context the entities it touched there, each with its name and change.
+struct Source {
+    first: EntityUpserted,
+    targets: BTreeMap<WorkContextId, Vec<(EntityId, String, String)>>,
 }
 
 /// The undelivered updates already in each target log, as (source session, entity) pairs, the
@@ -104,85 +222,104 @@ impl Waiting {
     }
 }
 
-fn deliver(
-    store: &Store,
-    config: &ContinuityConfig,
-    event: &EntityUpserted,
-    now: DateTime<Utc>,
-    waiting: &mut Waiting,
-    written_to: &mut BTreeSet<WorkContextId>,
-) -> Result<usize> {
-    let graph = store.graph();
-    let targets = graph.with_conn_result(|c| {
-        contexts::referencing_in(
-            c,
-            event.entity_id.as_str(),
-            event.work_context_id.as_ref().map(|w| w.as_str()),
-        )
-    })?;
-    if targets.is_empty() {
-        return Ok(0);
-    }
-    let source_session = match (&event.observation, &event.source_session_id) {
-        (Some(o), _) => SessionId::new(o.source_key.clone())?,
-        (None, Some(s)) => s.clone(),
-        (None, None) => SessionId::new(event.source_kind.clone())?,
-    };
-    let summary = match &event.observation {
-        // An observation names the file or the push itself (CSA §9): "Henderson brief edited
-        // outside chat (brief.md)."
-        Some(o) => o.summary.clone(),
-        None => session_summary(store, event),
-    };
-    let mut written = 0;
-    for wc in targets {
-        if append_update(
-            store,
-            config,
-            &wc,
-            &source_session,
-            &summary,
-            std::slice::from_ref(&event.entity_id),
-            now,
-            waiting,
-        )? {
-            written_to.insert(wc.clone());
-            written += 1;
-        }
-    }
-    if let Some(o) = &event.observation {
-        crate::inputs::observe::count_updates(graph, o.observation_id, written)?;
-    }
-    Ok(written)
-}
-
-/// The update text for an entity change a session (or the person's edit) made.
-fn session_summary(store: &Store, event: &EntityUpserted) -> String {
-    let where_from = match &event.work_context_id {
+/// Where a session's change happened, for the update's text: its work context's name, "by you"
+/// for the person's own edit, or nothing when unknown.
+fn where_from(store: &Store, event: &EntityUpserted) -> String {
+    match &event.work_context_id {
         Some(wc) => match store.graph().work_context(wc.as_str()) {
             Ok(w) => format!(" in work context \"{}\"", w.name),
             Err(_) => format!(" in {wc}"),
         },
         None if event.source_kind == "manual" => " by you".to_owned(),
         None => String::new(),
-    };
-    match event.change.as_str() {
-        "referenced" => format!(
-            "{} came up in another conversation{where_from} (session {}).",
-            event.canonical_name,
-            event
-                .source_session_id
-                .as_ref()
-                .map(SessionId::as_str)
-                .unwrap_or(event.source_kind.as_str())
-        ),
-        "created" => format!("{} was added{where_from}.", event.canonical_name),
-        "merged" => format!(
-            "{} was merged with another entity{where_from}.",
-            event.canonical_name
-        ),
-        _ => format!("{} was updated{where_from}.", event.canonical_name),
     }
+}
+
+/// The update text for what one session (or the person's edits) did to the entities a target
+/// shares: one sentence per kind of change, e.g. "Henderson and Judge Chen came up in another
+/// conversation in work context \"motion\" (session 42)."
+fn session_summary(
+    event: &EntityUpserted,
+    where_from: &str,
+    touched: &[(EntityId, String, String)],
+) -> String {
+    // The names of the entities whose change matches, as one list, and the verb that agrees
+    // with how many there are.
+    let names = |change: &dyn Fn(&str) -> bool| -> Option<(String, &'static str)> {
+        let list: Vec<&str> = touched
+            .iter()
+            .filter(|(_, _, c)| change(c))
+            .map(|(_, n, _)| n.as_str())
+            .collect();
+        let verb = if list.len() == 1 { "was" } else { "were" };
+        Some(list)
+            .filter(|l| !l.is_empty())
+            .map(|l| (name_list(&l), verb))
+    };
+    let session = event
+        .source_session_id
+        .as_ref()
+        .map(SessionId::as_str)
+        .unwrap_or(event.source_kind.as_str());
+    let mut parts = Vec::new();
+    if let Some((n, _)) = names(&|c| c == "referenced") {
+        parts.push(format!(
+            "{n} came up in another conversation{where_from} (session {session})."
+        ));
+    }
+    if let Some((n, verb)) = names(&|c| c == "created") {
+        parts.push(format!("{n} {verb} added{where_from}."));
+    }
+    if let Some((n, verb)) = names(&|c| c == "merged") {
+        parts.push(format!(
+            "{n} {verb} merged with another entity{where_from}."
+        ));
+    }
+    if let Some((n, verb)) = names(&|c| !matches!(c, "referenced" | "created" | "merged")) {
+        parts.push(format!("{n} {verb} updated{where_from}."));
+    }
+    parts.join(" ")
+}
+
+/// "A", "A and B", "A, B and C", or "A, B, C and 4 more": a list that stays one line.
+fn name_list(names: &[&str]) -> String {
+    const SHOWN: usize = 3;
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        _ if names.len() <= SHOWN => format!(
+            "{} and {}",
+            names[..names.len() - 1].join(", "),
+            names[names.len() - 1]
+        ),
+        _ => format!(
+            "{} and {} more",
+            names[..SHOWN].join(", "),
+            names.len() - SHOWN
+        ),
+    }
+}
+
+/// When the source session did the work: an update happened then, not when ELNOR delivered it;
+/// an observation or a push has no session row and happened now (`None`).
+fn happened_at(
+    store: &Store,
+    source: &SessionId,
+    now: DateTime<Utc>,
+) -> Result<Option<DateTime<Utc>>> {
+    let happened: Option<String> = store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT last_turn_at FROM transcript_sessions WHERE session_id = ?1",
+            [source.as_str()],
+            |r| r.get(0),
+        )
+        .optional()
+        .map(Option::flatten)
+    })?;
+    Ok(happened
+        .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
+        .map(|t| t.with_timezone(&Utc))
+        .filter(|t| *t <= now))
 }
 
 /// Appends one cross-conversation update to `wc`'s log unless an undelivered one from the same
@@ -199,6 +336,32 @@ pub(crate) fn append_update(
     now: DateTime<Utc>,
     waiting: &mut Waiting,
 ) -> Result<bool> {
+    let happened = happened_at(store, source, now)?;
+    let Some(entry) = new_update(
+        store, config, wc, source, summary, entities, now, happened, waiting,
+    )?
+    else {
+        return Ok(false);
+    };
+    store.log(wc).append(&entry)?;
+    Ok(true)
+}
+
+/// The update entry for `wc`, or `None` when an undelivered one from the same source about the
+/// same entities already waits there (the entry is counted as waiting from now on, so a run
+/// does not make it twice).
+#[allow(clippy::too_many_arguments)]
+fn new_update(
+    store: &Store,
+    config: &ContinuityConfig,
+    wc: &WorkContextId,
+    source: &SessionId,
+    summary: &str,
+    entities: &[EntityId],
+    now: DateTime<Utc>,
+    happened: Option<DateTime<Utc>>,
+    waiting: &mut Waiting,
+) -> Result<Option<ContinuityEntry>> {
     let pending = waiting.of(store, wc)?;
     let keys: Vec<(SessionId, Option<EntityId>)> = if entities.is_empty() {
         vec![(source.clone(), None)]
@@ -209,7 +372,7 @@ pub(crate) fn append_update(
             .collect()
     };
     if keys.iter().all(|k| pending.contains(k)) {
-        return Ok(false);
+        return Ok(None);
     }
     pending.extend(keys);
     let mut entry = ContinuityEntry::new(
@@ -224,25 +387,9 @@ pub(crate) fn append_update(
         }),
         config,
     );
-    // The update happened when its source session did the work, not when ELNOR delivered it;
-    // an observation or a push has no session row and happened now.
-    let happened: Option<String> = store.graph().with_conn_result(|c| {
-        c.query_row(
-            "SELECT last_turn_at FROM transcript_sessions WHERE session_id = ?1",
-            [source.as_str()],
-            |r| r.get(0),
-        )
-        .optional()
-        .map(Option::flatten)
-    })?;
-    if let Some(at) = happened
-        .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
-        .map(|t| t.with_timezone(&Utc))
-        .filter(|t| *t <= now)
-    {
+    if let Some(at) = happened {
         entry = entry.happened(at, config);
     }
     entry.linked_entity_ids = entities.to_vec();
-    store.log(wc).append(&entry)?;
-    Ok(true)
+    Ok(Some(entry))
 }

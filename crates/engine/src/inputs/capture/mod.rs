@@ -247,13 +247,23 @@ fn summary_id(session_id: &str, last_seq: i64) -> String {
     format!("ss_{hex}_{last_seq}")
 }
 
-/// Captures one session.
+/// Captures one session, then delivers the cross-conversation updates it set off.
 pub(crate) fn capture(
     store: &Store,
     secrets: &dyn SecretStore,
     req: &CaptureRequest,
 ) -> Result<CaptureOutcome> {
     capture_through(store, secrets, req, None)
+}
+
+/// Captures one session and leaves the entity events it wrote for the caller to deliver: a run
+/// that captures many sessions delivers once at its end (`Agent::capture_all`).
+pub(crate) fn capture_undelivered(
+    store: &Store,
+    secrets: &dyn SecretStore,
+    req: &CaptureRequest,
+) -> Result<CaptureOutcome> {
+    capture_window(store, secrets, req, None, false)
 }
 
 /// Captures one session's turns since its last capture up to and including turn `through`
@@ -264,6 +274,18 @@ pub(crate) fn capture_through(
     secrets: &dyn SecretStore,
     req: &CaptureRequest,
     through: Option<i64>,
+) -> Result<CaptureOutcome> {
+    capture_window(store, secrets, req, through, true)
+}
+
+/// The capture itself; `deliver` says whether it also delivers the pending cross-conversation
+/// updates (its own and any left by earlier writes).
+fn capture_window(
+    store: &Store,
+    secrets: &dyn SecretStore,
+    req: &CaptureRequest,
+    through: Option<i64>,
+    deliver: bool,
 ) -> Result<CaptureOutcome> {
     let config = store.config()?;
     if config.mode == ContinuityMode::Off {
@@ -584,9 +606,7 @@ pub(crate) fn capture_through(
         None => {}
     }
 
-    for e in &entries {
-        log.append(e)?;
-    }
+    log.append_all(&entries)?;
 
     // The capture state, the summary record and the references, in one transaction.
     {
@@ -712,7 +732,11 @@ pub(crate) fn capture_through(
     }
     // The new entries, and the updates delivered below, are rebuild triggers (CSA §4.3) for the
     // views of the contexts they landed in: the outcome names them for the use case to refresh.
-    let delivered = crossconv::deliver_pending(store, &config, req.now)?;
+    let delivered = if deliver {
+        crossconv::deliver_pending(store, &config, req.now)?
+    } else {
+        crossconv::Delivered::default()
+    };
     let mut touched = delivered.touched.clone();
     touched.insert(wc.clone());
 

@@ -343,6 +343,72 @@ fn an_entity_touched_elsewhere_updates_every_other_context_that_references_it() 
     );
 }
 
+/// A sweep captures every due session first and delivers afterwards: one update per session and
+/// other context, naming every shared entity the session touched, however many there are.
+#[test]
+fn a_sweep_tells_each_other_context_once_per_session() {
+    let Some((_d, store)) = fixture_store() else {
+        return;
+    };
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    let g = store.graph();
+    let ids: Vec<EntityId> = ["Dialyzer", "OpenTelemetry", "Phoenix"]
+        .into_iter()
+        .map(|name| {
+            g.create_entity(
+                &crate::graph::entities::NewEntity {
+                    kind: "tool".into(),
+                    canonical_name: name.into(),
+                    ..Default::default()
+                },
+                now(),
+            )
+            .unwrap()
+            .entity_id
+        })
+        .collect();
+    // The CLI and the app deliver right after a manual change, before any context links them.
+    crossconv::deliver_pending(&store, &store.config().unwrap(), now()).unwrap();
+    let other = g
+        .create_work_context(
+            &NewWorkContext {
+                name: "Elixir tooling".into(),
+                entity_ids: ids.clone(),
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    let run = crate::inputs::agent::Agent::new(&store.config().unwrap())
+        .sweep(&store, &MemorySecrets::default(), now())
+        .unwrap();
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    // Delivery waited for the end of the run: no capture delivered on its own.
+    assert!(run.captures.iter().all(|o| o.cross_updates == 0));
+    let updates = store.log(&other.work_context_id).read().unwrap().entries;
+    assert!(run.cross_touched.contains(&other.work_context_id));
+    let written: usize = run
+        .cross_touched
+        .iter()
+        .map(|wc| {
+            let entries = store.log(wc).read().unwrap().entries;
+            entries
+                .iter()
+                .filter(|e| e.entry_type() == crate::EntryType::CrossConversationUpdate)
+                .count()
+        })
+        .sum();
+    assert_eq!(run.cross_updates, written);
+    let mut lines: Vec<String> = updates
+        .iter()
+        .map(|e| format!("{} {:?}", e.content.headline(), e.linked_entity_ids.len()))
+        .collect();
+    lines.sort();
+    expect![[r#"
+        Dialyzer and OpenTelemetry came up in another conversation in work context "spotter-4te" (session ae4a77f8-aedd-4bc1-888f-c94edc91af04). 2
+        Phoenix came up in another conversation in work context "spotter" (session d6e0bada-1959-4eec-a9d2-0bfade768d8f). 1"#]].assert_eq(&lines.join("\n"));
+}
+
 fn full_mode(store: &Store, base: &str, provider: &str) {
     store.set_mode(ContinuityMode::Full).unwrap();
     store.set_config("synthesis_provider", provider).unwrap();

@@ -648,6 +648,6 @@ fn a_push_reaches_what_its_words_name_even_in_part() {
     )
     .unwrap();
     assert!(out.entities_created.is_empty());
-    expect![[r#"["Christensen report was added by you.", "Ledger import was added by you.", "You noted: Called Christensen about the draft"]"#]]
+    expect![[r#"["Christensen report and Ledger import were added by you.", "You noted: Called Christensen about the draft"]"#]]
         .assert_eq(&format!("{:?}", updates(&w.store, &w.motion)));
 }
