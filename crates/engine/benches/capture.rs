@@ -1,7 +1,8 @@
 //! Capture cost as the graph grows: one deterministic capture of a real fixture session (Claude
 //! Code, 27 turns) into a named work context whose log already holds 250 entries (SPEC §14 per
-//! context), with 0, 2,000 and 20,000 entities in the graph — the known-name matcher is built
-//! from every name on each capture, so this is the term that grows.
+//! context), with 0, 2,000 and 20,000 entities in the graph. The graph keeps its known-name
+//! automaton while no name changes, so the iterations measure a capture that finds it built;
+//! the cost of building it after a change is measured whole-process in BENCHMARKS.md.
 //!
 //! `cargo bench -p elnor-engine --bench capture` (needs `../shared/fixtures` beside the checkout).
 

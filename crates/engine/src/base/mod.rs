@@ -20,3 +20,4 @@ pub(crate) mod marked_block;
 pub mod redact;
 pub mod secrets;
 pub mod tokens;
+pub(crate) mod words;

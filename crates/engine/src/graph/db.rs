@@ -43,6 +43,8 @@ pub fn latest_schema_version() -> u32 {
 pub struct Graph {
     path: PathBuf,
     conn: Mutex<Connection>,
+    /// The known-name automaton last built (`entities/names.rs`), kept across calls.
+    names: Mutex<crate::graph::entities::CachedNames>,
 }
 
 impl std::fmt::Debug for Graph {
@@ -88,6 +90,7 @@ impl Graph {
         Ok(Graph {
             path: path.to_owned(),
             conn: Mutex::new(conn),
+            names: Mutex::new(None),
         })
     }
 
@@ -117,6 +120,13 @@ impl Graph {
         // A panic while holding the lock cannot leave SQLite inconsistent (it has its own
         // transactions), so a poisoned lock is safe to keep using.
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The known-names cache. Whoever holds it never asks for the connection, so the two locks
+    /// cannot wait on each other.
+    pub(crate) fn names_cache(&self) -> MutexGuard<'_, crate::graph::entities::CachedNames> {
+        // What the cache holds is whole or absent, so a poisoned lock is safe to keep using.
+        self.names.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn sql(&self, source: rusqlite::Error) -> Error {

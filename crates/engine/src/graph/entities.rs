@@ -14,6 +14,11 @@ use crate::base::error::{Error, Result};
 use crate::base::ids::{EntityId, SessionId, WorkContextId};
 use crate::graph::Graph;
 
+mod names;
+
+pub use names::EntityMatcher;
+pub(crate) use names::{Cached as CachedNames, KnownNames};
+
 /// The outbox event type every entity change writes.
 pub const ENTITY_UPSERTED: &str = "graph.entity.upserted";
 

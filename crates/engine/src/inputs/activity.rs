@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use serde::Serialize;
 
+use crate::base::words::on_word_boundary;
 use crate::continuity::WorkPhase;
 
 /// What the person is doing (DOC24 `activity_type`).
@@ -246,16 +247,6 @@ fn matcher() -> &'static Matcher {
             .expect("the verb-family patterns are valid");
         Matcher { ac, labels }
     })
-}
-
-pub(crate) fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// Whether `text[start..end]` stands as whole words.
-pub(crate) fn on_word_boundary(text: &[u8], start: usize, end: usize) -> bool {
-    (start == 0 || !is_word_byte(text[start - 1]))
-        && (end >= text.len() || !is_word_byte(text[end]))
 }
 
 /// One text's classification.

@@ -28,10 +28,10 @@ use crate::base::config::{ContinuityConfig, ContinuityMode};
 use crate::base::error::{Error, Result};
 use crate::base::ids::{EntityId, SessionId, WorkContextId};
 use crate::graph::Graph;
+use crate::graph::entities::EntityMatcher;
 use crate::graph::entities::{self, ChangeSource, NewEntity, ObservedBy, parse_ts, ts};
 use crate::graph::store::Store;
 use crate::inputs::capture::crossconv;
-use crate::inputs::resolve::EntityMatcher;
 
 pub use folders::{TrackedConfig, TrackedFoldersFile};
 pub use ignore::default_ignores;

@@ -7,55 +7,11 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex::Regex;
 use serde::Serialize;
 
 use crate::base::config::ContinuityConfig;
-use crate::base::ids::EntityId;
-use crate::inputs::activity::{ActivityType, on_word_boundary};
-
-/// Finds known entities by name or alias.
-pub struct EntityMatcher {
-    ac: Option<AhoCorasick>,
-    owners: Vec<EntityId>,
-}
-
-impl EntityMatcher {
-    /// Builds the automaton over every name. Names shorter than three characters are left out:
-    /// "AI" or "Go" would match everywhere and mean nothing.
-    pub fn new(names: &[(EntityId, String)]) -> EntityMatcher {
-        let mut patterns = Vec::new();
-        let mut owners = Vec::new();
-        for (id, name) in names {
-            if name.chars().count() >= 3 {
-                patterns.push(name.as_str());
-                owners.push(id.clone());
-            }
-        }
-        let ac = (!patterns.is_empty()).then(|| {
-            AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(&patterns)
-                .expect("literal patterns always build")
-        });
-        EntityMatcher { ac, owners }
-    }
-
-    /// Adds each whole-word match in `text` to `counts`.
-    pub fn count_in(&self, text: &str, counts: &mut BTreeMap<EntityId, u32>) {
-        let Some(ac) = &self.ac else { return };
-        let bytes = text.as_bytes();
-        for m in ac.find_iter(text) {
-            if on_word_boundary(bytes, m.start(), m.end()) {
-                *counts
-                    .entry(self.owners[m.pattern().as_usize()].clone())
-                    .or_default() += 1;
-            }
-        }
-    }
-}
+use crate::inputs::activity::ActivityType;
 
 /// What sort of thing a candidate looks like; it becomes the entity's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -139,3 +139,85 @@ fn slugs_are_ascii_or_hashed() {
     );
     assert_eq!(slug("はくあ", 40).len(), 10);
 }
+
+/// The known-name automaton is kept while no name changes, and built again after any change to
+/// a name, an alias or the set of entities, whichever process made it.
+#[test]
+fn known_names_follow_every_change_to_a_name_from_any_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    // A second store on the same directory plays another process (the app, `elnor watch`).
+    let other = Store::open(dir.path()).unwrap();
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).unwrap();
+    let found = |text: &str| -> String {
+        let known = store.graph().known_names().unwrap();
+        let mut counts = std::collections::BTreeMap::new();
+        known.matcher.count_in(text, &mut counts);
+        counts
+            .keys()
+            .map(|id| id.as_str().to_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let text = "Henderson met Marex about the Ledger import";
+    assert_eq!(found(text), "");
+    let h = other
+        .graph()
+        .create_entity(
+            &NewEntity {
+                kind: "matter".into(),
+                canonical_name: "Henderson".into(),
+                ..NewEntity::default()
+            },
+            now,
+        )
+        .unwrap();
+    assert_eq!(found(text), h.entity_id.as_str());
+    // Nothing changed: the same automaton is handed out again.
+    let first = store.graph().known_names().unwrap();
+    let again = store.graph().known_names().unwrap();
+    assert!(std::sync::Arc::ptr_eq(&first, &again));
+    // A reference, a kind or a deadline is no change to a name.
+    other
+        .graph()
+        .edit_entity(
+            h.entity_id.as_str(),
+            &EntityEdit {
+                kind: Some("person".into()),
+                ..EntityEdit::default()
+            },
+            now,
+        )
+        .unwrap();
+    assert!(std::sync::Arc::ptr_eq(
+        &first,
+        &store.graph().known_names().unwrap()
+    ));
+    // An alias added, a rename, an alias removed: each is seen at once.
+    other
+        .graph()
+        .edit_entity(
+            h.entity_id.as_str(),
+            &EntityEdit {
+                add_aliases: vec!["Marex".into()],
+                ..EntityEdit::default()
+            },
+            now,
+        )
+        .unwrap();
+    assert_eq!(found("Marex"), h.entity_id.as_str());
+    other
+        .graph()
+        .edit_entity(
+            h.entity_id.as_str(),
+            &EntityEdit {
+                canonical_name: Some("Ledger import".into()),
+                remove_aliases: vec!["Marex".into()],
+                ..EntityEdit::default()
+            },
+            now,
+        )
+        .unwrap();
+    assert_eq!(found("Henderson and Marex"), "");
+    assert_eq!(found(text), h.entity_id.as_str());
+}

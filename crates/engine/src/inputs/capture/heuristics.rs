@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use crate::inputs::activity::is_word_byte;
+use crate::base::words::is_word_byte;
 
 /// A detected item: the sentence, the message it came from as context, and why it was taken
 /// (shown beside the item, so a person can judge the rule as well as the sentence).

@@ -36,7 +36,7 @@ use crate::graph::entities::{self, ChangeSource, NewEntity, sql_err, ts};
 use crate::graph::store::Store;
 use crate::inputs::activity::{self, ActivityType};
 use crate::inputs::agent::Trigger;
-use crate::inputs::resolve::{self, EntityMatcher};
+use crate::inputs::resolve;
 use crate::inputs::sessions;
 use crate::inputs::transcripts::clean::{self, InjectedCounts};
 
@@ -323,11 +323,12 @@ fn capture_window(
     let activity = activity::classify_session(user_texts.iter().copied());
 
     // Entities: known names, then candidates through the gate.
-    let names = graph.with_conn_result(entities::all_names)?;
-    let matcher = EntityMatcher::new(&names);
+    // The automaton over every name is the graph's, kept while no name changes: a sweep over
+    // thousands of sessions builds it again only after a capture that added an entity.
+    let known = graph.known_names()?;
     let mut counts: BTreeMap<EntityId, u32> = BTreeMap::new();
     for t in window.iter().filter(|t| t.speaker.is_some()) {
-        matcher.count_in(&t.text, &mut counts);
+        known.matcher.count_in(&t.text, &mut counts);
     }
     let known_first = ranked(&counts);
     let (_, pre) = graph.resolve_work_context(&SessionFacts {
@@ -340,12 +341,11 @@ fn capture_window(
     let active = matches!(pre, Resolution::Rule { .. } | Resolution::Previous)
         && !previous.as_ref().is_some_and(WorkContextId::is_unlinked);
     let threshold = resolve::gate_threshold(&config, activity, active);
-    let lower: BTreeSet<String> = names.iter().map(|(_, n)| n.to_lowercase()).collect();
     let candidates = resolve::candidates(
         window
             .iter()
             .filter_map(|t| t.speaker.map(|s| (t.text.as_str(), s == Speaker::User))),
-        &|text| lower.contains(&text.to_lowercase()),
+        &|text| known.lower.contains(&text.to_lowercase()),
     );
     let project_root = session
         .cwd

@@ -23,9 +23,9 @@ use super::{NewObservation, Observation, ObservationKind, ObservationSource};
 use crate::base::config::ContinuityConfig;
 use crate::base::error::Result;
 use crate::base::ids::{EntityId, WorkContextId};
-use crate::graph::entities::{self, ts};
+use crate::graph::entities::KnownNames;
+use crate::graph::entities::ts;
 use crate::graph::store::Store;
-use crate::inputs::resolve::EntityMatcher;
 
 /// Files up to this size are read as text for titles, deltas and entity mentions.
 pub const MAX_TEXT_BYTES: u64 = 1024 * 1024;
@@ -542,11 +542,11 @@ impl Facts {
     }
 }
 
-/// The entity matcher, built on first use: a reconcile that finds nothing changed never pays
-/// for loading every entity name.
+/// The graph's known names, fetched on first use: a reconcile that finds nothing changed never
+/// asks for them (the graph keeps them between calls while no name changes).
 struct Matcher<'s> {
     store: &'s Store,
-    built: std::cell::OnceCell<EntityMatcher>,
+    built: std::cell::OnceCell<std::sync::Arc<KnownNames>>,
 }
 
 impl<'s> Matcher<'s> {
@@ -559,13 +559,12 @@ impl<'s> Matcher<'s> {
 
     fn mentions(&self, text: &str) -> Result<Vec<EntityId>> {
         if self.built.get().is_none() {
-            let names = self.store.graph().with_conn_result(entities::all_names)?;
-            let _ = self.built.set(EntityMatcher::new(&names));
+            let _ = self.built.set(self.store.graph().known_names()?);
         }
         Ok(self
             .built
             .get()
-            .map(|m| super::mentioned_with(m, text))
+            .map(|k| super::mentioned_with(&k.matcher, text))
             .unwrap_or_default())
     }
 }

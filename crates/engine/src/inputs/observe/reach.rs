@@ -19,7 +19,6 @@ use crate::base::error::Result;
 use crate::base::ids::{EntityId, WorkContextId};
 use crate::graph::Graph;
 use crate::graph::{contexts, entities};
-use crate::inputs::resolve::EntityMatcher;
 
 /// Words names are built from that say nothing about which thing is meant.
 const GENERIC: &[&str] = &[
@@ -207,8 +206,9 @@ pub(crate) fn reach(
     named: &[String],
     chosen: Option<&WorkContextId>,
 ) -> Result<PushReach> {
-    let names = graph.with_conn_result(entities::all_names)?;
-    let words_table = distinctive(&names);
+    let known = graph.known_names()?;
+    let names = &known.names;
+    let words_table = distinctive(names);
     let mut out = PushReach::default();
     let mut seen: BTreeSet<EntityId> = BTreeSet::new();
     let mut add = |out: &mut PushReach, id: EntityId, found: Found| -> Result<()> {
@@ -238,7 +238,7 @@ pub(crate) fn reach(
             },
         }
     }
-    for id in super::mentioned_with(&EntityMatcher::new(&names), text) {
+    for id in super::mentioned_with(&known.matcher, text) {
         add(&mut out, id, Found::Name)?;
     }
     for word in words(text) {
@@ -276,11 +276,7 @@ pub(crate) fn reach(
                     n.chars().count() >= 5 && marked && {
                         let n = n.to_lowercase();
                         lower.match_indices(&n).any(|(at, _)| {
-                            crate::inputs::activity::on_word_boundary(
-                                lower.as_bytes(),
-                                at,
-                                at + n.len(),
-                            )
+                            crate::base::words::on_word_boundary(lower.as_bytes(), at, at + n.len())
                         })
                     }
                 })

@@ -4,6 +4,8 @@
 use expect_test::expect;
 
 use super::*;
+use crate::base::ids::EntityId;
+use crate::graph::entities::EntityMatcher;
 
 fn id(s: &str) -> EntityId {
     EntityId::new(s).unwrap()
