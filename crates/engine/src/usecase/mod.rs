@@ -885,9 +885,13 @@ pub(crate) fn refresh_after_captures<'a>(
         touched.extend(c.touched.iter().cloned());
         if c.status == CaptureStatus::Captured && refreshes_heads(c.trigger) {
             heads_touched.extend(c.touched.iter().cloned());
-            heads_touched.extend(delivered_to.iter().cloned());
         }
         captured |= c.status == CaptureStatus::Captured;
+    }
+    // A run's delivery is one for all its captures: its targets take a head refresh when any
+    // capture that refreshes heads set it off.
+    if !heads_touched.is_empty() {
+        heads_touched.extend(delivered_to.iter().cloned());
     }
     crate::views::constellation::refresh(store, &touched, now);
     // The lineage DAG takes the new summaries; an empty one (a store from before it existed) is
