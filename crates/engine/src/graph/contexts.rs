@@ -16,6 +16,10 @@ use crate::graph::Graph;
 use crate::graph::entities::{slug, sql_err, ts};
 use crate::graph::store::Store;
 
+mod rules;
+
+pub(crate) use rules::{Cached as CachedRules, LinkRules};
+
 /// How a session is linked to a named work context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -278,12 +282,6 @@ fn glob_match(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
-/// Directories compare normalised (Windows paths case-insensitively, either separator, no
-/// trailing separator), so a rule matches however a harness wrote the session's cwd.
-fn cwd_within(cwd: &str, dir: &str) -> bool {
-    crate::graph::projects::within(cwd, dir)
-}
-
 fn rules_in(conn: &Connection, wc: Option<&str>) -> rusqlite::Result<Vec<(String, LinkRule)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT r.work_context_id, r.rule_id, r.rule_kind, r.pattern
@@ -321,46 +319,12 @@ fn rules_in(conn: &Connection, wc: Option<&str>) -> rusqlite::Result<Vec<(String
 /// `wc_unlinked`.
 pub(crate) fn resolve_in(
     conn: &Connection,
+    rules: &LinkRules,
     facts: &SessionFacts<'_>,
 ) -> rusqlite::Result<(WorkContextId, Resolution)> {
-    let entity_set: BTreeSet<&str> = facts.entity_ids.iter().map(EntityId::as_str).collect();
     // Contexts ELNOR made for projects: any rule the person wrote outranks theirs, so a rule made
     // after the first ingest (a split, a broader folder, a session key) still takes effect.
-    let made: BTreeSet<String> = {
-        let mut stmt = conn.prepare_cached(
-            "SELECT work_context_id FROM projects WHERE made = 1 AND work_context_id IS NOT NULL",
-        )?;
-        stmt.query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?
-    };
-    // (person's rule, rank, specificity, wc, rule): higher wins; ties go to the lower rule id.
-    let mut best: Option<((bool, u8, usize), String, LinkRule)> = None;
-    for (wc, rule) in rules_in(conn, None)? {
-        let person = !made.contains(&wc);
-        let score = match rule.kind {
-            LinkRuleKind::Cwd => facts
-                .cwd
-                .filter(|cwd| cwd_within(cwd, &rule.pattern))
-                .map(|_| (person, 3, rule.pattern.len())),
-            LinkRuleKind::SessionKey => (glob_match(&rule.pattern, facts.session_id)
-                || facts.agent_id.is_some_and(|a| glob_match(&rule.pattern, a)))
-            .then_some((person, 2, rule.pattern.len())),
-            LinkRuleKind::EntitySet => {
-                let ids: Vec<&str> = rule.pattern.split(',').filter(|s| !s.is_empty()).collect();
-                (!ids.is_empty() && ids.iter().all(|id| entity_set.contains(id))).then_some((
-                    person,
-                    1,
-                    ids.len(),
-                ))
-            }
-        };
-        if let Some(score) = score
-            && best.as_ref().is_none_or(|(b, _, _)| score > *b)
-        {
-            best = Some((score, wc, rule));
-        }
-    }
-    if let Some((_, wc, rule)) = best
+    if let Some((wc, rule)) = rules.best(facts)
         && let Ok(id) = WorkContextId::new(wc)
     {
         return Ok((
@@ -410,22 +374,8 @@ pub(crate) fn resolve_in(
 
 /// The named work context whose `cwd` link rule holds `path` (the longest such directory wins,
 /// then the lower rule id), for placing a file the watcher saw.
-pub(crate) fn for_path_in(
-    conn: &Connection,
-    path: &str,
-) -> rusqlite::Result<Option<WorkContextId>> {
-    let mut best: Option<(usize, String)> = None;
-    for (wc, rule) in rules_in(conn, None)? {
-        if rule.kind == LinkRuleKind::Cwd
-            && cwd_within(path, &rule.pattern)
-            && best
-                .as_ref()
-                .is_none_or(|(len, _)| rule.pattern.len() > *len)
-        {
-            best = Some((rule.pattern.len(), wc));
-        }
-    }
-    Ok(best.and_then(|(_, wc)| WorkContextId::new(wc).ok()))
+pub(crate) fn for_path(graph: &Graph, path: &str) -> Result<Option<WorkContextId>> {
+    Ok(graph.link_rules()?.for_path(path))
 }
 
 /// Makes sure the auto context exists as a row (so it can be listed, renamed or merged), named
@@ -861,7 +811,8 @@ impl Graph {
         &self,
         facts: &SessionFacts<'_>,
     ) -> Result<(WorkContextId, Resolution)> {
-        self.with_conn_result(|c| resolve_in(c, facts))
+        let rules = self.link_rules()?;
+        self.with_conn_result(|c| resolve_in(c, &rules, facts))
     }
 }
 
@@ -1051,22 +1002,16 @@ pub fn ensure_projects(
                 .collect::<rusqlite::Result<_>>()
                 .map_err(&err)?
         };
-        let cwd_rules: Vec<(String, LinkRule)> = rules_in(&tx, None)
-            .map_err(&err)?
-            .into_iter()
-            .filter(|(_, r)| r.kind == LinkRuleKind::Cwd)
-            .collect();
+        // The rules as they were before this ingest's projects: a project is covered by a rule
+        // the person or an earlier ingest made, not by a sibling's made a moment ago.
+        let before = LinkRules::read(&tx).map_err(&err)?;
         for (key, cwd) in &pending {
             let Some(project) =
                 crate::graph::projects::of_cwd(cwd, home.as_deref()).filter(|p| &p.key == key)
             else {
                 continue;
             };
-            let covering = cwd_rules
-                .iter()
-                .filter(|(_, r)| cwd_within(&project.root, &r.pattern))
-                .max_by_key(|(_, r)| r.pattern.len())
-                .map(|(wc, _)| wc.clone());
+            let covering = before.covering(&project.root);
             let (wc, made) = match covering {
                 Some(wc) => (Some(wc), false),
                 None if auto => {
@@ -1103,6 +1048,7 @@ pub fn ensure_projects(
         // session of a known project shows in its context from the first ingest on. Only the
         // sessions this ingest touched and those of projects just given a context can have
         // changed.
+        let rules = LinkRules::read(&tx).map_err(&err)?;
         let mut candidates: BTreeSet<String> = touched.clone();
         for (_, key) in &fresh {
             let mut stmt = tx
@@ -1136,7 +1082,7 @@ pub fn ensure_projects(
                 cwd: cwd.as_deref(),
                 ..SessionFacts::default()
             };
-            if let (wc, Resolution::Rule { .. }) = resolve_in(&tx, &facts).map_err(&err)? {
+            if let (wc, Resolution::Rule { .. }) = resolve_in(&tx, &rules, &facts).map_err(&err)? {
                 tx.execute(
                     "UPDATE transcript_sessions SET work_context_id = ?2 WHERE session_id = ?1",
                     params![session, wc.as_str()],

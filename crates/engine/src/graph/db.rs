@@ -45,6 +45,8 @@ pub struct Graph {
     conn: Mutex<Connection>,
     /// The known-name automaton last built (`entities/names.rs`), kept across calls.
     names: Mutex<crate::graph::entities::CachedNames>,
+    /// The link rules last read (`contexts/rules.rs`), kept across calls.
+    rules: Mutex<crate::graph::contexts::CachedRules>,
 }
 
 impl std::fmt::Debug for Graph {
@@ -91,6 +93,7 @@ impl Graph {
             path: path.to_owned(),
             conn: Mutex::new(conn),
             names: Mutex::new(None),
+            rules: Mutex::new(None),
         })
     }
 
@@ -127,6 +130,11 @@ impl Graph {
     pub(crate) fn names_cache(&self) -> MutexGuard<'_, crate::graph::entities::CachedNames> {
         // What the cache holds is whole or absent, so a poisoned lock is safe to keep using.
         self.names.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The link-rules cache, locked as the names cache is: never while asking for it again.
+    pub(crate) fn rules_cache(&self) -> MutexGuard<'_, crate::graph::contexts::CachedRules> {
+        self.rules.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn sql(&self, source: rusqlite::Error) -> Error {

@@ -116,24 +116,32 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
         .as_deref()
         .filter(|t| !t.trim().is_empty())
         .map(|t| format!("%{}%", t.trim().replace('%', "\\%").replace('_', "\\_")));
+    // One session is looked up by its key: an `(?8 IS NULL OR …)` beside the other filters
+    // would make SQLite walk every session in `last_turn_at` order, and each capture asks for
+    // its session, so a first run's sweep grew with the square of the history.
+    let exactly = if q.session_id.is_some() {
+        "s.session_id = ?8"
+    } else {
+        "?8 IS NULL"
+    };
     graph.with_conn_result(|c| {
-        let mut stmt = c.prepare_cached(
+        let mut stmt = c.prepare_cached(&format!(
             "SELECT s.session_id, s.harness, s.agent_id, s.started_at, s.last_turn_at,
                     s.work_context_id, s.turn_count, s.record_count, s.compaction_count,
                     EXISTS (SELECT 1 FROM session_summaries x WHERE x.session_id = s.session_id),
                     s.title, s.cwd, s.parent_session_id, s.source_path, s.session_kind,
                     s.kind_reason, s.request
              FROM transcript_sessions s
-             WHERE (?1 IS NULL OR s.work_context_id = ?1)
+             WHERE {exactly}
+               AND (?1 IS NULL OR s.work_context_id = ?1)
                AND (?2 IS NULL OR s.last_turn_at >= ?2)
                AND (?3 IS NULL OR s.agent_id = ?3)
                AND (?4 IS NULL OR s.harness = ?4)
                AND (?5 IS NULL OR s.title LIKE ?5 ESCAPE '\\' OR s.cwd LIKE ?5 ESCAPE '\\'
                     OR s.request LIKE ?5 ESCAPE '\\' OR s.session_id LIKE ?5 ESCAPE '\\')
-               AND (?8 IS NULL OR s.session_id = ?8)
              ORDER BY s.last_turn_at DESC NULLS LAST, s.session_id
-             LIMIT ?6 OFFSET ?7",
-        )?;
+             LIMIT ?6 OFFSET ?7"
+        ))?;
         let rows = stmt.query_map(
             params![
                 q.work_context_id,

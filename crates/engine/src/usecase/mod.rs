@@ -19,6 +19,7 @@ pub mod today;
 pub mod watcher;
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Utc};
 use rusqlite::OptionalExtension;
@@ -76,6 +77,37 @@ pub fn ingest(
     progress: &mut dyn FnMut(&IngestProgress),
     now: DateTime<Utc>,
 ) -> Result<IngestReport> {
+    // The search index trails the ingest on a thread of its own, indexing the turns of each
+    // committed file while the next one is read: on a first run of years of history the two
+    // would otherwise take turns on one core.
+    let ingesting = AtomicBool::new(true);
+    let report = std::thread::scope(|scope| {
+        let index = scope.spawn(|| {
+            let synced = SearchIndex::open(store)
+                .and_then(|index| index.sync_trailing_ingest(store, &ingesting));
+            report_sync(synced);
+        });
+        let ingested = ingest_then_relink(store, roots, progress, now);
+        ingesting.store(false, Ordering::Release);
+        // A panic on the index thread is a bug in derived data: the store is whole, the next
+        // sync catches up, and the ingest's answer stands.
+        if index.join().is_err() {
+            tracing::warn!("search index thread panicked; the next query catches up");
+        }
+        ingested
+    })?;
+    collect_quietly(store, now);
+    Ok(report)
+}
+
+/// The canonical half of [`ingest`]: the turns, the projects' contexts, and the views and
+/// lineage of the contexts whose sessions moved.
+fn ingest_then_relink(
+    store: &Store,
+    roots: &[SourceRoot],
+    progress: &mut dyn FnMut(&IngestProgress),
+    now: DateTime<Utc>,
+) -> Result<IngestReport> {
     let (report, projects) = crate::inputs::ingest::ingest_store(store, roots, progress, now)?;
     for (absorbed, _) in &projects.merged {
         crate::views::constellation::remove_view(store, absorbed)?;
@@ -89,8 +121,6 @@ pub fn ingest(
         .collect();
     moved.extend(compacted_contexts(store, &report.touched)?);
     refresh_lineage_quietly(store, &moved);
-    sync_search(store);
-    collect_quietly(store, now);
     Ok(report)
 }
 
@@ -621,7 +651,12 @@ pub fn reindex(store: &Store) -> Result<SyncReport> {
 /// Brings the search index up to date after a write, off the caller's answer: a failure is
 /// logged, and the next query catches up.
 pub(crate) fn sync_search(store: &Store) {
-    match SearchIndex::open(store).and_then(|index| index.sync_if_free(store)) {
+    report_sync(SearchIndex::open(store).and_then(|index| index.sync_if_free(store)));
+}
+
+/// Logs how a sync of the search index ended; none of its failures is the caller's.
+fn report_sync(synced: Result<Option<crate::views::search::SyncReport>>) {
+    match synced {
         Ok(Some(_)) => {}
         // The app, the CLI and the MCP server share a store: another of them is indexing.
         Ok(None) => {

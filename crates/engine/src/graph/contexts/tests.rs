@@ -1,6 +1,8 @@
 //! Work-context resolution (CSA §3.1): rules first and the most specific one, then the previous
 //! context, then `wc_auto_…` from the primary entities, else `wc_unlinked`; and merging.
 
+use std::sync::Arc;
+
 use chrono::TimeZone;
 
 use super::*;
@@ -445,4 +447,256 @@ fn a_mention_reaches_the_contexts_it_is_central_to() {
     "#]]
     .assert_eq(&table);
     let _ = (linked, central, peripheral, crowd_linked);
+}
+
+/// The indexed rules place every session, and find every file's and project's context, exactly
+/// as comparing the path with each rule one by one does (`projects::within`), on rules written
+/// in every shape a person or a harness writes a folder.
+#[test]
+fn link_rules_place_as_every_rule_compared_one_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let rules: &[(&str, &str, &str)] = &[
+        ("wc_root", "cwd", "/"),
+        ("wc_home", "cwd", "/home/ana"),
+        ("wc_projects", "cwd", "/home/ana/projects/"),
+        ("wc_projects_b", "cwd", "//home//ana/projects"),
+        ("wc_app", "cwd", "/home/ana/projects/app"),
+        ("wc_app_made", "cwd", "/home/ana/projects/app"),
+        ("wc_apple", "cwd", "/home/ana/projects/apple"),
+        ("wc_win", "cwd", "C:\\Work"),
+        ("wc_win_app", "cwd", "c:/work/App/"),
+        ("wc_drive", "cwd", "D:\\"),
+        ("wc_blank", "cwd", "   "),
+        ("wc_agent", "session_key", "agent:main:*"),
+        ("wc_session", "session_key", "s-1?"),
+        ("wc_entities", "entity_set", "ent_a,ent_b"),
+        ("wc_entity", "entity_set", "ent_a"),
+    ];
+    store
+        .graph()
+        .with_conn(|c| {
+            for (wc, kind, pattern) in rules {
+                c.execute(
+                    "INSERT OR IGNORE INTO work_contexts
+                         (work_context_id, name, origin, created_at, updated_at)
+                     VALUES (?1, ?1, 'named', '2026-11-22T09:00:00Z', '2026-11-22T09:00:00Z')",
+                    [wc],
+                )?;
+                c.execute(
+                    "INSERT INTO work_context_link_rules (work_context_id, rule_kind, pattern)
+                     VALUES (?1, ?2, ?3)",
+                    params![wc, kind, pattern],
+                )?;
+            }
+            c.execute(
+                "INSERT INTO projects (project_key, root, name, work_context_id, made, created_at)
+                 VALUES ('app', '/home/ana/projects/app', 'app', 'wc_app_made', 1,
+                         '2026-11-22T09:00:00Z')",
+                [],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let indexed = store.graph().link_rules().unwrap();
+    let (all, made): (Vec<(String, LinkRule)>, BTreeSet<String>) = store
+        .graph()
+        .with_conn(|c| {
+            let made = c
+                .prepare("SELECT work_context_id FROM projects WHERE made = 1")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            Ok((rules_in(c, None)?, made))
+        })
+        .unwrap();
+    let within = crate::graph::projects::within;
+    // The reference: every rule in rule id order, a later one only when strictly better.
+    let one_by_one = |facts: &SessionFacts<'_>| -> Option<String> {
+        let set: BTreeSet<&str> = facts.entity_ids.iter().map(EntityId::as_str).collect();
+        let mut best: Option<((bool, u8, usize), &str)> = None;
+        for (wc, rule) in &all {
+            let person = !made.contains(wc);
+            let score = match rule.kind {
+                LinkRuleKind::Cwd => facts
+                    .cwd
+                    .filter(|cwd| within(cwd, &rule.pattern))
+                    .map(|_| (person, 3, rule.pattern.len())),
+                LinkRuleKind::SessionKey => (glob_match(&rule.pattern, facts.session_id)
+                    || facts.agent_id.is_some_and(|a| glob_match(&rule.pattern, a)))
+                .then_some((person, 2, rule.pattern.len())),
+                LinkRuleKind::EntitySet => {
+                    let ids: Vec<&str> = rule.pattern.split(',').collect();
+                    ids.iter()
+                        .all(|id| set.contains(id))
+                        .then_some((person, 1, ids.len()))
+                }
+            };
+            if let Some(score) = score
+                && best.is_none_or(|(b, _)| score > b)
+            {
+                best = Some((score, wc));
+            }
+        }
+        best.map(|(_, wc)| wc.to_owned())
+    };
+    let longest = |path: &str, ties_to_lower: bool| -> Option<String> {
+        let mut best: Option<(usize, &str)> = None;
+        for (wc, rule) in &all {
+            if rule.kind == LinkRuleKind::Cwd
+                && within(path, &rule.pattern)
+                && best.is_none_or(|(len, _)| {
+                    rule.pattern.len() > len || (!ties_to_lower && rule.pattern.len() == len)
+                })
+            {
+                best = Some((rule.pattern.len(), wc));
+            }
+        }
+        best.map(|(_, wc)| wc.to_owned())
+    };
+    let paths = [
+        "/",
+        "/home",
+        "/home/ana",
+        "/home/ana/",
+        "/home/anaconda",
+        "/home/ana/projects",
+        "/home/ana/projects/app",
+        "/home/ana/projects/app/src/main.rs",
+        "/home/ana/projects/apple/x",
+        "/home/ana/projects/appl",
+        "//home/ana//projects/app//",
+        "C:\\Work",
+        "c:\\work\\app\\src",
+        "C:/WORK/APP",
+        "C:\\Workshop",
+        "D:\\data",
+        "relative/path",
+        "",
+    ];
+    let ents = [EntityId::new("ent_a").unwrap(), EntityId::new("ent_b").unwrap()];
+    let mut checked = 0;
+    for cwd in paths.iter().map(Some).chain([None]) {
+        for (session, agent) in [("s-12", None), ("s-123", Some("agent:main:x")), ("x", None)] {
+            for entity_ids in [&ents[..0], &ents[..1], &ents[..]] {
+                let facts = SessionFacts {
+                    session_id: session,
+                    agent_id: agent,
+                    cwd: cwd.copied(),
+                    entity_ids,
+                    previous: None,
+                };
+                assert_eq!(
+                    indexed.best(&facts).map(|(wc, _)| wc),
+                    one_by_one(&facts),
+                    "{facts:?}"
+                );
+                checked += 1;
+            }
+        }
+        if let Some(path) = cwd {
+            assert_eq!(
+                indexed.for_path(path).map(|wc| wc.as_str().to_owned()),
+                longest(path, true),
+                "{path}"
+            );
+            assert_eq!(indexed.covering(path), longest(path, false), "{path}");
+        }
+    }
+    assert_eq!(checked, (paths.len() + 1) * 9);
+    // The cases the table is there for, spelled out.
+    let at = |cwd: &str| {
+        indexed.best(&SessionFacts {
+            session_id: "x",
+            cwd: Some(cwd),
+            ..SessionFacts::default()
+        })
+    };
+    assert_eq!(at("/home/ana/projects/app/src").unwrap().0, "wc_app");
+    assert_eq!(at("/home/ana/projects/apple/x").unwrap().0, "wc_apple");
+    assert_eq!(at("c:\\work\\app\\src").unwrap().0, "wc_win_app");
+    assert_eq!(at("/srv").unwrap().0, "wc_root");
+}
+
+/// The graph hands out the same rules while nothing that places a session changed, and sees a
+/// rule or a project row another process adds, changes or removes at once.
+#[test]
+fn link_rules_follow_every_change_from_any_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    // A second store on the same directory plays another process (the app, `elnor watch`).
+    let other = Store::open(dir.path()).unwrap();
+    let placed = |cwd: &str| -> String {
+        let (wc, _) = store
+            .graph()
+            .resolve_work_context(&SessionFacts {
+                session_id: "s1",
+                cwd: Some(cwd),
+                ..SessionFacts::default()
+            })
+            .unwrap();
+        wc.as_str().to_owned()
+    };
+    assert_eq!(placed("/work/app/src"), "wc_unlinked");
+    let app = other
+        .graph()
+        .create_work_context(
+            &NewWorkContext {
+                name: "App".into(),
+                rules: vec![(LinkRuleKind::Cwd, "/work/app".into())],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    assert_eq!(placed("/work/app/src"), app.work_context_id.as_str());
+    let first = store.graph().link_rules().unwrap();
+    assert!(Arc::ptr_eq(&first, &store.graph().link_rules().unwrap()));
+    // A narrower rule of another context takes the folder at once.
+    let src = other
+        .graph()
+        .create_work_context(
+            &NewWorkContext {
+                name: "Src".into(),
+                rules: vec![(LinkRuleKind::Cwd, "/work/app/src".into())],
+                ..NewWorkContext::default()
+            },
+            now(),
+        )
+        .unwrap();
+    assert_eq!(placed("/work/app/src"), src.work_context_id.as_str());
+    // A project row saying ELNOR made that context: the person's broader rule now outranks it.
+    other
+        .graph()
+        .with_conn(|c| {
+            c.execute(
+                "INSERT INTO projects (project_key, root, name, work_context_id, made, created_at)
+                 VALUES ('src', '/work/app/src', 'src', ?1, 1, '2026-11-22T09:00:00Z')",
+                [src.work_context_id.as_str()],
+            )
+        })
+        .unwrap();
+    assert_eq!(placed("/work/app/src"), app.work_context_id.as_str());
+    // A rule's pattern edited in place, then the context deleted (its rules cascade away).
+    other
+        .graph()
+        .with_conn(|c| {
+            c.execute(
+                "UPDATE work_context_link_rules SET pattern = '/elsewhere'
+                 WHERE work_context_id = ?1",
+                [app.work_context_id.as_str()],
+            )
+        })
+        .unwrap();
+    assert_eq!(placed("/work/app/src"), src.work_context_id.as_str());
+    other
+        .graph()
+        .with_conn(|c| {
+            c.execute(
+                "DELETE FROM work_contexts WHERE work_context_id = ?1",
+                [src.work_context_id.as_str()],
+            )
+        })
+        .unwrap();
+    assert_eq!(placed("/work/app/src"), "wc_unlinked");
+    assert!(!Arc::ptr_eq(&first, &store.graph().link_rules().unwrap()));
 }

@@ -30,6 +30,7 @@ mod vectors;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -59,7 +60,7 @@ pub use vectors::EmbedReport;
 pub(crate) use vectors::LocalOnly;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 3;
+const INDEX_VERSION: u32 = 4;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -159,11 +160,13 @@ struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
+    // Frequencies without positions: no query of ours matches phrases, and recording positions
+    // was a quarter of a first run's indexing work and a third of the index on disk.
     let analysed = |tokenizer: &str, stored: bool| {
         let options = TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
                 .set_tokenizer(tokenizer)
-                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+                .set_index_option(IndexRecordOption::WithFreqs),
         );
         if stored {
             options.set_stored()
@@ -254,6 +257,9 @@ fn open_indexes() -> &'static std::sync::Mutex<HashMap<PathBuf, std::sync::Arc<S
 /// process made while it could not update the index (two writers at once), and once a second is
 /// soon enough for that (the bar is two).
 const BEHIND_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long an index trailing an ingest waits when it has caught up with it.
+const TRAILING_POLL: std::time::Duration = std::time::Duration::from_millis(25);
 
 impl SearchIndex {
     /// The folder of a store's search index.
@@ -365,6 +371,27 @@ impl SearchIndex {
     /// one): with the app, the CLI and the MCP server on one store that is ordinary, not a
     /// failure, and the writer that holds it, or the next sync, indexes what is new.
     pub fn sync_if_free(&self, store: &Store) -> Result<Option<SyncReport>> {
+        self.sync_trailing(store, None)
+    }
+
+    /// Like [`Self::sync_if_free`], started while another thread is still ingesting: until
+    /// `ingesting` turns false, turns are indexed as the ingest commits them, and then the rest
+    /// is synced and committed once. A first run's ingest and its index then share the two cores
+    /// rather than taking turns (BENCHMARKS.md, "First run"). Turn documents carry nothing an
+    /// ingest decides after it has stored the turn, so indexing them early changes no document.
+    pub fn sync_trailing_ingest(
+        &self,
+        store: &Store,
+        ingesting: &AtomicBool,
+    ) -> Result<Option<SyncReport>> {
+        self.sync_trailing(store, Some(ingesting))
+    }
+
+    fn sync_trailing(
+        &self,
+        store: &Store,
+        ingesting: Option<&AtomicBool>,
+    ) -> Result<Option<SyncReport>> {
         let mut writer: IndexWriter<TantivyDocument> =
             match self.index.writer_with_num_threads(1, 40_000_000) {
                 Ok(writer) => writer,
@@ -384,6 +411,17 @@ impl SearchIndex {
             };
         }
         let mut report = SyncReport::default();
+        if let Some(ingesting) = ingesting {
+            // Each pass takes the turns of the transactions committed so far; a pass that found
+            // none waits a moment rather than asking SQLite again at once.
+            while ingesting.load(Ordering::Acquire) {
+                let before = report.turns;
+                self.sync_turns(store, &mut writer, &mut state, &mut report)?;
+                if report.turns == before {
+                    std::thread::sleep(TRAILING_POLL);
+                }
+            }
+        }
         self.sync_turns(store, &mut writer, &mut state, &mut report)?;
         self.sync_summaries(store, &mut writer, &mut state, &mut report)?;
         self.sync_entries(store, &mut writer, &mut state, &mut report)?;
