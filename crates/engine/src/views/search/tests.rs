@@ -478,3 +478,48 @@ fn a_sync_while_another_writer_holds_the_index_waits_its_turn_and_loses_nothing(
     assert_eq!(report.documents, before + 1);
     assert_eq!(index.sync(&store).unwrap().observations, 0);
 }
+
+/// An index trailing an ingest (a first run's) takes the turns of each file as its transaction
+/// commits and ends with exactly the documents a sync after the ingest makes: none twice, none
+/// missed, while any other sync meanwhile finds the index busy rather than adding its own.
+#[test]
+fn an_index_trailing_an_ingest_indexes_each_turn_once() {
+    use crate::inputs::ingest::{SourceRoot, ingest_store};
+    use crate::inputs::transcripts::Harness;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let samples = elnor_fixtures::samples();
+    let roots = [
+        (Harness::ClaudeCode, samples.join("claude-code")),
+        (Harness::OpenClaw, samples.join("openclaw/agents")),
+        (Harness::Codex, samples.join("codex")),
+    ];
+    let index = SearchIndex::open(&store).unwrap();
+    let ingesting = AtomicBool::new(true);
+    let trailed = std::thread::scope(|scope| {
+        let trailing = scope.spawn(|| index.sync_trailing_ingest(&store, &ingesting));
+        for (harness, root) in &roots {
+            let root = SourceRoot {
+                harness: *harness,
+                root: root.clone(),
+            };
+            ingest_store(&store, &[root], &mut |_| {}, now()).unwrap();
+            // Long past the trailing index's poll, so it indexes this harness's turns before the
+            // next harness's exist.
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            assert!(
+                index.sync_if_free(&store).unwrap().is_none(),
+                "the trailing index holds the writer"
+            );
+        }
+        ingesting.store(false, Ordering::Release);
+        trailing.join().unwrap().unwrap().expect("the writer was free")
+    });
+    assert!(trailed.turns > 20, "{trailed:?}");
+    assert!(!index.is_behind(&store).unwrap());
+    let again = index.sync(&store).unwrap();
+    assert_eq!(again.turns, 0, "{again:?}");
+    let rebuilt = SearchIndex::rebuild(&store).unwrap();
+    assert_eq!(rebuilt.turns, trailed.turns);
+    assert_eq!(rebuilt.documents, trailed.documents);
+}
