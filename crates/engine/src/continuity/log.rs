@@ -58,6 +58,54 @@ pub struct LogRead {
     pub repair: Option<TornRepair>,
 }
 
+/// Where an incremental read of a log stopped ([`ContinuityLog::read_since`]): the file it read,
+/// how far, and the last bytes before that point, which must still be there for the next read to
+/// go on from it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogMark {
+    identity: Option<(u64, u64)>,
+    offset: u64,
+    ending: Vec<u8>,
+}
+
+/// What [`ContinuityLog::read_since`] read: the new entries, the mark to go on from, and whether
+/// it had to read the log from its start.
+#[derive(Debug)]
+pub struct SinceMark {
+    pub read: LogRead,
+    pub mark: LogMark,
+    pub restarted: bool,
+}
+
+/// How many bytes before a mark must be unchanged for a read to go on from it. They end with the
+/// newline of an entry whose id is unique, so a rewritten log that reused the inode cannot hold
+/// them at the same place by chance.
+const MARK_ENDING: u64 = 64;
+
+/// The file's device and inode where the platform has them: a rewrite by rename is another file.
+/// Elsewhere there is no identity and every incremental read starts from the beginning.
+fn file_identity(meta: &fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+/// The up to [`MARK_ENDING`] bytes before `offset`.
+fn ending_at(file: &mut File, offset: u64) -> std::io::Result<Vec<u8>> {
+    let start = offset.saturating_sub(MARK_ENDING);
+    let mut bytes = vec![0u8; (offset - start) as usize];
+    file.seek(SeekFrom::Start(start))?;
+    file.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// A handle on one work context's log. Cheap to create; the file is touched only by calls.
 #[derive(Debug, Clone)]
 pub struct ContinuityLog {
@@ -277,6 +325,54 @@ impl ContinuityLog {
         let mut read = self.read_locked(|_, _| {})?;
         read.repair = repair;
         Ok(read)
+    }
+
+    /// Reads the entries appended since `mark` was taken, and a mark for the next call. A log
+    /// that is not the file `mark` was taken on (an eviction or a merge rewrote it), or no longer
+    /// holds the bytes it ended with there, is read whole, and `restarted` says so: a caller
+    /// keeping something derived from earlier reads must then start it again. A default mark
+    /// reads the whole log.
+    pub fn read_since(&self, mark: &LogMark) -> Result<SinceMark> {
+        let _lock = self.lock()?;
+        let repair = self.repair_locked()?;
+        let io = |e| Error::io(&self.path, e);
+        let mut file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(SinceMark {
+                    read: LogRead {
+                        repair,
+                        ..LogRead::default()
+                    },
+                    mark: LogMark::default(),
+                    restarted: mark.offset > 0,
+                });
+            }
+            Err(e) => return Err(io(e)),
+        };
+        let meta = file.metadata().map_err(io)?;
+        let len = meta.len();
+        let identity = file_identity(&meta);
+        // After the repair above the log ends with a whole line, so everything up to `len` is
+        // whole lines and the next read starts there.
+        let continues = mark.offset > 0
+            && identity.is_some()
+            && identity == mark.identity
+            && len >= mark.offset
+            && ending_at(&mut file, mark.offset).map_err(io)? == mark.ending;
+        let from = if continues { mark.offset } else { 0 };
+        file.seek(SeekFrom::Start(from)).map_err(io)?;
+        let mut read = read_lines(BufReader::new(&mut file), |_, _| {}).map_err(io)?;
+        read.repair = repair;
+        Ok(SinceMark {
+            read,
+            mark: LogMark {
+                identity,
+                offset: len,
+                ending: ending_at(&mut file, len).map_err(io)?,
+            },
+            restarted: !continues && mark.offset > 0,
+        })
     }
 
     /// Reads the last `n` entries.

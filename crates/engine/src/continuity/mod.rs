@@ -16,7 +16,7 @@ pub use entry::{
     WorkPhaseChangeContent,
 };
 pub(crate) use log::read_lines;
-pub use log::{ContinuityLog, LogRead, SkippedLine, TornRepair};
+pub use log::{ContinuityLog, LogMark, LogRead, SkippedLine, TornRepair};
 pub use status::Status;
 
 #[cfg(test)]

@@ -318,3 +318,54 @@ fn concurrent_appends_never_interleave() {
     ids.dedup();
     assert_eq!(ids.len(), 100, "entry ids are unique");
 }
+
+/// An incremental read returns only what was appended since its mark, goes on across a repaired
+/// torn tail, and starts again from the first line when the log was rewritten (the unlinked
+/// log's eviction writes a new file) or deleted.
+#[test]
+fn reading_since_a_mark_returns_only_what_was_appended() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = log_in(dir.path(), "named");
+    let id = log.work_context_id().clone();
+    let sessions = |read: &LogRead| -> Vec<String> {
+        read.entries
+            .iter()
+            .map(|e| e.source_session_id.as_str().to_owned())
+            .collect()
+    };
+    let none = log.read_since(&LogMark::default()).unwrap();
+    assert!(none.read.entries.is_empty() && !none.restarted);
+    log.append_all(&[question(&id, 1), question(&id, 2)])
+        .unwrap();
+    let first = log.read_since(&none.mark).unwrap();
+    assert_eq!(sessions(&first.read), ["s1", "s2"]);
+    assert!(!first.restarted);
+    let nothing = log.read_since(&first.mark).unwrap();
+    assert!(nothing.read.entries.is_empty() && !nothing.restarted);
+    log.append(&question(&id, 3)).unwrap();
+    // A torn tail after the mark is cut by the repair, and the read goes on from the mark.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(log.path())
+        .unwrap()
+        .write_all(b"{\"torn")
+        .unwrap();
+    let next = log.read_since(&nothing.mark).unwrap();
+    assert_eq!(sessions(&next.read), ["s3"]);
+    assert!(!next.restarted && next.read.repair.is_some());
+    // Rewritten in place of the old file (as an eviction or a merge does): read whole again.
+    let kept = std::fs::read_to_string(log.path()).unwrap();
+    let rest: String = kept.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    crate::base::fsutil::atomic_write(log.path(), rest.as_bytes()).unwrap();
+    let again = log.read_since(&next.mark).unwrap();
+    assert_eq!(sessions(&again.read), ["s2", "s3"]);
+    assert!(again.restarted);
+    // Deleted: nothing, and a restart.
+    std::fs::remove_file(log.path()).unwrap();
+    let gone = log.read_since(&again.mark).unwrap();
+    assert!(gone.read.entries.is_empty() && gone.restarted);
+    // Those marks, all along, stood where a whole read would have ended.
+    log.append(&question(&id, 4)).unwrap();
+    let whole = log.read_since(&LogMark::default()).unwrap();
+    assert_eq!(sessions(&whole.read), sessions(&log.read().unwrap()));
+}

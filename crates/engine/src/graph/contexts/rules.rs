@@ -94,22 +94,22 @@ impl LinkRules {
         for candidate in cwd.chain(self.other.iter()) {
             let (wc, rule) = candidate;
             let person = !self.made.contains(wc);
-            let score = match rule.kind {
-                LinkRuleKind::Cwd => Some((person, 3, rule.pattern.len())),
-                LinkRuleKind::SessionKey => (glob_match(&rule.pattern, facts.session_id)
-                    || facts.agent_id.is_some_and(|a| glob_match(&rule.pattern, a)))
-                .then_some((person, 2, rule.pattern.len())),
-                LinkRuleKind::EntitySet => {
-                    let ids: Vec<&str> =
-                        rule.pattern.split(',').filter(|s| !s.is_empty()).collect();
-                    (!ids.is_empty() && ids.iter().all(|id| entity_set.contains(id)))
-                        .then_some((person, 1, ids.len()))
-                }
-            };
+            let score =
+                match rule.kind {
+                    LinkRuleKind::Cwd => Some((person, 3, rule.pattern.len())),
+                    LinkRuleKind::SessionKey => (glob_match(&rule.pattern, facts.session_id)
+                        || facts.agent_id.is_some_and(|a| glob_match(&rule.pattern, a)))
+                    .then_some((person, 2, rule.pattern.len())),
+                    LinkRuleKind::EntitySet => {
+                        let ids: Vec<&str> =
+                            rule.pattern.split(',').filter(|s| !s.is_empty()).collect();
+                        (!ids.is_empty() && ids.iter().all(|id| entity_set.contains(id)))
+                            .then_some((person, 1, ids.len()))
+                    }
+                };
             if let Some(score) = score
-                && best.is_none_or(|(b, (_, r))| {
-                    score > b || (score == b && rule.rule_id < r.rule_id)
-                })
+                && best
+                    .is_none_or(|(b, (_, r))| score > b || (score == b && rule.rule_id < r.rule_id))
             {
                 best = Some((score, candidate));
             }

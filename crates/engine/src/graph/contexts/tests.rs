@@ -573,7 +573,10 @@ fn link_rules_place_as_every_rule_compared_one_by_one() {
         "relative/path",
         "",
     ];
-    let ents = [EntityId::new("ent_a").unwrap(), EntityId::new("ent_b").unwrap()];
+    let ents = [
+        EntityId::new("ent_a").unwrap(),
+        EntityId::new("ent_b").unwrap(),
+    ];
     let mut checked = 0;
     for cwd in paths.iter().map(Some).chain([None]) {
         for (session, agent) in [("s-12", None), ("s-123", Some("agent:main:x")), ("x", None)] {

@@ -13,6 +13,7 @@
 //! is saved runs again over the same turns, and its entries are recognised and not repeated.
 
 pub mod crossconv;
+mod digest;
 mod full;
 pub mod heuristics;
 
@@ -435,40 +436,22 @@ fn capture_window(
     let sid = summary_id(&session.session_id, last_seq);
 
     let log = store.log(&wc);
-    let existing = log.read()?.entries;
-    let known_texts: BTreeSet<String> = existing
-        .iter()
-        .filter_map(|e| match &e.content {
-            EntryContent::OpenQuestion(q) => Some(q.question.to_lowercase()),
-            EntryContent::KeyDecision(d) => Some(d.decision.to_lowercase()),
-            _ => None,
-        })
-        .collect();
+    // The log's questions, decisions, summaries and phase, folded in as they were appended
+    // rather than read whole for every session (`digest.rs`).
+    let digest = digest::of(&log)?;
+    let known_texts = digest.known_texts.clone();
     // A decision a later session states again is a reference to the first record of it, which
     // the promotion rule "referenced in 3+ sessions" counts (CSA §3.3).
-    let mut known_decisions: BTreeMap<String, (EntryId, SessionId)> = BTreeMap::new();
-    for e in &existing {
-        if let EntryContent::KeyDecision(d) = &e.content {
-            known_decisions
-                .entry(d.decision.to_lowercase())
-                .or_insert_with(|| (e.entry_id.clone(), e.source_session_id.clone()));
-        }
-    }
     let mut references: BTreeSet<EntryId> = BTreeSet::new();
     let mut note_reference = |text: &str| {
-        if let Some((id, by)) = known_decisions.get(&text.to_lowercase())
+        if let Some((id, by)) = digest.decisions.get(&text.to_lowercase())
             && by != &session_id
         {
             references.insert(id.clone());
         }
     };
-    let summary_known = existing
-        .iter()
-        .any(|e| e.linked_doc73_session_summary_id.as_deref() == Some(sid.as_str()));
-    let last_phase = existing.iter().rev().find_map(|e| match &e.content {
-        EntryContent::WorkPhaseChange(p) => Some(p.new_phase),
-        _ => None,
-    });
+    let summary_known = digest.summaries.contains(sid.as_str());
+    let last_phase = digest.last_phase;
 
     let linked: Vec<EntityId> = entity_ids
         .iter()

@@ -320,8 +320,7 @@ fn file_observation(
     text: String,
     entities: Vec<EntityId>,
 ) -> Result<NewObservation> {
-    let work_context =
-        crate::graph::contexts::for_path(store.graph(), &path.to_string_lossy())?;
+    let work_context = crate::graph::contexts::for_path(store.graph(), &path.to_string_lossy())?;
     Ok(NewObservation {
         source: ObservationSource::File,
         kind,

@@ -513,7 +513,11 @@ fn an_index_trailing_an_ingest_indexes_each_turn_once() {
             );
         }
         ingesting.store(false, Ordering::Release);
-        trailing.join().unwrap().unwrap().expect("the writer was free")
+        trailing
+            .join()
+            .unwrap()
+            .unwrap()
+            .expect("the writer was free")
     });
     assert!(trailed.turns > 20, "{trailed:?}");
     assert!(!index.is_behind(&store).unwrap());
