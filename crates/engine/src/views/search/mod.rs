@@ -160,8 +160,8 @@ struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    // Frequencies without positions: no query of ours matches phrases, and recording positions
-    // was a quarter of a first run's indexing work and a third of the index on disk.
+    // Frequencies without positions: no query of ours matches phrases, and the positions made
+    // the index 40% larger (35 MB against 25 MB for the `medium` history, BENCHMARKS.md).
     let analysed = |tokenizer: &str, stored: bool| {
         let options = TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
