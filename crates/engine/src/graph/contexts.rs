@@ -18,7 +18,7 @@ use crate::graph::store::Store;
 
 mod rules;
 
-pub(crate) use rules::{Cached as CachedRules, LinkRules};
+pub(crate) use rules::LinkRules;
 
 /// How a session is linked to a named work context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

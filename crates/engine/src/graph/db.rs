@@ -6,7 +6,7 @@
 //! by a newer schema is refused rather than touched.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use include_dir::{Dir, include_dir};
@@ -44,9 +44,32 @@ pub struct Graph {
     path: PathBuf,
     conn: Mutex<Connection>,
     /// The known-name automaton last built (`entities/names.rs`), kept across calls.
-    names: Mutex<crate::graph::entities::CachedNames>,
+    pub(super) names: Versioned<crate::graph::entities::KnownNames>,
     /// The link rules last read (`contexts/rules.rs`), kept across calls.
-    rules: Mutex<crate::graph::contexts::CachedRules>,
+    pub(super) rules: Versioned<crate::graph::contexts::LinkRules>,
+}
+
+/// Something the graph derives from its rows and keeps across calls while a version counter,
+/// which the schema's triggers bump on every change to those rows by any process, stands
+/// still: the known names (`entity_names_version`) and the link rules (`link_rules_version`).
+pub(crate) struct Versioned<T> {
+    /// The query reading the counter.
+    counter: &'static str,
+    last: Mutex<Option<(i64, Arc<T>)>>,
+}
+
+impl<T> Versioned<T> {
+    fn new(counter: &'static str) -> Versioned<T> {
+        Versioned {
+            counter,
+            last: Mutex::new(None),
+        }
+    }
+
+    fn last(&self) -> MutexGuard<'_, Option<(i64, Arc<T>)>> {
+        // What it holds is whole or absent, so a poisoned lock is safe to keep using.
+        self.last.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 impl std::fmt::Debug for Graph {
@@ -92,8 +115,8 @@ impl Graph {
         Ok(Graph {
             path: path.to_owned(),
             conn: Mutex::new(conn),
-            names: Mutex::new(None),
-            rules: Mutex::new(None),
+            names: Versioned::new("SELECT version FROM entity_names_version WHERE id = 1"),
+            rules: Versioned::new("SELECT version FROM link_rules_version WHERE id = 1"),
         })
     }
 
@@ -125,16 +148,36 @@ impl Graph {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The known-names cache. Whoever holds it never asks for the connection, so the two locks
-    /// cannot wait on each other.
-    pub(crate) fn names_cache(&self) -> MutexGuard<'_, crate::graph::entities::CachedNames> {
-        // What the cache holds is whole or absent, so a poisoned lock is safe to keep using.
-        self.names.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The link-rules cache, locked as the names cache is: never while asking for it again.
-    pub(crate) fn rules_cache(&self) -> MutexGuard<'_, crate::graph::contexts::CachedRules> {
-        self.rules.lock().unwrap_or_else(|p| p.into_inner())
+    /// `cache`'s value as the graph is now: the kept one while its counter has not moved, else
+    /// `read` in one read transaction with the counter (so the value kept is exactly that of the
+    /// version it is kept under), then `build` without holding the connection, which others may
+    /// need meanwhile. The connection is always locked before the cache, never the other way.
+    pub(crate) fn versioned<R, T>(
+        &self,
+        cache: &Versioned<T>,
+        read: impl FnOnce(&Connection) -> rusqlite::Result<R>,
+        build: impl FnOnce(R) -> T,
+    ) -> Result<Arc<T>> {
+        let version = |c: &Connection| c.query_row(cache.counter, [], |r| r.get::<_, i64>(0));
+        let (at, raw) = {
+            let mut conn = self.conn();
+            let now = version(&conn).map_err(|e| self.sql(e))?;
+            if let Some((at, kept)) = cache.last().as_ref()
+                && *at == now
+            {
+                return Ok(kept.clone());
+            }
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Deferred)
+                .map_err(|e| self.sql(e))?;
+            let at = version(&tx).map_err(|e| self.sql(e))?;
+            let raw = read(&tx).map_err(|e| self.sql(e))?;
+            tx.commit().map_err(|e| self.sql(e))?;
+            (at, raw)
+        };
+        let value = Arc::new(build(raw));
+        *cache.last() = Some((at, value.clone()));
+        Ok(value)
     }
 
     pub(crate) fn sql(&self, source: rusqlite::Error) -> Error {

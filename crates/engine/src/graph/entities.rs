@@ -17,7 +17,7 @@ use crate::graph::Graph;
 mod names;
 
 pub use names::EntityMatcher;
-pub(crate) use names::{Cached as CachedNames, KnownNames};
+pub(crate) use names::KnownNames;
 
 /// The outbox event type every entity change writes.
 pub const ENTITY_UPSERTED: &str = "graph.entity.upserted";

@@ -11,7 +11,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::Connection;
 
 use super::{LinkRule, LinkRuleKind, SessionFacts, glob_match, rules_in};
 use crate::base::error::Result;
@@ -120,61 +120,42 @@ impl LinkRules {
     /// The named context whose `cwd` rule holds `path`: the longest directory as written, then
     /// the lower rule id (for placing a file the watcher saw).
     pub(crate) fn for_path(&self, path: &str) -> Option<WorkContextId> {
-        self.holding(path)
-            .max_by(|(_, a), (_, b)| {
-                a.pattern
-                    .len()
-                    .cmp(&b.pattern.len())
-                    .then(b.rule_id.cmp(&a.rule_id))
-            })
-            .and_then(|(wc, _)| WorkContextId::new(wc.clone()).ok())
+        self.longest_holding(path, Tie::LowerRule)
+            .and_then(|wc| WorkContextId::new(wc).ok())
     }
 
-    /// The directory of the `cwd` rule that covers a new project's root, for deciding whether
-    /// the project needs a context of its own: the longest pattern, ties to the higher rule id.
+    /// The context of the `cwd` rule that covers a new project's root, for deciding whether the
+    /// project needs a context of its own: the longest pattern, ties to the higher rule id (as
+    /// ingest always chose).
     pub(crate) fn covering(&self, root: &str) -> Option<String> {
-        self.holding(root)
-            .max_by(|(_, a), (_, b)| {
-                a.pattern
-                    .len()
-                    .cmp(&b.pattern.len())
-                    .then(a.rule_id.cmp(&b.rule_id))
+        self.longest_holding(root, Tie::HigherRule)
+    }
+
+    /// The context of the `cwd` rule with the longest pattern (as written) that holds `path`.
+    fn longest_holding(&self, path: &str, tie: Tie) -> Option<String> {
+        self.holding(path)
+            .max_by_key(|(_, r)| {
+                let id = match tie {
+                    Tie::LowerRule => -r.rule_id,
+                    Tie::HigherRule => r.rule_id,
+                };
+                (r.pattern.len(), id)
             })
             .map(|(wc, _)| wc.clone())
     }
 }
 
-/// The last [`LinkRules`] a graph read, with the rules version it was read at.
-pub(crate) type Cached = Option<(i64, Arc<LinkRules>)>;
-
-fn version(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.query_row(
-        "SELECT version FROM link_rules_version WHERE id = 1",
-        [],
-        |r| r.get(0),
-    )
+/// Which of two rules of equal length wins.
+#[derive(Clone, Copy)]
+enum Tie {
+    LowerRule,
+    HigherRule,
 }
 
 impl Graph {
-    /// The link rules as they are now: the cached ones when no rule or project row has changed
+    /// The link rules as they are now: the kept ones while no rule or project row has changed
     /// since they were read, else read again.
     pub(crate) fn link_rules(&self) -> Result<Arc<LinkRules>> {
-        let mut conn = self.conn();
-        let now = version(&conn).map_err(|e| self.sql(e))?;
-        if let Some((at, rules)) = self.rules_cache().as_ref()
-            && *at == now
-        {
-            return Ok(rules.clone());
-        }
-        // The version and the rules are read in one transaction, so that the rules cached are
-        // exactly those of the version they are cached under.
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Deferred)
-            .map_err(|e| self.sql(e))?;
-        let at = version(&tx).map_err(|e| self.sql(e))?;
-        let rules = Arc::new(LinkRules::read(&tx).map_err(|e| self.sql(e))?);
-        tx.commit().map_err(|e| self.sql(e))?;
-        *self.rules_cache() = Some((at, rules.clone()));
-        Ok(rules)
+        self.versioned(&self.rules, LinkRules::read, |rules| rules)
     }
 }

@@ -8,7 +8,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use rusqlite::{Connection, TransactionBehavior};
 
 use crate::base::error::Result;
 use crate::base::ids::EntityId;
@@ -65,46 +64,14 @@ pub(crate) struct KnownNames {
     pub(crate) matcher: EntityMatcher,
 }
 
-/// The last [`KnownNames`] a graph built, with the names version it was built at.
-pub(crate) type Cached = Option<(i64, Arc<KnownNames>)>;
-
-fn version(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.query_row(
-        "SELECT version FROM entity_names_version WHERE id = 1",
-        [],
-        |r| r.get(0),
-    )
-}
-
 impl Graph {
-    /// The graph's known names as they are now: the cached ones when no name has changed since
-    /// they were read, else read and built again.
+    /// The graph's known names as they are now: the kept ones while no name has changed since
+    /// they were read, else read and the automaton built again.
     pub(crate) fn known_names(&self) -> Result<Arc<KnownNames>> {
-        let (at, names) = {
-            let mut conn = self.conn();
-            let now = version(&conn).map_err(|e| self.sql(e))?;
-            if let Some((at, known)) = self.names_cache().as_ref()
-                && *at == now
-            {
-                return Ok(known.clone());
-            }
-            // The version and the names are read in one transaction, so that the names cached
-            // are exactly those of the version they are cached under.
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Deferred)
-                .map_err(|e| self.sql(e))?;
-            let at = version(&tx).map_err(|e| self.sql(e))?;
-            let names = super::all_names(&tx).map_err(|e| self.sql(e))?;
-            tx.commit().map_err(|e| self.sql(e))?;
-            (at, names)
-        };
-        // The automaton is built without holding the connection, which others may need meanwhile.
-        let known = Arc::new(KnownNames {
+        self.versioned(&self.names, super::all_names, |names| KnownNames {
             lower: names.iter().map(|(_, n)| n.to_lowercase()).collect(),
             matcher: EntityMatcher::new(&names),
             names,
-        });
-        *self.names_cache() = Some((at, known.clone()));
-        Ok(known)
+        })
     }
 }
