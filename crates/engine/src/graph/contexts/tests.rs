@@ -640,32 +640,25 @@ fn link_rules_follow_every_change_from_any_process() {
         wc.as_str().to_owned()
     };
     assert_eq!(placed("/work/app/src"), "wc_unlinked");
-    let app = other
-        .graph()
-        .create_work_context(
-            &NewWorkContext {
-                name: "App".into(),
-                rules: vec![(LinkRuleKind::Cwd, "/work/app".into())],
-                ..NewWorkContext::default()
-            },
-            now(),
-        )
-        .unwrap();
+    let named = |name: &str, folder: &str| {
+        other
+            .graph()
+            .create_work_context(
+                &NewWorkContext {
+                    name: name.into(),
+                    rules: vec![(LinkRuleKind::Cwd, folder.into())],
+                    ..NewWorkContext::default()
+                },
+                now(),
+            )
+            .unwrap()
+    };
+    let app = named("App", "/work/app");
     assert_eq!(placed("/work/app/src"), app.work_context_id.as_str());
     let first = store.graph().link_rules().unwrap();
     assert!(Arc::ptr_eq(&first, &store.graph().link_rules().unwrap()));
     // A narrower rule of another context takes the folder at once.
-    let src = other
-        .graph()
-        .create_work_context(
-            &NewWorkContext {
-                name: "Src".into(),
-                rules: vec![(LinkRuleKind::Cwd, "/work/app/src".into())],
-                ..NewWorkContext::default()
-            },
-            now(),
-        )
-        .unwrap();
+    let src = named("Src", "/work/app/src");
     assert_eq!(placed("/work/app/src"), src.work_context_id.as_str());
     // A project row saying ELNOR made that context: the person's broader rule now outranks it.
     other
