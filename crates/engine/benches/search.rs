@@ -16,6 +16,8 @@
 //!
 //! `cargo bench -p elnor-engine --bench search`; `ELNOR_BENCH_SCALE=small` (200,000 turns,
 //! 50,000 entries, 1,000 documents) for a quick look. `rg` must be on the PATH for its column.
+//! `ELNOR_BENCH_REUSE_INDEX=1` keeps an earlier run's index; `ELNOR_BENCH_PROFILE=lexical` (or
+//! `hybrid`) runs only that strategy's queries in a loop, for a profiler.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -348,6 +350,24 @@ fn main() {
     let index_bytes = dir_size(&p.store.join("index/search"));
 
     let qs = queries(&words, 60);
+    // `ELNOR_BENCH_PROFILE=lexical|hybrid` only runs that strategy's queries, ten rounds, and
+    // prints their percentiles: a loop long enough for a profiler (`perf record`) to see.
+    if let Ok(which) = std::env::var("ELNOR_BENCH_PROFILE") {
+        let strategy = match which.as_str() {
+            "hybrid" => Strategy::Hybrid,
+            _ => Strategy::LexicalOnly,
+        };
+        let mut times: Vec<Duration> = (0..10)
+            .flat_map(|_| qs.iter())
+            .map(|q| engine_query(&store, q, strategy).0)
+            .collect();
+        let (p50, p99) = percentiles(&mut times);
+        println!(
+            "{which}: p50 {p50:.2} ms, p99 {p99:.2} ms over {} queries",
+            times.len()
+        );
+        return;
+    }
     // Warm the caches the way a running app has them warm.
     for q in qs.iter().take(5) {
         engine_query(&store, q, Strategy::LexicalOnly);

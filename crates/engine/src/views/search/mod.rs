@@ -60,7 +60,7 @@ pub use vectors::EmbedReport;
 pub(crate) use vectors::LocalOnly;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 4;
+const INDEX_VERSION: u32 = 5;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -70,6 +70,10 @@ const MAX_TOOL_CHARS: usize = 2_000;
 const TURNS_PAGE: i64 = if cfg!(test) { 7 } else { 2_000 };
 /// How much of the previous turn goes into a turn's `context` field.
 const MAX_CONTEXT_CHARS: usize = 1_000;
+
+/// Threads one query's segments are searched on. Two, as for the vector scan: a query is short,
+/// and the person's other work keeps the rest of the machine.
+const SEARCH_THREADS: usize = 2;
 
 /// What one sync added.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -290,7 +294,7 @@ impl SearchIndex {
         let dir = Self::dir(store);
         let (schema, fields) = schema();
         let state = read_state(&dir);
-        let index = match (state.version == INDEX_VERSION)
+        let mut index = match (state.version == INDEX_VERSION)
             .then(|| Index::open_in_dir(&dir).ok())
             .flatten()
         {
@@ -313,6 +317,11 @@ impl SearchIndex {
             }
         };
         register_analysers(&index)?;
+        // A query walks each segment's postings on its own; two threads take the segments
+        // between them, so a query over years of history answers in about half the time.
+        index
+            .set_multithread_executor(SEARCH_THREADS)
+            .map_err(|e| index_err(&dir, e))?;
         let reader = index
             .reader_builder()
             .reload_policy(tantivy::ReloadPolicy::Manual)
@@ -429,7 +438,19 @@ impl SearchIndex {
         self.sync_observations(store, &mut writer, &mut state, &mut report)?;
         self.sync_nodes(store, &mut writer, &mut state, &mut report)?;
         writer.commit().map_err(|e| index_err(&self.dir, e))?;
-        drop(writer);
+        if ingesting.is_some() {
+            // A first run's index is useful as it stands; the merges its build started are
+            // given up rather than keep the person waiting, and later syncs merge again.
+            drop(writer);
+        } else {
+            // Every sync commits a segment, and a dropped writer gives up the merges its commit
+            // started. Left so, a day of captures and pushes leaves hundreds of one-document
+            // segments that every query then visits one by one; waiting lets the merge policy
+            // fold them together (small segments merge with small ones, in milliseconds).
+            writer
+                .wait_merging_threads()
+                .map_err(|e| index_err(&self.dir, e))?;
+        }
         write_state(&self.dir, &state)?;
         // The index now holds what the store held: a throttled check right after need not
         // compare them again.
@@ -549,18 +570,24 @@ impl SearchIndex {
                 }
                 // A turn's neighbourhood is the other side of its exchange: an answer is found by its
                 // question ("why does the sync drop rows" finds the reply that explains it), and a
-                // short reply ("A", "yes") by the options it chose from.
-                let other = if row.role == "user" {
-                    "assistant"
+                // short reply ("A", "yes") by the options it chose from. Tool output is no side of
+                // an exchange: it carries none, which keeps the field (and every query's walk of
+                // it) to the conversation, tool calls outnumbering messages in real history.
+                let context = if tool.is_empty() {
+                    let other = if row.role == "user" {
+                        "assistant"
+                    } else {
+                        "user"
+                    };
+                    let key = (row.session_id.clone(), other);
+                    if !latest.contains_key(&key) {
+                        let before = last_text_before(store, &row.session_id, other, row.seq)?;
+                        latest.insert(key.clone(), before);
+                    }
+                    latest.get(&key).cloned().unwrap_or_default()
                 } else {
-                    "user"
+                    String::new()
                 };
-                let key = (row.session_id.clone(), other);
-                if !latest.contains_key(&key) {
-                    let before = last_text_before(store, &row.session_id, other, row.seq)?;
-                    latest.insert(key.clone(), before);
-                }
-                let context = latest.get(&key).cloned().unwrap_or_default();
                 let mut doc = self.new_doc(format!("turn:{}", row.seq), DocKind::Turn);
                 doc.add_text(f.session_id, &row.session_id);
                 doc.add_text(f.turn_id, &row.turn_id);
@@ -571,7 +598,9 @@ impl SearchIndex {
                 doc.add_text(f.role, &row.role);
                 doc.add_i64(f.at, seconds(row.timestamp.as_deref()));
                 self.add_body(&mut doc, &text);
-                doc.add_text(f.context, bounded(&context, MAX_CONTEXT_CHARS));
+                if !context.is_empty() {
+                    doc.add_text(f.context, bounded(&context, MAX_CONTEXT_CHARS));
+                }
                 if !tool.is_empty() {
                     doc.add_text(f.tool, &tool);
                     doc.add_text(f.ident, &tool);

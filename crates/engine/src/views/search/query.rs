@@ -314,6 +314,9 @@ pub struct SearchResult {
 const CONTEXT_BOOST: f32 = 0.35;
 const TOOL_BOOST: f32 = 0.3;
 
+/// The characters that join word characters into one identifier token (`ident.rs`).
+const IDENT_JOINERS: &str = "./\\:@#-_";
+
 /// How many candidates each list gives the fusion, and the constant of reciprocal rank fusion
 /// (the usual 60: a rank's weight falls off slowly, so agreement between lists counts most).
 const CANDIDATES: usize = 50;
@@ -522,9 +525,22 @@ impl SearchIndex {
         let mut flat: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut prose_words: Vec<String> = Vec::new();
         for (name, field, analyser, boost) in fields {
-            let Some(words) = self.words(analyser, query_text) else {
+            let Some(mut words) = self.words(analyser, query_text) else {
                 continue;
             };
+            if name == "ident" {
+                // The identifier field matches a word in its written form, unstemmed, which
+                // ranks names and exact wording up. A stop word there would only walk one of the
+                // longest posting lists of the index for a score that tells nothing: a plain
+                // word is asked of it only when the prose analyser keeps it too.
+                words.retain(|w| {
+                    w.contains(|c: char| IDENT_JOINERS.contains(c))
+                        || self.words(super::PROSE, w).is_some()
+                });
+                if words.is_empty() {
+                    continue;
+                }
+            }
             if name == "text" {
                 prose_words = words.clone();
             }

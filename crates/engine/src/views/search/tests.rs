@@ -301,11 +301,15 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
 struct Noise(u64);
 
 impl Noise {
-    fn next(&mut self) -> f32 {
+    fn word(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
-        (self.0 % 20_001) as f32 / 10_000.0 - 1.0
+        self.0
+    }
+
+    fn next(&mut self) -> f32 {
+        (self.word() % 20_001) as f32 / 10_000.0 - 1.0
     }
 
     /// A unit vector of 384 values near `centre` (or anywhere, without one).
@@ -446,6 +450,109 @@ fn the_sign_bit_prefilter_keeps_the_true_neighbours() {
             names(&exact_top(&rows, &ids, &q, None)),
             "trial {trial}"
         );
+    }
+}
+
+/// The loops compiled for this CPU's instructions give what the portable ones give, at the
+/// model's width and at another.
+#[test]
+fn the_vector_loops_agree_on_every_cpu_path() {
+    use super::vectors::{
+        dot_codes, dot_codes_portable, hamming_distances, hamming_distances_portable,
+    };
+    let mut noise = Noise(0x00c0_ffee_d00d);
+    for words in [6, 3] {
+        let rows = 1_001;
+        let bits: Vec<u64> = (0..rows * words).map(|_| noise.word()).collect();
+        let q: Vec<u64> = (0..words).map(|_| noise.word()).collect();
+        let (mut fast, mut portable) = (vec![0; rows], vec![0; rows]);
+        let (mut fast_hist, mut portable_hist) = (vec![0; words * 64 + 1], vec![0; words * 64 + 1]);
+        hamming_distances(&bits, &q, &mut fast, &mut fast_hist);
+        hamming_distances_portable(&bits, &q, &mut portable, &mut portable_hist);
+        assert_eq!(fast.len(), rows);
+        assert_eq!(fast, portable, "{words} words");
+        assert_eq!(fast_hist, portable_hist);
+        let row = |i: usize| -> u32 {
+            bits[i * words..(i + 1) * words]
+                .iter()
+                .zip(&q)
+                .map(|(a, b)| (a ^ b).count_ones())
+                .sum()
+        };
+        assert_eq!(u32::from(fast[500]), row(500));
+    }
+    for len in [384, 17] {
+        let a: Vec<i8> = (0..len).map(|_| noise.word() as i8).collect();
+        let b: Vec<i8> = (0..len).map(|_| noise.word() as i8).collect();
+        let want: i32 = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| i32::from(*x) * i32::from(*y))
+            .sum();
+        assert_eq!(dot_codes(&a, &b), want);
+        assert_eq!(dot_codes_portable(&a, &b), want);
+    }
+}
+
+/// The prefilter's counting selection keeps exactly the rows a full sort by Hamming distance
+/// would (ties to the lower row), whether the cut falls inside a crowded distance, takes every
+/// row, or asks for none.
+#[test]
+fn the_sign_bit_prefilter_keeps_what_a_full_sort_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut noise = Noise(0x005e_ed0f_5197);
+    // Few distinct sign patterns, so many rows share a distance and ties decide the cut.
+    let centres: Vec<Vec<f32>> = (0..7).map(|_| noise.unit_near(None, 1.0)).collect();
+    let rows: Vec<Vec<f32>> = (0..2_501)
+        .map(|i| noise.unit_near(Some(&centres[i % centres.len()]), 0.3))
+        .collect();
+    let (vectors, _) = vectors_of(dir.path(), &rows);
+    let distance =
+        |a: &[u64], b: &[u64]| -> u32 { a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum() };
+    let row_bits: Vec<Vec<u64>> = rows.iter().map(|r| super::vectors::sign_bits(r)).collect();
+    for (trial, keep) in [0, 1, 37, 500, 1_250, 2_500, 2_501, 9_000]
+        .into_iter()
+        .enumerate()
+    {
+        let q = super::vectors::sign_bits(&noise.unit_near(Some(&centres[trial % 7]), 0.3));
+        let mut want: Vec<(u32, usize)> = row_bits
+            .iter()
+            .enumerate()
+            .map(|(row, bits)| (distance(bits, &q), row))
+            .collect();
+        want.sort();
+        let mut want: Vec<usize> = want.into_iter().take(keep).map(|(_, row)| row).collect();
+        want.sort();
+        assert_eq!(vectors.closest_signs(&q, keep), want, "keep {keep}");
+    }
+}
+
+/// Each sync commits a segment; the merges that commit starts are waited for, so a day of small
+/// writes does not leave a segment per write for every query to visit.
+#[test]
+fn small_syncs_merge_their_segments_and_lose_nothing() {
+    let (_dir, store, index) = indexed();
+    let writes = 24;
+    for i in 0..writes {
+        let push = crate::inputs::observe::Push {
+            text: format!("Moved the quarterly report number zq{i}x to the archive"),
+            work_context: None,
+            entities: Vec::new(),
+        };
+        crate::inputs::observe::push(&store, &push, now()).unwrap();
+        index.sync(&store).unwrap();
+    }
+    let searcher = index.reader().unwrap().searcher();
+    let segments = searcher.segment_readers().len();
+    assert!(
+        segments < 10,
+        "{segments} segments after {writes} one-document syncs"
+    );
+    for i in 0..writes {
+        let found = index
+            .search(&request(&format!("zq{i}x")), None, NONE)
+            .unwrap();
+        assert_eq!(found.hits.len(), 1, "write {i} is searchable once");
     }
 }
 
