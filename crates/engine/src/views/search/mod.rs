@@ -71,6 +71,10 @@ const TURNS_PAGE: i64 = if cfg!(test) { 7 } else { 2_000 };
 /// How much of the previous turn goes into a turn's `context` field.
 const MAX_CONTEXT_CHARS: usize = 1_000;
 
+/// The largest segment a sync into a built index merges: larger ones come from builds, and
+/// merging them would make a capture or a push wait seconds.
+const SMALL_SEGMENT_DOCS: usize = 20_000;
+
 /// Threads one query's segments are searched on. Two, as for the vector scan: a query is short,
 /// and the person's other work keeps the rest of the machine.
 const SEARCH_THREADS: usize = 2;
@@ -419,6 +423,15 @@ impl SearchIndex {
                 ..SyncState::default()
             };
         }
+        // A sync that adds to an index already built merges only small segments (what its own
+        // commits and other small syncs made), so the merges it waits for below stay cheap; a
+        // build from nothing keeps tantivy's policy, which folds its many segments into few.
+        let building = state.turns_seq == 0 || ingesting.is_some();
+        if !building {
+            let mut small_only = tantivy::indexer::LogMergePolicy::default();
+            small_only.set_max_docs_before_merge(SMALL_SEGMENT_DOCS);
+            writer.set_merge_policy(Box::new(small_only));
+        }
         let mut report = SyncReport::default();
         if let Some(ingesting) = ingesting {
             // Each pass takes the turns of the transactions committed so far; a pass that found
@@ -446,7 +459,7 @@ impl SearchIndex {
             // Every sync commits a segment, and a dropped writer gives up the merges its commit
             // started. Left so, a day of captures and pushes leaves hundreds of one-document
             // segments that every query then visits one by one; waiting lets the merge policy
-            // fold them together (small segments merge with small ones, in milliseconds).
+            // fold them together (small segments with small ones, in milliseconds).
             writer
                 .wait_merging_threads()
                 .map_err(|e| index_err(&self.dir, e))?;
