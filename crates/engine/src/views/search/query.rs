@@ -524,15 +524,18 @@ impl SearchIndex {
         // document). The per-field unions are kept only to say which fields a hit matched.
         let mut flat: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut prose_words: Vec<String> = Vec::new();
+        let has_prose = self.words(super::PROSE, query_text).is_some();
         for (name, field, analyser, boost) in fields {
             let Some(mut words) = self.words(analyser, query_text) else {
                 continue;
             };
-            if name == "ident" {
+            if name == "ident" && has_prose {
                 // The identifier field matches a word in its written form, unstemmed, which
                 // ranks names and exact wording up. A stop word there would only walk one of the
                 // longest posting lists of the index for a score that tells nothing: a plain
-                // word is asked of it only when the prose analyser keeps it too.
+                // word is asked of it only when the prose analyser keeps it too. A query of
+                // nothing but common words ("what was that") keeps them all, as they are all
+                // it has.
                 words.retain(|w| {
                     w.contains(|c: char| IDENT_JOINERS.contains(c))
                         || self.words(super::PROSE, w).is_some()

@@ -527,6 +527,20 @@ fn the_sign_bit_prefilter_keeps_what_a_full_sort_keeps() {
     }
 }
 
+/// Stop words are left out of the identifier field's query only when the query has other words:
+/// a query of nothing but common words still finds what holds them, matched in that field.
+#[test]
+fn a_query_of_only_common_words_still_finds_them() {
+    let (_dir, _store, index) = indexed();
+    let found = index.search(&request("the"), None, NONE).unwrap();
+    assert!(!found.hits.is_empty());
+    assert!(
+        found.hits.iter().all(|h| h.why.fields == ["ident"]),
+        "{:?}",
+        found.hits.iter().map(|h| &h.why.fields).collect::<Vec<_>>()
+    );
+}
+
 /// Each sync commits a segment; the merges that commit starts are waited for, so a day of small
 /// writes does not leave a segment per write for every query to visit.
 #[test]
