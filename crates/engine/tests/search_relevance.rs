@@ -152,7 +152,11 @@ fn recall_and_mrr_on_real_history() {
         println!("no embedding model installed: hybrid falls back to lexical_only");
     }
     let mut paraphrase_recall: BTreeMap<&str, f64> = BTreeMap::new();
-    for strategy in [Strategy::LexicalOnly, Strategy::Hybrid] {
+    for strategy in [
+        Strategy::LexicalOnly,
+        Strategy::EmbeddingAugmented,
+        Strategy::Hybrid,
+    ] {
         let mut by_kind: BTreeMap<String, Figures> = BTreeMap::new();
         let mut all = Figures::default();
         let mut missed = Vec::new();
@@ -182,7 +186,7 @@ fn recall_and_mrr_on_real_history() {
         if strategy == Strategy::LexicalOnly {
             // Floors: the figures measured when this set was written, less a little.
             assert!(all.recall5() >= FLOOR_RECALL5, "{}", all.line("all"));
-        } else if embedded {
+        } else if embedded && strategy == Strategy::Hybrid {
             assert!(all.recall5() >= FLOOR_HYBRID_RECALL5, "{}", all.line("all"));
         }
     }
@@ -197,6 +201,7 @@ fn recall_and_mrr_on_real_history() {
 /// Lexical recall@5 measured when the set was written: 0.66 (37 of 56; paraphrases 0 of 13,
 /// which need embeddings).
 const FLOOR_RECALL5: f64 = 0.62;
-/// Hybrid recall@5 with all-MiniLM-L6-v2, measured when the set was written: 0.68 (paraphrases
-/// 2 of 13; the model is English-only and a third of the set is German or Spanish).
-const FLOOR_HYBRID_RECALL5: f64 = 0.64;
+/// Hybrid recall@5 with all-MiniLM-L6-v2: 0.68 when the set was written, 0.73 since the fusion
+/// constant fell from 60 to 3 (paraphrases 3 of 13; the model is English-only and a third of the
+/// set is German or Spanish).
+const FLOOR_HYBRID_RECALL5: f64 = 0.70;

@@ -469,14 +469,15 @@ fn turn_tokens(turn: &TranscriptTurn) -> usize {
 pub fn turn_position(graph: &Graph, turn_id: &str) -> Result<Option<u64>> {
     let kinds = kinds_json(false);
     graph.with_conn_result(|c| {
-        c.query_row(
+        // Cached: a search asks this for each of its hits, and compiling the statement each
+        // time cost more than running it.
+        c.prepare_cached(
             "SELECT (SELECT count(*) FROM turns b
                       WHERE b.session_id = t.session_id AND b.seq < t.seq
                         AND b.kind IN (SELECT value FROM json_each(?2)))
                FROM turns t WHERE t.turn_id = ?1",
-            params![turn_id, kinds],
-            |r| r.get::<_, i64>(0),
-        )
+        )?
+        .query_row(params![turn_id, kinds], |r| r.get::<_, i64>(0))
         .optional()
         .map(|n| n.map(|n| n as u64))
     })

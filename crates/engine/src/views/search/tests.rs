@@ -3,6 +3,10 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur};
+
+use super::query::Lexical;
 use super::*;
 use crate::test_support::ingest_dir;
 
@@ -647,4 +651,81 @@ fn an_index_trailing_an_ingest_indexes_each_turn_once() {
     let rebuilt = SearchIndex::rebuild(&store).unwrap();
     assert_eq!(rebuilt.turns, trailed.turns);
     assert_eq!(rebuilt.documents, trailed.documents);
+}
+
+/// The neighbourhood and a plain word's written form only re-score the best candidates, those
+/// that match by their own words; what they add is the score the whole query would give. On the
+/// samples, where the candidates are every such match that counts, the re-scored top is the
+/// whole query's top among them, score for score. (A turn matching only by its neighbourhood is
+/// not a candidate: the turn next to it that holds the words is.)
+#[test]
+fn rescored_candidates_score_what_the_whole_query_gives_them() {
+    let (_dir, _store, index) = indexed();
+    let searcher = index.reader().unwrap().searcher();
+    let queries = [
+        "why does the sync drop rows",
+        "OAuth token refreshes in the middle of a batch",
+        "tests/refresh_mid_batch.rs cursor",
+        "ledger export retry",
+    ];
+    for text in queries {
+        let Lexical { query, rescore, .. } = index.lexical(&request(text), None).unwrap();
+        let rescore = rescore.expect("every query here has words to re-score with");
+        let whole = BooleanQuery::new(vec![
+            (Occur::Must, query.box_clone()),
+            (Occur::Should, rescore.box_clone()),
+        ]);
+        let expected = searcher
+            .search(&whole, &TopDocs::with_limit(8).order_by_score())
+            .unwrap();
+        let found = index
+            .refined_top(&searcher, query.as_ref(), Some(rescore.as_ref()), 8)
+            .unwrap();
+        assert_eq!(
+            found.iter().map(|(_, a)| *a).collect::<Vec<_>>(),
+            expected.iter().map(|(_, a)| *a).collect::<Vec<_>>(),
+            "{text:?}"
+        );
+        for ((got, _), (want, _)) in found.iter().zip(&expected) {
+            assert!((got - want).abs() < 1e-4, "{text:?}: {got} against {want}");
+        }
+    }
+}
+
+/// A query reloads the reader only when the index has a new commit: another handle's (another
+/// process's) write is found by the next query, and two queries with no commit between them
+/// share one searcher.
+#[test]
+fn a_query_sees_another_writer_s_commit_and_reloads_only_for_one() {
+    let (_dir, store, index) = indexed();
+    let first = index
+        .reader()
+        .unwrap()
+        .searcher()
+        .generation()
+        .generation_id();
+    let again = index
+        .reader()
+        .unwrap()
+        .searcher()
+        .generation()
+        .generation_id();
+    assert_eq!(first, again, "no commit, no reload");
+    let other = SearchIndex::open_uncached(&store).unwrap();
+    let push = crate::inputs::observe::Push {
+        text: "Archived the zqstampx ledger before the audit".into(),
+        work_context: None,
+        entities: Vec::new(),
+    };
+    crate::inputs::observe::push(&store, &push, now()).unwrap();
+    assert_eq!(other.sync(&store).unwrap().observations, 1);
+    let found = index.search(&request("zqstampx"), None, NONE).unwrap();
+    assert_eq!(found.hits.len(), 1, "the other handle's commit is seen");
+    let after = index
+        .reader()
+        .unwrap()
+        .searcher()
+        .generation()
+        .generation_id();
+    assert_ne!(after, first, "the commit was reloaded");
 }
