@@ -240,8 +240,8 @@ pub struct SearchIndex {
     dir: PathBuf,
     index: Index,
     fields: Fields,
-    /// One reader for the life of the open index, reloaded before each use: a query then costs
-    /// the search, not opening every segment again.
+    /// One reader for the life of the open index, reloaded when the index has a new commit: a
+    /// query then costs the search, not opening every segment again.
     reader: tantivy::IndexReader,
     /// What `meta.json` looked like when the reader was last reloaded (see [`CommitStamp`]).
     reloaded: std::sync::Mutex<Option<CommitStamp>>,

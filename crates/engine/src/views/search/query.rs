@@ -905,8 +905,6 @@ fn any_of<'a>(field: Field, values: impl IntoIterator<Item = &'a str>) -> Box<dy
     Box::new(BooleanQuery::new(clauses))
 }
 
-/// Whether the document at `addr` matches `query`. A fresh scorer is walked to the document
-/// rather than asked through `explain`, which can seek a phrase scorer backwards and panic.
 /// Adds each candidate's `extra` score to it and sorts the candidates best first (ties by
 /// address, so the order is the same on every run). One scorer per segment walks that segment's
 /// candidates in document order, so re-scoring fifty candidates costs a few seeks per term, not a
@@ -940,6 +938,8 @@ fn refine(
     Ok(())
 }
 
+/// Whether the document at `addr` matches `query`. A fresh scorer is walked to the document
+/// rather than asked through `explain`, which can seek a phrase scorer backwards and panic.
 fn matches(searcher: &tantivy::Searcher, query: &dyn Query, addr: DocAddress) -> bool {
     let Ok(weight) = query.weight(EnableScoring::disabled_from_searcher(searcher)) else {
         return false;
