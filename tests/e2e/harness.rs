@@ -122,7 +122,17 @@ impl App {
     /// or panics leaves a screenshot and the page source, then fails the test; otherwise its
     /// value is returned, for the checks on disk that follow.
     pub async fn with<T>(world: &World, body: impl AsyncFnOnce(&Ui) -> Check<T>) -> T {
-        let ui = Ui::launch(world).await;
+        Self::with_binary(world, &app_binary(), body).await
+    }
+
+    /// [`App::with`] for another Tauri binary, started the same way (the start-up benchmark's
+    /// peer, an empty window).
+    pub async fn with_binary<T>(
+        world: &World,
+        app: &Path,
+        body: impl AsyncFnOnce(&Ui) -> Check<T>,
+    ) -> T {
+        let ui = Ui::launch(world, app).await;
         // A panic (an `unwrap` in the body, say) must not skip the report: it is caught here,
         // reported like a failed check, and resumed once the app is down.
         let outcome = {
@@ -236,8 +246,7 @@ pub struct Ui {
 impl Ui {
     /// Starts the app on the world's store (its home directory the world's) and opens a
     /// WebDriver session with it.
-    async fn launch(world: &World) -> Ui {
-        let app = app_binary();
+    async fn launch(world: &World, app: &Path) -> Ui {
         assert!(
             app.exists(),
             "{} missing: build the app first",

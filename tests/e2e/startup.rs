@@ -6,9 +6,10 @@
 //! user, `scripts/bench-app.sh`), and prints the figures; it also fails when a page never shows
 //! its rows, so `scripts/test.sh` runs it with the rest. Times are taken from the page through
 //! WebDriver, polled every few milliseconds, from the moment the app's process started (its
-//! start time in `/proc`).
+//! start time in `/proc`). With `$ELNOR_BARE_BINARY` it then times the peer the same way: the
+//! same Tauri runtime on an empty page (`src-tauri/examples/bare_window.rs`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::harness::{App, Check, Ui, ensure};
@@ -62,11 +63,14 @@ fn processes() -> Vec<(u32, u32, String)> {
     out
 }
 
-/// The newest `elnor-desktop` process: the app this test started.
-fn app_pid() -> Option<u32> {
+/// The newest process of the binary `file` names: the app (or the peer) this test started. The
+/// kernel keeps the first 15 bytes of a process's name, so only those are compared.
+fn newest_process(file: &Path) -> Option<u32> {
+    let full = file.file_name()?.to_string_lossy().into_owned();
+    let name: String = full.chars().take(15).collect();
     processes()
         .into_iter()
-        .filter(|(_, _, name)| name.starts_with("elnor-desktop"))
+        .filter(|(_, _, n)| n.starts_with(&name))
         .max_by(|a, b| {
             started_ms(a.0)
                 .unwrap_or(0.0)
@@ -106,6 +110,20 @@ fn rss_tree(pid: u32) -> (f64, Vec<String>) {
         }
     }
     (kib / 1024.0, names)
+}
+
+/// The process of `binary` this test started, and when it started (epoch milliseconds).
+fn started(binary: &Path) -> Check<(u32, f64)> {
+    let pid = newest_process(binary);
+    ensure!(pid.is_some(), "{} is running", binary.display());
+    let pid = pid.unwrap();
+    Ok((pid, started_ms(pid).unwrap_or_else(epoch_ms)))
+}
+
+/// [`rss_tree`] once nothing has been asked of the app for a few seconds.
+async fn idle_rss(pid: u32) -> (f64, Vec<String>) {
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    rss_tree(pid)
 }
 
 /// Polls `script` (which returns true once the page shows what is awaited) every 5 ms and
@@ -150,10 +168,7 @@ async fn app_start_and_page_figures() {
         None => captured_samples_world(),
     };
     let figures = App::with(&world, async |ui| {
-        let pid = app_pid();
-        ensure!(pid.is_some(), "the app's process is running");
-        let pid = pid.unwrap();
-        let start = started_ms(pid).unwrap_or_else(epoch_ms);
+        let (pid, start) = started(&crate::harness::app_binary())?;
         let painted = when(
             ui,
             "the first frame",
@@ -167,9 +182,7 @@ async fn app_start_and_page_figures() {
              return n !== null && n.textContent.trim() !== '';",
         )
         .await?;
-        // Idle: nothing asked of the app for a few seconds.
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        let (rss, names) = rss_tree(pid);
+        let (rss, names) = idle_rss(pid).await;
         let timeline = page(ui, "#nav-timeline", "#timeline-items li").await?;
         let sessions = page(ui, "#nav-sessions", ".session-row").await?;
         ui.click("#nav-search").await?;
@@ -199,4 +212,33 @@ async fn app_start_and_page_figures() {
     for (what, value) in figures {
         println!("{what}: {value:.0}");
     }
+
+    // The peer, in the same run: the same Tauri runtime and window on an empty page.
+    let Some(bare) = std::env::var_os("ELNOR_BARE_BINARY").filter(|s| !s.is_empty()) else {
+        println!(
+            "peer not run: scripts/bench-app.sh builds the empty window and names it in ELNOR_BARE_BINARY"
+        );
+        return;
+    };
+    let bare = PathBuf::from(bare);
+    let (painted, rss, processes) = App::with_binary(&world, &bare, async |ui| {
+        let (pid, start) = started(&bare)?;
+        let painted = when(
+            ui,
+            "the empty page",
+            "return document.querySelector('#bare-ready') !== null;",
+        )
+        .await?;
+        let (rss, names) = idle_rss(pid).await;
+        Ok((painted - start, rss, names.len()))
+    })
+    .await;
+    println!("peer, an empty Tauri window: cold start to the first frame (ms): {painted:.0}");
+    println!("peer: idle RSS, app and WebKit processes (MiB): {rss:.0}");
+    println!("peer: processes: {processes}");
+    println!(
+        "app against the peer: first frame {:.2}×, idle RSS {:.2}×",
+        figures[0].1 / painted,
+        figures[2].1 / rss
+    );
 }

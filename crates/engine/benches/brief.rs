@@ -10,7 +10,8 @@
 //! `elnor brief --format claude-code` process (hook form, a real delivery), p50 and p99 over 100
 //! runs. Goals (issue 5): ≤ 20 ms p99 in the engine, ≤ 50 ms for the process. Beside it, off the
 //! brief's path: refreshing every head, and building the global and one thread head (what a
-//! capture at a session's end pays).
+//! capture at a session's end pays); every constellation view rebuilt, next to reading every
+//! log once; and the whole nightly job.
 //!
 //! `cargo build --release -p elnor-cli && cargo bench -p elnor-engine --bench brief`
 //! (set `ELNOR_BIN` to use another binary; `ELNOR_BENCH_KEEP=1` keeps the store and prints it).
@@ -376,6 +377,34 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    // Off the brief's path, after it (both rewrite every view): every constellation view
+    // rebuilt, then the whole nightly job. The peer reads every continuity log once and
+    // parses its entries, the least a rebuild of every view must do.
+    let started = Instant::now();
+    let mut entries = 0;
+    for id in store.log_ids().unwrap() {
+        entries += store.log(&id).read().unwrap().entries.len();
+    }
+    let read_all = started.elapsed();
+    let started = Instant::now();
+    let views = elnor_engine::rebuild_views(&store, now()).unwrap();
+    let rebuilt = started.elapsed();
+    eprintln!(
+        "constellation: {views} views rebuilt in {rebuilt:.2?}; peer, every log read and parsed \
+         ({entries} entries): {read_all:.2?} ({:.1}×)",
+        rebuilt.as_secs_f64() / read_all.as_secs_f64()
+    );
+    let started = Instant::now();
+    let nightly =
+        elnor_engine::run_nightly(&store, &elnor_engine::MemorySecrets::default(), now()).unwrap();
+    eprintln!(
+        "nightly job: {:.2?} ({} sessions captured, {} views rebuilt, {} rollup segments)",
+        started.elapsed(),
+        nightly.captured,
+        nightly.views_rebuilt,
+        nightly.rollup_segments
+    );
     if std::env::var_os("ELNOR_BENCH_KEEP").is_some() {
         eprintln!("store kept at {}", dir.keep().display());
     }

@@ -1,8 +1,9 @@
 //! Capture cost as the graph grows: one deterministic capture of a real fixture session (Claude
 //! Code, 27 turns) into a named work context whose log already holds 250 entries (SPEC §14 per
-//! context), with 0, 2,000 and 20,000 entities in the graph. The graph keeps its known-name
-//! automaton while no name changes, so the iterations measure a capture that finds it built;
-//! the cost of building it after a change is measured whole-process in BENCHMARKS.md.
+//! context), with 0, 2,000, 20,000 and 50,000 (SPEC §14) entities in the graph. The graph keeps
+//! its known-name automaton while no name changes, so the iterations measure a capture that
+//! finds it built; the cost of building it after a change is measured whole-process in
+//! BENCHMARKS.md.
 //!
 //! `cargo bench -p elnor-engine --bench capture` (needs `../shared/fixtures` beside the checkout).
 
@@ -91,7 +92,7 @@ fn bench(c: &mut Criterion) {
     let secrets = MemorySecrets::default();
     let mut group = c.benchmark_group("capture");
     group.sample_size(20);
-    for entities in [0, 2_000, 20_000] {
+    for entities in [0, 2_000, 20_000, 50_000] {
         let (dir, store) = store_with(entities);
         let db = dir.path().join("entity_graph.sqlite");
         let now = Utc.with_ymd_and_hms(2026, 11, 22, 10, 0, 0).unwrap();

@@ -27,7 +27,7 @@ mod ident;
 mod query;
 mod vectors;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -96,6 +96,9 @@ pub struct SyncReport {
     /// Documents in the index after the sync.
     pub documents: u64,
 }
+
+/// The file beside the index that holds its [`SyncState`].
+const STATE_FILE: &str = "state.json";
 
 /// Where the sync stopped last time, beside the index.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -243,8 +246,12 @@ pub struct SearchIndex {
     /// One reader for the life of the open index, reloaded when the index has a new commit: a
     /// query then costs the search, not opening every segment again.
     reader: tantivy::IndexReader,
-    /// What `meta.json` looked like when the reader was last reloaded (see [`CommitStamp`]).
-    reloaded: std::sync::Mutex<Option<CommitStamp>>,
+    /// What `meta.json` looked like when the reader was last reloaded (see [`FileStamp`]).
+    reloaded: std::sync::Mutex<Option<FileStamp>>,
+    /// The sync state as this process last read or wrote it, with the stamp of its file then:
+    /// at 2,000 logs and 10,000 Library documents it is a megabyte of JSON, which every sync
+    /// (every push, every capture) and every check for new work would otherwise parse again.
+    state: std::sync::Mutex<Option<(FileStamp, SyncState)>>,
     /// When this process last compared the store with the index (see
     /// [`SearchIndex::is_behind_throttled`]).
     checked: std::sync::Mutex<Option<std::time::Instant>>,
@@ -253,23 +260,24 @@ pub struct SearchIndex {
     vectors: std::sync::Mutex<Option<(String, u64, std::sync::Arc<vectors::Vectors>)>>,
 }
 
-/// Which `meta.json` an index folder holds. tantivy writes a commit's `meta.json` to a new file
-/// and renames it into place, so a new commit is a new file: another inode, and a modification
-/// time to the nanosecond. Where there are no inodes (Windows) there is no stamp, and the reader
-/// is reloaded before every query, as it always was.
+/// Which file a path holds. tantivy writes a commit's `meta.json` to a new file and renames it
+/// into place, and the sync state is written the same way ([`atomic_write`]), so a new commit or
+/// state is a new file: another inode, and a modification time to the nanosecond. Where there
+/// are no inodes (Windows) there is no stamp, and the reader is reloaded before every query and
+/// the state read before every sync, as they always were.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct CommitStamp {
+struct FileStamp {
     inode: u64,
     len: u64,
     modified: std::time::SystemTime,
 }
 
-impl CommitStamp {
+impl FileStamp {
     #[cfg(unix)]
-    fn of(dir: &Path) -> Option<CommitStamp> {
+    fn of(path: &Path) -> Option<FileStamp> {
         use std::os::unix::fs::MetadataExt;
-        let meta = fs::metadata(dir.join("meta.json")).ok()?;
-        Some(CommitStamp {
+        let meta = fs::metadata(path).ok()?;
+        Some(FileStamp {
             inode: meta.ino(),
             len: meta.len(),
             modified: meta.modified().ok()?,
@@ -277,7 +285,7 @@ impl CommitStamp {
     }
 
     #[cfg(not(unix))]
-    fn of(_dir: &Path) -> Option<CommitStamp> {
+    fn of(_path: &Path) -> Option<FileStamp> {
         None
     }
 }
@@ -368,6 +376,7 @@ impl SearchIndex {
             fields,
             reader,
             reloaded: std::sync::Mutex::new(None),
+            state: std::sync::Mutex::new(None),
             checked: std::sync::Mutex::new(None),
             vectors: std::sync::Mutex::new(None),
         })
@@ -448,7 +457,7 @@ impl SearchIndex {
             };
         // The watermarks are read only once this sync holds the writer: read before, they could
         // be a writer that just finished behind, and its documents would be added twice.
-        let mut state = read_state(&self.dir);
+        let mut state = self.take_state();
         if state.version != INDEX_VERSION {
             state = SyncState {
                 version: INDEX_VERSION,
@@ -496,7 +505,7 @@ impl SearchIndex {
                 .wait_merging_threads()
                 .map_err(|e| index_err(&self.dir, e))?;
         }
-        write_state(&self.dir, &state)?;
+        self.keep_state(state)?;
         // The index now holds what the store held: a throttled check right after need not
         // compare them again.
         *self
@@ -510,42 +519,58 @@ impl SearchIndex {
     /// Whether the store holds something the index does not: new turns or summaries, or a log
     /// that changed size or appeared or went. Costs two SQL maxima and a stat per log.
     pub fn is_behind(&self, store: &Store) -> Result<bool> {
-        let state = read_state(&self.dir);
-        if state.version != INDEX_VERSION {
-            return Ok(true);
-        }
-        let (turns, summaries): (Option<i64>, Option<i64>) =
-            store.graph().with_conn_result(|c| {
-                c.query_row(
-                "SELECT (SELECT max(seq) FROM turns), (SELECT max(rowid) FROM session_summaries)",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            })?;
-        if turns.unwrap_or(0) > state.turns_seq || summaries.unwrap_or(0) > state.summaries_rowid {
-            return Ok(true);
-        }
-        let (library, observations, nodes) = marks(store)?;
-        if library != state.library_mark
-            || observations > state.observations_id
-            || nodes != state.nodes_mark
-        {
-            return Ok(true);
-        }
-        let ids = store.log_ids()?;
-        if ids.len() != state.logs.len() {
-            return Ok(true);
-        }
-        for id in &ids {
-            let bytes = fs::metadata(store.log(id).path())
-                .map(|m| m.len())
-                .unwrap_or(0);
-            match state.logs.get(id.as_str()) {
-                Some(mark) if mark.bytes == bytes => {}
-                _ => return Ok(true),
+        self.with_state(|state| behind(store, state))
+    }
+
+    /// Calls `f` with the sync state: the one this process last read or wrote while `state.json`
+    /// is still that file, else the file's (then kept for the next call).
+    fn with_state<R>(&self, f: impl FnOnce(&SyncState) -> R) -> R {
+        // Stamped before it is read: a state written in between is read now and stamped as the
+        // one before it, so the next call reads it again rather than keep a stale one.
+        let stamp = FileStamp::of(&self.dir.join(STATE_FILE));
+        let mut cached = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match (stamp, cached.as_ref()) {
+            (Some(now), Some((then, state))) if now == *then => f(state),
+            (Some(now), _) => {
+                let state = read_state(&self.dir);
+                let out = f(&state);
+                *cached = Some((now, state));
+                out
             }
+            (None, _) => f(&read_state(&self.dir)),
         }
-        Ok(false)
+    }
+
+    /// The sync state for a sync to change, taken out of the cache (see [`Self::with_state`]);
+    /// a sync that fails before [`Self::keep_state`] leaves the next one to read the file.
+    fn take_state(&self) -> SyncState {
+        let stamp = FileStamp::of(&self.dir.join(STATE_FILE));
+        let taken = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        match taken {
+            Some((then, state)) if Some(then) == stamp => state,
+            _ => read_state(&self.dir),
+        }
+    }
+
+    /// Writes the sync state and keeps it as the cached one. Every writer of the state holds the
+    /// index's writer lock, as the sync calling this does, so the file stamped right after the
+    /// write is this write's.
+    fn keep_state(&self, state: SyncState) -> Result<()> {
+        write_state(&self.dir, &state)?;
+        if let Some(stamp) = FileStamp::of(&self.dir.join(STATE_FILE)) {
+            *self
+                .state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((stamp, state));
+        }
+        Ok(())
     }
 
     /// The reader, brought to the index's last commit (by this process or another). Reloading
@@ -554,7 +579,7 @@ impl SearchIndex {
     /// the last reload saw. The stamp is taken before the reload, so a commit landing between
     /// the two is reloaded again next time rather than missed.
     fn reader(&self) -> Result<tantivy::IndexReader> {
-        let stamp = CommitStamp::of(&self.dir);
+        let stamp = FileStamp::of(&self.dir.join("meta.json"));
         let mut reloaded = self
             .reloaded
             .lock()
@@ -721,11 +746,13 @@ impl SearchIndex {
     ) -> Result<()> {
         let f = self.fields;
         let ids = store.log_ids()?;
-        let live: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
+        // A set: at 2,000 logs, asking a list whether it holds each of them cost every sync,
+        // every push and every capture, four million comparisons.
+        let live: BTreeSet<&str> = ids.iter().map(|id| id.as_str()).collect();
         let gone: Vec<String> = state
             .logs
             .keys()
-            .filter(|wc| !live.contains(wc))
+            .filter(|wc| !live.contains(&wc[..]))
             .cloned()
             .collect();
         for wc in gone {
@@ -926,14 +953,53 @@ fn bounded(text: &str, max: usize) -> String {
     }
 }
 
+/// Whether the store holds something the index does not, by the sync state `state` (see
+/// [`SearchIndex::is_behind`]).
+fn behind(store: &Store, state: &SyncState) -> Result<bool> {
+    if state.version != INDEX_VERSION {
+        return Ok(true);
+    }
+    let (turns, summaries): (Option<i64>, Option<i64>) = store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT (SELECT max(seq) FROM turns), (SELECT max(rowid) FROM session_summaries)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    })?;
+    if turns.unwrap_or(0) > state.turns_seq || summaries.unwrap_or(0) > state.summaries_rowid {
+        return Ok(true);
+    }
+    let (library, observations, nodes) = marks(store)?;
+    if library != state.library_mark
+        || observations > state.observations_id
+        || nodes != state.nodes_mark
+    {
+        return Ok(true);
+    }
+    let ids = store.log_ids()?;
+    if ids.len() != state.logs.len() {
+        return Ok(true);
+    }
+    for id in &ids {
+        let bytes = fs::metadata(store.log(id).path())
+            .map(|m| m.len())
+            .unwrap_or(0);
+        match state.logs.get(id.as_str()) {
+            Some(mark) if mark.bytes == bytes => {}
+            _ => return Ok(true),
+        }
+    }
+    Ok(false)
+}
+
 fn write_state(dir: &Path, state: &SyncState) -> Result<()> {
     let bytes = serde_json::to_vec_pretty(state)
         .map_err(|e| Error::InvalidEntry(format!("search index state: {e}")))?;
-    atomic_write(&dir.join("state.json"), &bytes)
+    atomic_write(&dir.join(STATE_FILE), &bytes)
 }
 
 fn read_state(dir: &Path) -> SyncState {
-    fs::read(dir.join("state.json"))
+    fs::read(dir.join(STATE_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()

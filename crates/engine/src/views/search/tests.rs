@@ -729,3 +729,51 @@ fn a_query_sees_another_writer_s_commit_and_reloads_only_for_one() {
         .generation_id();
     assert_ne!(after, first, "the commit was reloaded");
 }
+
+/// A handle keeps the sync state it last wrote, and takes the file's instead once another writer
+/// has written a newer one: otherwise it would index again what the other indexed, or miss what
+/// is new.
+#[test]
+fn a_sync_starts_from_the_state_another_writer_left() {
+    let (_dir, store, index) = indexed();
+    let docs = |index: &SearchIndex| index.reader().unwrap().searcher().num_docs();
+    let push = |text: &str| {
+        let push = crate::inputs::observe::Push {
+            text: text.into(),
+            work_context: None,
+            entities: Vec::new(),
+        };
+        crate::inputs::observe::push(&store, &push, now()).unwrap();
+    };
+    let before = docs(&index);
+    assert!(
+        !index.is_behind(&store).unwrap(),
+        "the state this handle wrote is current"
+    );
+    let other = SearchIndex::open_uncached(&store).unwrap();
+    push("Archived the zqfirstx ledger before the audit");
+    assert!(
+        index.is_behind(&store).unwrap(),
+        "a new observation is seen"
+    );
+    assert_eq!(other.sync(&store).unwrap().observations, 1);
+    assert!(
+        !index.is_behind(&store).unwrap(),
+        "the other handle's state is read, not the one kept"
+    );
+    push("Archived the zqsecondx ledger after the audit");
+    let report = index.sync(&store).unwrap();
+    assert_eq!(
+        report.observations, 1,
+        "only the second push is new to the index"
+    );
+    assert_eq!(docs(&index), before + 2, "nothing was indexed twice");
+    assert_eq!(
+        index
+            .search(&request("zqfirstx"), None, NONE)
+            .unwrap()
+            .hits
+            .len(),
+        1
+    );
+}
