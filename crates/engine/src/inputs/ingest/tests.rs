@@ -463,6 +463,9 @@ fn rewrite_that_keeps_the_head_is_still_detected() {
     assert_eq!(report.files_replaced, 1);
     assert_eq!((report.records_added, report.malformed), (2, 0));
     assert_eq!(count(&store, "SELECT count(*) FROM turns"), 4);
+    // The status reads the count from the largest `seq`: the line read again and ignored as a
+    // duplicate left no gap in it.
+    assert_eq!(store.status().unwrap().transcript_records, 4);
 }
 
 #[test]
