@@ -262,9 +262,13 @@ pub struct SearchIndex {
 
 /// Which file a path holds. tantivy writes a commit's `meta.json` to a new file and renames it
 /// into place, and the sync state is written the same way ([`atomic_write`]), so a new commit or
-/// state is a new file: another inode, and a modification time to the nanosecond. Where there
-/// are no inodes (Windows) there is no stamp, and the reader is reloaded before every query and
-/// the state read before every sync, as they always were.
+/// state is a new file: another inode than the file it replaces, which is still in place while
+/// the new one is written. A stamp could come back only if the file were replaced twice, the
+/// second time on a freed inode, with the same length, within one tick of the file system's
+/// clock: each state is a whole sync, longer than a tick, and a `meta.json` missed that way would
+/// only keep the previous commit in view until the next one. Where there are no
+/// inodes (Windows) there is no stamp, and the reader is reloaded before every query and the
+/// state read before every sync, as they always were.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FileStamp {
     inode: u64,
