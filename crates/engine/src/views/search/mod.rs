@@ -330,6 +330,11 @@ impl SearchIndex {
         {
             return Ok(index.clone());
         }
+        // A miss is the moment to let go of the indexes whose folders are gone (a store that
+        // was deleted or moved): each holds its segments' files mapped, so a process that opens
+        // store after store (the tests, the fuzzer, a person switching stores) would otherwise
+        // keep every one of them in memory, and on a memory file system their disk space too.
+        open.retain(|folder, _| folder.join("meta.json").is_file());
         let index = std::sync::Arc::new(Self::open_uncached(store)?);
         open.insert(dir, index.clone());
         Ok(index)

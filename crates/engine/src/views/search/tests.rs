@@ -324,6 +324,21 @@ impl Noise {
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.into_iter().map(|x| x / n).collect()
     }
+
+    /// `centres` unit vectors anywhere, and `rows` vectors within `spread` of them, taking the
+    /// centres in turn: clustered, as embeddings of real text are.
+    fn clustered(
+        &mut self,
+        centres: usize,
+        rows: usize,
+        spread: f32,
+    ) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+        let centres: Vec<Vec<f32>> = (0..centres).map(|_| self.unit_near(None, 1.0)).collect();
+        let rows = (0..rows)
+            .map(|i| self.unit_near(Some(&centres[i % centres.len()]), spread))
+            .collect();
+        (centres, rows)
+    }
 }
 
 /// A backfill killed between appending a batch's vectors and its ids (here: a whole extra
@@ -441,10 +456,7 @@ fn quantised_nearest_neighbours_match_the_exact_ones() {
 fn the_sign_bit_prefilter_keeps_the_true_neighbours() {
     let dir = tempfile::tempdir().unwrap();
     let mut noise = Noise(0x0bad_cafe_f00d_1234);
-    let centres: Vec<Vec<f32>> = (0..200).map(|_| noise.unit_near(None, 1.0)).collect();
-    let rows: Vec<Vec<f32>> = (0..12_000)
-        .map(|i| noise.unit_near(Some(&centres[i % centres.len()]), 0.06))
-        .collect();
+    let (centres, rows) = noise.clustered(200, 12_000, 0.06);
     let (vectors, ids) = vectors_of(dir.path(), &rows);
     for trial in 0..10 {
         let q = noise.unit_near(Some(&centres[trial * 7]), 0.06);
@@ -506,10 +518,7 @@ fn the_sign_bit_prefilter_keeps_what_a_full_sort_keeps() {
     let dir = tempfile::tempdir().unwrap();
     let mut noise = Noise(0x005e_ed0f_5197);
     // Few distinct sign patterns, so many rows share a distance and ties decide the cut.
-    let centres: Vec<Vec<f32>> = (0..7).map(|_| noise.unit_near(None, 1.0)).collect();
-    let rows: Vec<Vec<f32>> = (0..2_501)
-        .map(|i| noise.unit_near(Some(&centres[i % centres.len()]), 0.3))
-        .collect();
+    let (centres, rows) = noise.clustered(7, 2_501, 0.3);
     let (vectors, _) = vectors_of(dir.path(), &rows);
     let distance =
         |a: &[u64], b: &[u64]| -> u32 { a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum() };
@@ -775,5 +784,24 @@ fn a_sync_starts_from_the_state_another_writer_left() {
             .hits
             .len(),
         1
+    );
+}
+
+/// The indexes a process keeps open are let go once their store's folder is gone: a process that
+/// opens store after store would otherwise hold every deleted index's segments in memory.
+#[test]
+fn an_index_whose_store_was_deleted_is_let_go() {
+    let (dir, store, index) = indexed();
+    let gone = std::sync::Arc::downgrade(&index);
+    drop(index);
+    drop(store);
+    drop(dir);
+    assert!(gone.upgrade().is_some(), "the open index is kept for reuse");
+    let other = tempfile::tempdir().unwrap();
+    let next = Store::open(other.path().join("store")).unwrap();
+    SearchIndex::open(&next).unwrap();
+    assert!(
+        gone.upgrade().is_none(),
+        "the deleted store's index is still held open"
     );
 }

@@ -334,29 +334,16 @@ impl Vectors {
 
     /// Scores every row with `score` on [`SCAN_THREADS`] threads and keeps the best `keep`.
     fn scan(&self, score: impl Fn(usize) -> f32 + Sync, keep: usize) -> Vec<(f32, usize)> {
-        let rows = self.len();
-        let part = rows.div_ceil(SCAN_THREADS).max(1);
-        let score = &score;
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..rows)
-                .step_by(part)
-                .map(|start| {
-                    let end = (start + part).min(rows);
-                    scope.spawn(move || {
-                        let mut best: Vec<(f32, usize)> =
-                            (start..end).map(|row| (score(row), row)).collect();
-                        top(&mut best, keep);
-                        best
-                    })
-                })
-                .collect();
-            let mut all: Vec<(f32, usize)> = handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect();
-            top(&mut all, keep);
-            all
+        let mut all: Vec<(f32, usize)> = in_parts(self.len(), |part| {
+            let mut best: Vec<(f32, usize)> = part.map(|row| (score(row), row)).collect();
+            top(&mut best, keep);
+            best
         })
+        .into_iter()
+        .flatten()
+        .collect();
+        top(&mut all, keep);
+        all
     }
 
     /// The `keep` rows whose sign bits differ least from `q_bits`, ties to the lower row. A
@@ -366,37 +353,25 @@ impl Vectors {
     /// the distances, not the bits, takes the rows inside it.
     pub(super) fn closest_signs(&self, q_bits: &[u64], keep: usize) -> Vec<usize> {
         let rows = self.len();
-        let part = rows.div_ceil(SCAN_THREADS).max(1);
         let buckets = self.words * 64 + 1;
-        let passes: Vec<(Vec<u16>, Vec<u32>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..rows)
-                .step_by(part)
-                .map(|start| {
-                    let end = (start + part).min(rows);
-                    scope.spawn(move || {
-                        let mut histogram = vec![0u32; buckets];
-                        let mut distances = vec![0u16; end - start];
-                        hamming_distances(
-                            &self.bits[start * self.words..end * self.words],
-                            q_bits,
-                            &mut distances,
-                            &mut histogram,
-                        );
-                        (distances, histogram)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
+        // Each part's first row, its rows' distances and its histogram.
+        let passes: Vec<(usize, Vec<u16>, Vec<u32>)> = in_parts(rows, |part| {
+            let mut histogram = vec![0u32; buckets];
+            let mut distances = vec![0u16; part.len()];
+            hamming_distances(
+                &self.bits[part.start * self.words..part.end * self.words],
+                q_bits,
+                &mut distances,
+                &mut histogram,
+            );
+            (part.start, distances, histogram)
         });
         // The smallest distance `cut` with at least `keep` rows at or under it: every row closer
         // than `cut` is kept, and rows at `cut` in row order until `keep` are.
         let mut below = 0usize;
         let mut cut = buckets;
         for d in 0..buckets {
-            let at: usize = passes.iter().map(|(_, h)| h[d] as usize).sum();
+            let at: usize = passes.iter().map(|(_, _, h)| h[d] as usize).sum();
             if below + at >= keep {
                 cut = d;
                 break;
@@ -405,14 +380,14 @@ impl Vectors {
         }
         let mut room_at_cut = keep - below.min(keep);
         let mut out = Vec::with_capacity(keep.min(rows));
-        for (i, (distances, _)) in passes.iter().enumerate() {
+        for (start, distances, _) in &passes {
             for (j, &d) in distances.iter().enumerate() {
                 let d = usize::from(d);
                 if d < cut || (d == cut && room_at_cut > 0) {
                     if d == cut {
                         room_at_cut -= 1;
                     }
-                    out.push(i * part + j);
+                    out.push(start + j);
                 }
             }
         }
@@ -459,22 +434,30 @@ fn score_rows(rows: &[usize], score: &(impl Fn(usize) -> f32 + Sync)) -> Vec<(f3
     if rows.len() < 4_096 {
         return rows.iter().map(|&row| (score(row), row)).collect();
     }
-    let part = rows.len().div_ceil(SCAN_THREADS);
+    in_parts(rows.len(), |part| {
+        rows[part]
+            .iter()
+            .map(|&row| (score(row), row))
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// `work` of each of [`SCAN_THREADS`] consecutive parts of `0..len`, each on its own thread, in
+/// the parts' order. A panic in a part is raised again here.
+fn in_parts<T: Send>(len: usize, work: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
+    let part = len.div_ceil(SCAN_THREADS).max(1);
+    let work = &work;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = rows
-            .chunks(part)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|&row| (score(row), row))
-                        .collect::<Vec<_>>()
-                })
-            })
+        let handles: Vec<_> = (0..len)
+            .step_by(part)
+            .map(|start| scope.spawn(move || work(start..(start + part).min(len))))
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     })
 }
