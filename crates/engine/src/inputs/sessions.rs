@@ -110,7 +110,9 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
     let limit = q.limit.unwrap_or(LIST_DEFAULT).clamp(1, LIST_CAP);
     let since = q
         .time_window_hours
-        .map(|h| format_ts(now - Duration::hours(i64::from(h))));
+        // More hours than a date can reach back is every session rather than an overflow.
+        .and_then(|h| now.checked_sub_signed(Duration::hours(i64::from(h))))
+        .map(format_ts);
     let text = q
         .text
         .as_deref()

@@ -300,3 +300,27 @@ fn a_budget_smaller_than_one_turn_still_makes_progress() {
     assert_eq!(seen.len(), 29, "every turn reached, newest first");
     assert!(seen.windows(2).all(|w| w[0] > w[1]));
 }
+
+/// A time window longer than a date can reach back (an agent may send any `hours`) lists every
+/// session, as no window does, rather than overflowing. Found by the `mcp_call` fuzzer.
+#[test]
+fn a_window_past_the_earliest_date_lists_every_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    crate::test_support::ingest_dir(&store, &elnor_fixtures::samples());
+    let now = Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap();
+    let ids = |q: &ListQuery| -> Vec<SessionId> {
+        list(store.graph(), q, now)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.session_id)
+            .collect()
+    };
+    let every = ids(&ListQuery::default());
+    assert!(!every.is_empty());
+    let widest = ListQuery {
+        time_window_hours: Some(u32::MAX),
+        ..Default::default()
+    };
+    assert_eq!(ids(&widest), every);
+}

@@ -642,8 +642,15 @@ impl SearchIndex {
             }
             (None, None) => {}
         }
-        if req.hours > 0 {
-            let since = req.now - Duration::hours(i64::from(req.hours));
+        // A window reaching back past the earliest moment a date can hold is no window at all:
+        // an agent may ask for any number of hours, and subtracting that many would overflow.
+        let since = (req.hours > 0)
+            .then(|| {
+                req.now
+                    .checked_sub_signed(Duration::hours(i64::from(req.hours)))
+            })
+            .flatten();
+        if let Some(since) = since {
             filters.push((
                 Occur::Must,
                 Box::new(RangeQuery::new(

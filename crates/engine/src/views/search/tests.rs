@@ -805,3 +805,17 @@ fn an_index_whose_store_was_deleted_is_let_go() {
         "the deleted store's index is still held open"
     );
 }
+
+/// A time window longer than a date can reach back finds what no window finds, rather than
+/// overflowing. Found by the `mcp_call` fuzzer on `session_list`, which had the same subtraction.
+#[test]
+fn a_window_past_the_earliest_date_searches_all_time() {
+    let (_dir, _store, index) = indexed();
+    let all_time = index.search(&request("ledger"), None, NONE).unwrap();
+    assert!(!all_time.hits.is_empty());
+    let mut widest = request("ledger");
+    widest.hours = u32::MAX;
+    let found = index.search(&widest, None, NONE).unwrap();
+    let ids = |r: &SearchResult| r.hits.iter().map(|h| h.doc_id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&found), ids(&all_time));
+}
