@@ -795,8 +795,10 @@ fn an_index_whose_store_was_deleted_is_let_go() {
     let gone = std::sync::Arc::downgrade(&index);
     drop(index);
     drop(store);
-    drop(dir);
+    // Asked while the folder still stands: once it is gone, another test's open may already
+    // let the index go.
     assert!(gone.upgrade().is_some(), "the open index is kept for reuse");
+    drop(dir);
     let other = tempfile::tempdir().unwrap();
     let next = Store::open(other.path().join("store")).unwrap();
     SearchIndex::open(&next).unwrap();
