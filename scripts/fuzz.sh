@@ -132,7 +132,8 @@ run() {
         local started=$SECONDS status=0
         # `-s none`: the code under test is safe Rust, where a sanitizer finds little that a
         # panic does not, and libFuzzer without one runs several times faster.
-        TMPDIR="$tmp" nice -n 10 cargo +nightly fuzz run -s none "$target" "$corpus/$target" -- "${args[@]}" \
+        # The wrapper leaves tantivy uninstrumented (scripts/fuzz-rustc.sh says why).
+        RUSTC_WRAPPER="$root/scripts/fuzz-rustc.sh" TMPDIR="$tmp" nice -n 10 cargo +nightly fuzz run -s none "$target" "$corpus/$target" -- "${args[@]}" \
             </dev/null >"$log" 2>&1 || status=$?
         local took=$((SECONDS - started))
         local execs

@@ -66,11 +66,12 @@ pub(crate) fn of(log: &ContinuityLog) -> Result<Arc<LogDigest>> {
     let path = log.path().to_owned();
     // Taken out while the log is read, so other logs' captures are not held up; a capture of the
     // same log meanwhile reads it whole, which is correct, only slower.
-    let (mark, mut digest) = digests()
+    let cached = digests()
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .remove(&path)
-        .unwrap_or_default();
+        .remove(&path);
+    let missed = cached.is_none();
+    let (mark, mut digest) = cached.unwrap_or_default();
     let since = log.read_since(&mark)?;
     if since.restarted {
         digest = Arc::default();
@@ -78,9 +79,47 @@ pub(crate) fn of(log: &ContinuityLog) -> Result<Arc<LogDigest>> {
     if !since.read.entries.is_empty() {
         Arc::make_mut(&mut digest).fold(&since.read.entries);
     }
-    digests()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(path, (since.mark, digest.clone()));
+    let mut cache = digests().lock().unwrap_or_else(|p| p.into_inner());
+    if missed {
+        // A miss is the moment to let go of the digests of logs that are gone (a store that
+        // was deleted or moved), so that a process which opens store after store (the tests,
+        // the fuzzer, the app switching stores) does not keep every one of them. One stat per
+        // cached log, on a miss only: a long-running process misses once per log.
+        cache.retain(|cached, _| cached.is_file());
+    }
+    cache.insert(path, (since.mark, digest.clone()));
     Ok(digest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::ids::WorkContextId;
+
+    /// A process that opens store after store keeps no digest of a log whose store is gone:
+    /// the next capture into a log it has not read lets go of it.
+    #[test]
+    fn a_digest_whose_log_was_deleted_is_let_go() {
+        let gone = tempfile::tempdir().unwrap();
+        let kept = tempfile::tempdir().unwrap();
+        let log = |dir: &tempfile::TempDir| {
+            let log = ContinuityLog::new(dir.path(), WorkContextId::new("ledger").unwrap());
+            std::fs::write(log.path(), "").unwrap();
+            log
+        };
+        let first = log(&gone);
+        of(&first).unwrap();
+        let cached = |log: &ContinuityLog| {
+            digests()
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains_key(log.path())
+        };
+        assert!(cached(&first), "a log that is there keeps its digest");
+        let first_path = first.path().to_owned();
+        drop(gone);
+        assert!(!first_path.exists());
+        of(&log(&kept)).unwrap();
+        assert!(!cached(&first), "the deleted log's digest is let go");
+    }
 }
