@@ -5,7 +5,7 @@
 //! bump on every change to a name by any process, stands still.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -62,6 +62,11 @@ pub(crate) struct KnownNames {
     pub(crate) names: Vec<(EntityId, String)>,
     pub(crate) lower: BTreeSet<String>,
     pub(crate) matcher: EntityMatcher,
+    /// A table a reader derives from `names` and keeps with them (a push's distinctive words,
+    /// `inputs::observe`), built on its first use: derived afresh for every push, it cost a
+    /// pass over every name, word by word. The graph does not know what the table means, only
+    /// that it lives as long as the names it came from.
+    pub(crate) words: OnceLock<BTreeMap<String, EntityId>>,
 }
 
 impl Graph {
@@ -72,6 +77,7 @@ impl Graph {
             lower: names.iter().map(|(_, n)| n.to_lowercase()).collect(),
             matcher: EntityMatcher::new(&names),
             names,
+            words: OnceLock::new(),
         })
     }
 }

@@ -208,7 +208,7 @@ pub(crate) fn reach(
 ) -> Result<PushReach> {
     let known = graph.known_names()?;
     let names = &known.names;
-    let words_table = distinctive(names);
+    let words_table = known.words.get_or_init(|| distinctive(names));
     let mut out = PushReach::default();
     let mut seen: BTreeSet<EntityId> = BTreeSet::new();
     let mut add = |out: &mut PushReach, id: EntityId, found: Found| -> Result<()> {
@@ -225,7 +225,7 @@ pub(crate) fn reach(
     for name in named.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
         match graph.with_conn_result(|c| entities::find_by_name(c, name))? {
             Some(id) => add(&mut out, id, Found::Chosen)?,
-            None => match first_word(&words_table, name) {
+            None => match first_word(words_table, name) {
                 // The person typed part of a known name: that entity, not a new one.
                 Some((word, id)) if words(name).count() == 1 => {
                     add(&mut out, id, Found::Word(word))?
