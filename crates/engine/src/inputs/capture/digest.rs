@@ -80,12 +80,21 @@ pub(crate) fn of(log: &ContinuityLog) -> Result<Arc<LogDigest>> {
         Arc::make_mut(&mut digest).fold(&since.read.entries);
     }
     let mut cache = digests().lock().unwrap_or_else(|p| p.into_inner());
-    if missed {
-        // A miss is the moment to let go of the digests of logs that are gone (a store that
-        // was deleted or moved), so that a process which opens store after store (the tests,
-        // the fuzzer, the app switching stores) does not keep every one of them. One stat per
-        // cached log, on a miss only: a long-running process misses once per log.
-        cache.retain(|cached, _| cached.is_file());
+    let new_folder = missed && !cache.keys().any(|cached| cached.parent() == path.parent());
+    if new_folder {
+        // The first log read from a store's continuity folder is the moment to let go of the
+        // digests of stores that are gone (deleted or moved), so that a process which opens
+        // store after store (the tests, the fuzzer, the app switching stores) does not keep
+        // every one of them. One stat per folder, and only then: a first run's sweep misses
+        // once for each of thousands of logs, all in one folder.
+        let folders: HashSet<PathBuf> = cache
+            .keys()
+            .filter_map(|cached| cached.parent().map(PathBuf::from))
+            .collect();
+        let gone: HashSet<PathBuf> = folders.into_iter().filter(|f| !f.is_dir()).collect();
+        if !gone.is_empty() {
+            cache.retain(|cached, _| cached.parent().is_none_or(|f| !gone.contains(f)));
+        }
     }
     cache.insert(path, (since.mark, digest.clone()));
     Ok(digest)
