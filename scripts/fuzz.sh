@@ -14,7 +14,8 @@
 # largest seed or 4096 bytes) caps an input's length: the markdown seeds are whole documents of
 # up to 90 KB, on which libFuzzer makes a few hundred executions a second. Each run's figures
 # are appended to fuzz/runs.log (not committed). Runs are `nice -n 10`, since fuzzing takes a
-# whole core.
+# whole core. FUZZ_ARGS="..." passes more libFuzzer flags, e.g. `-reload=0` when two instances
+# share a corpus and neither needs the other's finds (re-reading a grown corpus costs ~5%).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -129,6 +130,9 @@ run() {
         local args=(-runs="$runs" -print_final_stats=1 -timeout=30)
         [[ $seconds -gt 0 ]] && args+=(-max_total_time="$seconds")
         [[ $max_len -gt 0 ]] && args+=(-max_len="$max_len")
+        # Word splitting is wanted here: FUZZ_ARGS holds several flags.
+        # shellcheck disable=SC2206
+        [[ -n ${FUZZ_ARGS:-} ]] && args+=($FUZZ_ARGS)
         local started=$SECONDS status=0
         # `-s none`: the code under test is safe Rust, where a sanitizer finds little that a
         # panic does not, and libFuzzer without one runs several times faster.
