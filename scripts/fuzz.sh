@@ -11,8 +11,8 @@
 #
 # FUZZ_RUNS=N (default 10000000) stops a target after N executions, FUZZ_SECONDS=S (default: no
 # limit) after S seconds, whichever comes first. FUZZ_MAX_LEN=B (default: libFuzzer's, the
-# largest seed or 4096 bytes) caps an input's length: the markdown seeds are whole documents of
-# over 90 KB, on which libFuzzer makes a few hundred executions a second. Each run's figures
+# largest seed or 4096 bytes) caps an input's length: the markdown seeds are whole documents, the
+# largest over 90 KB, on which libFuzzer makes a few hundred executions a second. Each run's figures
 # are appended to fuzz/runs.log (not committed). Runs are `nice -n 10`, since fuzzing takes a
 # whole core. FUZZ_ARGS="..." passes more libFuzzer flags, e.g. `-reload=0` when two instances
 # share a corpus and neither needs the other's finds (re-reading a grown corpus costs ~5%).
