@@ -39,6 +39,7 @@ pub use usecase::harness::setup::{
     FileChange, FileOutcome, SetupReport, SetupRequest, cli_name as harness_cli_name, hook_command,
     setup as setup_harness,
 };
+pub use usecase::health::census::{FileCensus, LOSS_PERCENT, TypeCount, census};
 pub use usecase::health::{HarnessHealth, Health, SourceHealth, health};
 pub use usecase::lineage::{
     CitingLine, Drill as LineageDrill, Lineage, LineageSource, LineageSpan, LineageWindow,

@@ -11,7 +11,11 @@
 //!   and read inside one transaction, a consistent snapshot that the live writer cannot disturb.
 //!
 //! Malformed records, invalid UTF-8 and records over [`MAX_RECORD_BYTES`] are counted per file and
-//! reported; everything valid around them is kept. A trailing line without its newline is taken
+//! reported; everything valid around them is kept. Every record read is also counted in the
+//! file's census (`ingest_record_types`) by type and by what it became: a turn, a record skipped
+//! on purpose, or one not understood. A file read by an older [`PARSER_VERSION`] that left
+//! records not understood is read again from its start, so a format learned since turns them
+//! into turns without duplicating anything. A trailing line without its newline is taken
 //! only when it is complete JSON, otherwise left for the next run (the writer may be mid-line).
 
 use std::collections::HashMap;
@@ -29,11 +33,17 @@ use crate::base::error::{Error, Result};
 use crate::base::ids::{AgentId, SessionId};
 use crate::graph::contexts::ProjectsReport;
 use crate::graph::store::Store;
-use crate::inputs::transcripts::{Harness, LineParser, ParserState, Record, Turn, TurnKind};
+use crate::inputs::transcripts::{
+    Disposition, Harness, LineParser, ParserState, Record, Turn, TurnKind,
+};
 
 /// Records longer than this are skipped and counted (Codex tool outputs can be large; nothing
 /// real comes near this).
 pub const MAX_RECORD_BYTES: usize = 8 << 20;
+
+/// The version of the formats' reading. Bump it when a parser learns a record type it used to
+/// keep raw as not understood: files whose census holds such records are read again.
+pub const PARSER_VERSION: i64 = 1;
 
 /// Bytes hashed to recognise a file that was replaced rather than appended to.
 const HEAD_BYTES: u64 = 4096;
@@ -265,11 +275,15 @@ struct FileState {
     head_hash: String,
     last_seq: Option<i64>,
     parser_state: ParserState,
+    parser_version: i64,
+    /// Records of the file not understood when it was last read.
+    unknown: i64,
 }
 
 fn load_state(conn: &Connection, key: &str) -> rusqlite::Result<Option<FileState>> {
     conn.query_row(
-        "SELECT size, mtime_ns, offset, head_len, head_hash, last_seq, parser_state
+        "SELECT size, mtime_ns, offset, head_len, head_hash, last_seq, parser_state,
+                parser_version, unknown
          FROM ingest_files WHERE source_key = ?1",
         [key],
         |row| {
@@ -282,6 +296,8 @@ fn load_state(conn: &Connection, key: &str) -> rusqlite::Result<Option<FileState
                 head_hash: row.get(4)?,
                 last_seq: row.get(5)?,
                 parser_state: serde_json::from_str(&parser_state).unwrap_or_default(),
+                parser_version: row.get(7)?,
+                unknown: row.get(8)?,
             })
         },
     )
@@ -307,12 +323,21 @@ struct Problems {
     oversized: (u64, Option<u64>),
     unknown: (u64, Option<u64>),
     repaired: (u64, Option<u64>),
+    /// Every record read, by its type and what it became: the count and the first one's place.
+    census: std::collections::BTreeMap<(String, Disposition), (u64, u64)>,
 }
 
 impl Problems {
     fn note(slot: &mut (u64, Option<u64>), at: u64) {
         slot.0 += 1;
         slot.1.get_or_insert(at);
+    }
+
+    /// Counts a parsed record in the file's census.
+    fn count(&mut self, turn: &Turn, at: u64) {
+        let key = (turn.record_type.clone(), turn.kind.disposition());
+        let slot = self.census.entry(key).or_insert((0, at));
+        slot.0 += 1;
     }
 
     fn report(&self, path: &Path, report: &mut IngestReport) {
@@ -358,6 +383,11 @@ struct Writer<'a> {
     tx: rusqlite::Transaction<'a>,
     source_path: String,
     deltas: HashMap<String, SessionDelta>,
+    /// Reading a file again after [`PARSER_VERSION`] rose: a record stored raw as not understood
+    /// is replaced by its new reading.
+    upgrade: bool,
+    /// Reading from the file's start: its census and counts are replaced, not added to.
+    from_start: bool,
 }
 
 /// Where a source was left: the file fields for JSONL, `last_seq` for an SQLite session.
@@ -400,6 +430,7 @@ impl Writer<'_> {
                                 if turn.kind == TurnKind::Unknown {
                                     Problems::note(&mut problems.unknown, at + within as u64);
                                 }
+                                problems.count(&turn, at + within as u64);
                                 self.insert(&turn, at + within as u64, report)?;
                             }
                         }
@@ -419,6 +450,7 @@ impl Writer<'_> {
                 if turn.kind == TurnKind::Unknown {
                     Problems::note(&mut problems.unknown, at);
                 }
+                problems.count(&turn, at);
                 self.insert(&turn, at, report)
             }
         }
@@ -430,6 +462,9 @@ impl Writer<'_> {
         offset: u64,
         report: &mut IngestReport,
     ) -> rusqlite::Result<()> {
+        if self.upgrade && turn.kind != TurnKind::Unknown {
+            self.replace_unread(turn)?;
+        }
         let mut stmt = self.tx.prepare_cached(
             "INSERT OR IGNORE INTO turns (turn_id, session_id, harness, agent_id, role, kind,
                  record_type, text, tool_calls, timestamp, parent_turn_id, is_sidechain,
@@ -471,6 +506,48 @@ impl Writer<'_> {
         if let Some(ts) = turn.timestamp {
             delta.first = Some(delta.first.map_or(ts, |f| f.min(ts)));
             delta.last = Some(delta.last.map_or(ts, |l| l.max(ts)));
+        }
+        Ok(())
+    }
+
+    /// Takes out the raw, not-understood row a record was stored as by an older reading, so the
+    /// insert that follows stores its new reading at the end of `seq` (capture and search follow
+    /// `seq`, and would never look back at a row changed in place).
+    fn replace_unread(&mut self, turn: &Turn) -> rusqlite::Result<()> {
+        let mut stmt = self.tx.prepare_cached(
+            "DELETE FROM turns WHERE turn_id = ?1 AND kind = 'unknown' RETURNING session_id",
+        )?;
+        let gone: Option<String> = stmt.query_row([&turn.turn_id], |r| r.get(0)).optional()?;
+        if let Some(session) = gone {
+            // The insert counts the record again; its session keeps one.
+            self.deltas.entry(session).or_default().records -= 1;
+        }
+        Ok(())
+    }
+
+    /// Writes the file's census: replaced when the file was read from its start, else added to.
+    fn write_census(&self, problems: &Problems) -> rusqlite::Result<()> {
+        if self.from_start {
+            self.tx.execute(
+                "DELETE FROM ingest_record_types WHERE source_path = ?1",
+                [&self.source_path],
+            )?;
+        }
+        let mut stmt = self.tx.prepare_cached(
+            "INSERT INTO ingest_record_types (source_path, record_type, disposition, count, first_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (source_path, record_type, disposition) DO UPDATE SET
+                 count = count + excluded.count,
+                 first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)",
+        )?;
+        for ((record_type, disposition), (count, first)) in &problems.census {
+            stmt.execute(params![
+                self.source_path,
+                record_type,
+                disposition.as_str(),
+                *count as i64,
+                *first as i64,
+            ])?;
         }
         Ok(())
     }
@@ -531,11 +608,20 @@ impl Writer<'_> {
         }
         report.sessions_touched += self.deltas.len() as u64;
         report.touched.extend(self.deltas.keys().cloned());
+        self.write_census(problems)?;
+        // Read from its start, a file's count of records not understood is what this reading
+        // found, not added to what an older one did.
+        if self.from_start {
+            self.tx.execute(
+                "UPDATE ingest_files SET unknown = 0 WHERE source_key = ?1",
+                [key],
+            )?;
+        }
         self.tx.execute(
             "INSERT INTO ingest_files (source_key, harness, size, mtime_ns, offset, head_len,
                  head_hash, last_seq, parser_state, malformed, invalid_utf8, oversized, unknown,
-                 replaced_count, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                 replaced_count, updated_at, parser_version)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
              ON CONFLICT (source_key) DO UPDATE SET
                  size = excluded.size, mtime_ns = excluded.mtime_ns, offset = excluded.offset,
                  head_len = excluded.head_len, head_hash = excluded.head_hash,
@@ -545,7 +631,8 @@ impl Writer<'_> {
                  oversized = oversized + excluded.oversized,
                  unknown = unknown + excluded.unknown,
                  replaced_count = replaced_count + excluded.replaced_count,
-                 updated_at = excluded.updated_at",
+                 updated_at = excluded.updated_at,
+                 parser_version = excluded.parser_version",
             params![
                 key,
                 harness.as_str(),
@@ -562,6 +649,7 @@ impl Writer<'_> {
                 problems.unknown.0 as i64,
                 i64::from(replaced),
                 format_ts(crate::base::clock::now()),
+                PARSER_VERSION,
             ],
         )?;
         self.tx.commit()
@@ -611,7 +699,12 @@ fn ingest_jsonl(
     let meta = std::fs::metadata(path).map_err(io)?;
     let (size, mtime) = (meta.len(), mtime_ns(&meta));
     let state = load_state(conn, &key).map_err(sql)?;
-    if let Some(s) = &state
+    // Read by an older reading that did not understand some of its records: read it all again.
+    let upgrade = state
+        .as_ref()
+        .is_some_and(|s| s.parser_version < PARSER_VERSION && s.unknown > 0);
+    if !upgrade
+        && let Some(s) = &state
         && s.size == size
         && s.mtime_ns == mtime
         && s.offset == size
@@ -633,6 +726,8 @@ fn ingest_jsonl(
             };
             if size < s.offset || hash_hex(&head) != s.head_hash || !boundary_ok {
                 (0, ParserState::default(), true)
+            } else if upgrade {
+                (0, ParserState::default(), false)
             } else {
                 (s.offset, s.parser_state, false)
             }
@@ -659,6 +754,8 @@ fn ingest_jsonl(
         tx: conn.transaction().map_err(sql)?,
         source_path: key.clone(),
         deltas: HashMap::new(),
+        upgrade,
+        from_start: offset == 0,
     };
     let mut line = Vec::new();
     loop {
@@ -819,10 +916,13 @@ fn ingest_openclaw_db(
             .get_or_insert_with(|| session.clone());
         let mut parser = LineParser::new(file.harness, path, parser_state);
         let mut problems = Problems::default();
+        // Census rows are per file, and each of a store's sessions is read on its own: added to.
         let mut writer = Writer {
             tx: conn.transaction().map_err(ours)?,
             source_path: path.display().to_string(),
             deltas: HashMap::new(),
+            upgrade: false,
+            from_start: false,
         };
         let mut seen = last_seq;
         {

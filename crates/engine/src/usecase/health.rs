@@ -3,7 +3,8 @@
 //! per harness, how much it recorded lately, its usual gap between sessions and whether it has
 //! been silent for longer than that, and the sessions that ended without ever being captured;
 //! per harness hook, whether the harness's settings install it and when it last fired; and
-//! whether OpenClaw's Dreaming runs beside ELNOR. `elnor doctor` prints it; Today turns its
+//! whether OpenClaw's Dreaming runs beside ELNOR; and, from the record census ([`census`]), what
+//! ingest made of every source's records and which files lost turns. `elnor doctor` prints it; Today turns its
 //! silences, its hooks that never fire and a running Dreaming into alerts.
 //!
 //! Everything is read from what ingest and capture already store (`ingest_files`,
@@ -24,6 +25,10 @@ use crate::inputs::transcripts::Harness;
 use crate::usecase::harness::HarnessPaths;
 use crate::usecase::harness::dreaming::{DreamingStatus, dreaming_status};
 use crate::usecase::harness::hooks::{HookStatus, hook_status};
+
+pub mod census;
+
+use census::{FileCensus, TypeCount};
 
 /// How many of a harness's newest sessions its usual gap is measured over.
 pub const GAP_SESSIONS: usize = 30;
@@ -55,6 +60,13 @@ pub struct SourceHealth {
     pub problems: u64,
     /// Records of a type ingest does not know (kept raw and counted).
     pub unknown_records: u64,
+    /// Records read from its files, and the conversation turns they made.
+    pub records: u64,
+    pub turns: u64,
+    /// Records understood and kept out of the conversation on purpose, by type.
+    pub skipped: Vec<TypeCount>,
+    /// Records not understood, by type, each with a file and line holding one.
+    pub not_understood: Vec<TypeCount>,
 }
 
 /// One harness: how much it recorded lately and whether it went quiet.
@@ -88,6 +100,8 @@ pub struct Health {
     pub hooks: Vec<HookStatus>,
     /// Whether OpenClaw's Dreaming runs beside ELNOR (CSA §10).
     pub dreaming: DreamingStatus,
+    /// Transcript files that lost turns to records not understood (see [`census`]).
+    pub lost_files: Vec<FileCensus>,
 }
 
 /// Capture health at `now`, with the harnesses' settings where `paths` says they are.
@@ -119,7 +133,13 @@ pub fn health(store: &Store, now: DateTime<Utc>, paths: &HarnessPaths) -> Result
                 },
             )
         })?;
+        let files_census = census::census(store, &s.root.to_string_lossy())?;
+        let (skipped, not_understood) = census::by_type(&files_census);
         sources.push(SourceHealth {
+            records: files_census.iter().map(|f| f.records).sum(),
+            turns: files_census.iter().map(|f| f.turns).sum(),
+            skipped,
+            not_understood,
             harness: s.harness,
             exists: s.root.exists(),
             root: s.root,
@@ -201,6 +221,7 @@ pub fn health(store: &Store, now: DateTime<Utc>, paths: &HarnessPaths) -> Result
         harnesses,
         hooks: hook_status(store, paths)?,
         dreaming: dreaming_status(paths),
+        lost_files: census::files_that_lost_turns(store)?,
     })
 }
 

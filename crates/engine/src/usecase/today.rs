@@ -92,6 +92,8 @@ pub enum AlertKind {
     HookNeverFired,
     /// OpenClaw's Dreaming runs beside ELNOR (CSA §10).
     DreamingOn,
+    /// Transcript files whose records ELNOR could not read, so their turns are missing.
+    LostTurns,
 }
 
 impl AlertKind {
@@ -104,6 +106,7 @@ impl AlertKind {
             AlertKind::UnreadableLines => "unreadable_lines",
             AlertKind::HookNeverFired => "hook_never_fired",
             AlertKind::DreamingOn => "dreaming_on",
+            AlertKind::LostTurns => "lost_turns",
         }
     }
 }
@@ -368,6 +371,7 @@ fn alerts(
     if let Some(paths) = paths {
         out.extend(harness_alerts(store, paths)?);
     }
+    out.extend(lost_turns_alert(store)?);
     if skipped_lines > 0 {
         out.push(HealthAlert {
             kind: AlertKind::UnreadableLines,
@@ -379,6 +383,38 @@ fn alerts(
         });
     }
     Ok(out)
+}
+
+/// One alert for the transcript files that lost turns, naming the worst of them and the record
+/// type it could not read; `elnor doctor` and Health list them all.
+fn lost_turns_alert(store: &Store) -> Result<Option<HealthAlert>> {
+    let lost = crate::usecase::health::census::files_that_lost_turns(store)?;
+    let Some(worst) = lost
+        .iter()
+        .max_by_key(|f| f.not_understood.iter().map(|t| t.count).sum::<u64>())
+    else {
+        return Ok(None);
+    };
+    let unread: u64 = worst.not_understood.iter().map(|t| t.count).sum();
+    let kind = worst
+        .not_understood
+        .first()
+        .map(|t| format!(" (type \"{}\")", t.record_type))
+        .unwrap_or_default();
+    let others = match lost.len() - 1 {
+        0 => String::new(),
+        1 => " and 1 other file".to_owned(),
+        n => format!(" and {n} other files"),
+    };
+    Ok(Some(HealthAlert {
+        kind: AlertKind::LostTurns,
+        message: format!(
+            "ELNOR could not read {unread} of the {} records in {}{kind}{others}, so their turns \
+             are missing from capture and search. They are kept as written; a later ELNOR that \
+             reads the format picks them up. Details: Health, or elnor doctor.",
+            worst.records, worst.path
+        ),
+    }))
 }
 
 /// The hooks that should fire in every session yet never have, though their harness ran a

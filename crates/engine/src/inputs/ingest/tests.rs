@@ -798,3 +798,217 @@ fn openclaw_compressed_events_read_like_plain_ones_and_bad_frames_are_counted() 
             .any(|t| t.3.contains("after the bad rows"))
     );
 }
+
+/// A rollout in the Codex format of mid-2025: an untyped first line, a state marker, bare items.
+const OLD_CODEX: &str = r#"{"id":"3b7c34a5-0000-4f87-8db8-2f6f5bbc8554","timestamp":"2025-08-23T17:19:13.971Z","instructions":null,"git":{"branch":"main"}}
+{"record_type":"state"}
+{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/home/ana/weather</cwd>\n</environment_context>"}]}
+{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"can you fetch the forecast with curl"}]}
+{"record_type":"state"}
+{"type":"reasoning","id":"","summary":[],"content":[{"type":"reasoning_text","text":"Use the shell."}]}
+{"type":"function_call","id":null,"name":"shell","arguments":"{\"command\":[\"curl\",\"-I\",\"example.org\"]}","call_id":"call_1"}
+{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"HTTP/1.1 200 OK\"}"}
+{"type":"message","id":null,"role":"assistant","content":[{"type":"output_text","text":"The forecast: sunny."}]}
+"#;
+
+fn old_codex_root(dir: &Path) -> (Vec<SourceRoot>, std::path::PathBuf) {
+    let folder = dir.join("codex/sessions/2025/08/23");
+    std::fs::create_dir_all(&folder).unwrap();
+    let path =
+        folder.join("rollout-2025-08-23T17-19-13-3b7c34a5-0000-4f87-8db8-2f6f5bbc8554.jsonl");
+    std::fs::write(&path, OLD_CODEX).unwrap();
+    let roots = vec![SourceRoot {
+        harness: Harness::Codex,
+        root: dir.join("codex"),
+    }];
+    (roots, path)
+}
+
+#[test]
+fn the_old_codex_format_yields_the_person_s_request_the_tool_work_and_the_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let (roots, _) = old_codex_root(dir.path());
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let report = run(&store, &roots);
+    // The two state markers are the same bytes with no id of their own: one row, one duplicate.
+    assert_eq!(
+        (
+            report.records_added,
+            report.duplicates_ignored,
+            report.unknown_records
+        ),
+        (8, 1, 0)
+    );
+    let turns: Vec<(String, String, String)> = store
+        .graph()
+        .with_conn(|c| {
+            let mut s = c.prepare(
+                "SELECT role, kind, text FROM turns WHERE kind IN ('message','tool_call','tool_result')
+                 ORDER BY seq",
+            )?;
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .unwrap();
+    let shape: Vec<(&str, &str)> = turns
+        .iter()
+        .map(|(r, k, _)| (r.as_str(), k.as_str()))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("user", "message"),
+            ("assistant", "tool_call"),
+            ("tool", "tool_result"),
+            ("assistant", "message")
+        ]
+    );
+    assert_eq!(turns[0].2, "can you fetch the forecast with curl");
+    let (session, cwd, request): (String, Option<String>, Option<String>) = store
+        .graph()
+        .with_conn(|c| {
+            c.query_row(
+                "SELECT session_id, cwd, request FROM transcript_sessions",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+        })
+        .unwrap();
+    assert_eq!(session, "3b7c34a5-0000-4f87-8db8-2f6f5bbc8554");
+    assert_eq!(cwd.as_deref(), Some("/home/ana/weather"));
+    assert_eq!(
+        request.as_deref(),
+        Some("can you fetch the forecast with curl")
+    );
+}
+
+#[test]
+fn a_file_an_older_build_could_not_read_gets_its_turns_on_the_next_ingest_without_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let (roots, path) = old_codex_root(dir.path());
+    let store = Store::open(dir.path().join("store")).unwrap();
+    run(&store, &roots);
+    let before_rows = count(&store, "SELECT count(*) FROM turns");
+    // What a build without the old format left: every record raw as not understood, the file
+    // marked read by parser version 0, the session without turns and its census all unknown.
+    store
+        .graph()
+        .with_conn(|c| {
+            c.execute_batch(
+                "DROP TRIGGER turns_are_immutable_update;
+                 UPDATE turns SET kind = 'unknown', role = 'system';
+                 CREATE TRIGGER turns_are_immutable_update BEFORE UPDATE ON turns
+                 BEGIN SELECT RAISE(ABORT, 'raw turns are immutable'); END;
+                 UPDATE ingest_files SET parser_version = 0, unknown = 9;
+                 UPDATE transcript_sessions SET turn_count = 0, request = '', cwd = NULL;
+                 DELETE FROM ingest_record_types;
+                 INSERT INTO ingest_record_types SELECT source_path, record_type, 'not_understood',
+                     count(*), min(source_offset) FROM turns GROUP BY 1, 2;",
+            )
+        })
+        .unwrap();
+    let old_max_seq = count(&store, "SELECT max(seq) FROM turns");
+    let lost = crate::usecase::health::census::files_that_lost_turns(&store).unwrap();
+    assert_eq!(lost.len(), 1);
+    assert_eq!(lost[0].path, path.display().to_string());
+    assert_eq!(
+        lost[0].not_understood.iter().map(|t| t.count).sum::<u64>(),
+        8
+    );
+
+    let report = run(&store, &roots);
+    assert_eq!(report.files_read, 1, "{}", summary(&report));
+    assert_eq!(count(&store, "SELECT count(*) FROM turns"), before_rows);
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM turns WHERE kind = 'unknown'"),
+        0
+    );
+    // The new readings come after everything stored before, so capture and search see them.
+    assert_eq!(
+        count(
+            &store,
+            &format!("SELECT count(*) FROM turns WHERE seq <= {old_max_seq}")
+        ),
+        0
+    );
+    assert_eq!(
+        count(&store, "SELECT turn_count FROM transcript_sessions"),
+        4
+    );
+    assert_eq!(
+        count(&store, "SELECT record_count FROM transcript_sessions"),
+        8
+    );
+    assert_eq!(
+        count(
+            &store,
+            "SELECT cwd = '/home/ana/weather' FROM transcript_sessions"
+        ),
+        1
+    );
+    assert!(
+        crate::usecase::health::census::files_that_lost_turns(&store)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(count(&store, "SELECT unknown FROM ingest_files"), 0);
+    // Read once by the current reading, the file is not read again.
+    let report = run(&store, &roots);
+    assert_eq!((report.files_unchanged, report.records_added), (1, 0));
+}
+
+#[test]
+fn a_file_in_a_format_nobody_knows_is_named_in_health_and_today_but_skipped_records_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("claude-code/-home-ana-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let future = project.join("0b6b3c1e-aaaa-4bbb-8ccc-000000000001.jsonl");
+    let mut lines = String::new();
+    for i in 0..5 {
+        lines.push_str(&format!(
+            "{{\"type\":\"utterance-v9\",\"sessionId\":\"0b6b3c1e-aaaa-4bbb-8ccc-000000000001\",\"uuid\":\"u{i}\",\"speaker\":\"human\",\"words\":\"please add dark mode {i}\"}}\n"
+        ));
+    }
+    std::fs::write(&future, lines).unwrap();
+    // A file of records skipped on purpose only (Claude Code writes such files): no alarm.
+    std::fs::write(
+        project.join("0b6b3c1e-aaaa-4bbb-8ccc-000000000002.jsonl"),
+        "{\"type\":\"summary\",\"summary\":\"Dark mode\",\"leafUuid\":\"x\"}\n{\"type\":\"file-history-snapshot\",\"messageId\":\"m\",\"snapshot\":{}}\n",
+    )
+    .unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    run(
+        &store,
+        &[SourceRoot {
+            harness: Harness::ClaudeCode,
+            root: dir.path().join("claude-code"),
+        }],
+    );
+    let lost = crate::usecase::health::census::files_that_lost_turns(&store).unwrap();
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert_eq!(lost[0].path, future.display().to_string());
+    assert_eq!((lost[0].records, lost[0].turns), (5, 0));
+    let unread = &lost[0].not_understood[0];
+    assert_eq!(
+        (
+            unread.record_type.as_str(),
+            unread.count,
+            unread.sample_line
+        ),
+        ("utterance-v9", 5, Some(1))
+    );
+    let today = crate::usecase::today::today_with(
+        &store,
+        crate::base::clock::now(),
+        &crate::usecase::harness::HarnessPaths::for_home(dir.path().join("home")),
+    )
+    .unwrap();
+    let alerts: Vec<_> = today
+        .alerts
+        .iter()
+        .filter(|a| a.kind == crate::usecase::today::AlertKind::LostTurns)
+        .collect();
+    assert_eq!(alerts.len(), 1, "{:?}", today.alerts);
+    assert!(alerts[0].message.contains(&future.display().to_string()));
+    assert!(alerts[0].message.contains("utterance-v9"));
+}

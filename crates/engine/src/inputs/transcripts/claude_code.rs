@@ -5,9 +5,17 @@
 //! results come back as `user` lines of `tool_result` blocks and become `tool` turns named after
 //! the `tool_use` they answer. Compaction is a `system/compact_boundary` line followed by a user
 //! line marked `isCompactSummary`.
+//!
+//! Newer releases add records of their own: `ai-title` (the harness's title for the session,
+//! preferred over `summary` records and slugs), `last-prompt` (a copy of the person's last
+//! message), `permission-mode`, `progress`, and `attachment`s, the context the CLI adds to the
+//! next request (tool and skill listings, reminders, file changes). An attachment is context
+//! whatever its kind, but a `queued_command` the person typed while the agent worked is their
+//! message.
 
 use serde_json::Value;
 
+use super::clean;
 use super::text::content_text;
 use super::{Draft, LineParser, Role, TurnKind, assistant_blocks, str_field, timestamp};
 
@@ -32,18 +40,36 @@ pub(super) fn parse(parser: &mut LineParser, v: &Value) -> Draft {
                     ..Draft::default()
                 }
             } else {
-                Draft::event(format!("system/{subtype}"))
+                // Kept with their words: `away_summary` is the harness's own recap of the
+                // session ("Implementing X. Next: run the tests"), `local_command` what a slash
+                // command printed.
+                Draft {
+                    text: str_field(v, "content").unwrap_or("").to_owned(),
+                    ..Draft::event(format!("system/{subtype}"))
+                }
             }
         }
         "summary" => {
-            if let Some(title) = str_field(v, "summary") {
+            if let Some(title) = str_field(v, "summary")
+                && !parser.state.title_from_harness
+            {
                 parser.state.title = Some(title.to_owned());
             }
             Draft::event("summary")
         }
-        "progress" | "file-history-snapshot" | "queue-operation" => {
-            Draft::event(record_type.clone())
+        "ai-title" => {
+            if let Some(title) = str_field(v, "aiTitle").filter(|t| !t.trim().is_empty()) {
+                parser.state.title = Some(title.trim().to_owned());
+                parser.state.title_from_harness = true;
+            }
+            Draft::event("ai-title")
         }
+        "attachment" => attachment(v),
+        "progress"
+        | "file-history-snapshot"
+        | "queue-operation"
+        | "last-prompt"
+        | "permission-mode" => Draft::event(record_type.clone()),
         other => Draft::unknown(other),
     };
     if d.record_type.is_empty() {
@@ -82,6 +108,33 @@ fn learn_session(parser: &mut LineParser, v: &Value) {
         && let Some(slug) = str_field(v, "slug")
     {
         parser.state.title = Some(slug.to_owned());
+    }
+}
+
+/// An `attachment` record: context the CLI adds to the next request, named by its kind
+/// (`attachment/skill_listing`); a queued command with words of the person's is their message.
+fn attachment(v: &Value) -> Draft {
+    let a = v.get("attachment").unwrap_or(&Value::Null);
+    let kind = str_field(a, "type").unwrap_or("unnamed");
+    let text = ["prompt", "content", "snippet"]
+        .iter()
+        .find_map(|k| match a.get(*k) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(c @ Value::Array(_)) => Some(content_text(Some(c))),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let typed = kind == "queued_command" && !clean::person_text(&text).text.trim().is_empty();
+    Draft {
+        role: if typed { Role::User } else { Role::System },
+        kind: if typed {
+            TurnKind::Message
+        } else {
+            TurnKind::Context
+        },
+        text,
+        record_type: format!("attachment/{kind}"),
+        ..Draft::default()
     }
 }
 

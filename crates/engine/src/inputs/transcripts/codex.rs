@@ -5,9 +5,17 @@
 //! messages are context the CLI injected (AGENTS.md, environment, permissions), kept as `context`.
 //! The assistant's words are `response_item/message` (the `event_msg/agent_message` copy is an
 //! event). Tool calls and their outputs are records of their own, paired by `call_id`.
+//!
+//! Rollouts written before mid-2025 (no `payload` wrappers) are read too, recognised by shape: a
+//! first line holding `id`/`timestamp`/`git` and no `type` names the session; items are bare
+//! (`{"type":"message"…}`, `function_call`, `function_call_output`, `reasoning`); and
+//! `{"record_type":"state"}` lines mark where the CLI saved its state. That format has no
+//! `event_msg/user_message` copy, so a bare user message is what the person typed unless all of
+//! it is injected context (environment, `<user_instructions>`), which stays `context`.
 
 use serde_json::Value;
 
+use super::clean;
 use super::text::{content_text, tool_summary};
 use super::{Draft, LineParser, Role, TurnKind, str_field, timestamp};
 
@@ -37,6 +45,20 @@ pub(super) fn parse(parser: &mut LineParser, v: &Value) -> Draft {
             },
             _ => Draft::event(format!("event_msg/{subtype}")),
         },
+        // The pre-wrapper format: bare items, a state marker, an untyped first line.
+        "" => bare_untyped(parser, v),
+        "message"
+        | "function_call"
+        | "function_call_output"
+        | "custom_tool_call"
+        | "custom_tool_call_output"
+        | "local_shell_call"
+        | "web_search_call"
+        | "reasoning"
+            if v.get("payload").is_none() =>
+        {
+            bare_item(parser, v, &record_type)
+        }
         "compacted" => {
             let summary = str_field(payload, "message")
                 .filter(|m| !m.is_empty())
@@ -110,7 +132,72 @@ fn response_item(parser: &mut LineParser, p: &Value, subtype: &str) -> Draft {
             }
         }
         "reasoning" => Draft::event("response_item/reasoning"),
+        // The CLI's undo point (a git commit of the working tree), no conversation in it.
+        "ghost_snapshot" => Draft::event("response_item/ghost_snapshot"),
         other => Draft::unknown(format!("response_item/{other}")),
+    }
+}
+
+/// A line without `type`: the old format's first line (the session's id, start and git state)
+/// or its `record_type` state markers; anything else is not understood.
+fn bare_untyped(parser: &mut LineParser, v: &Value) -> Draft {
+    if let Some(kind) = str_field(v, "record_type") {
+        return Draft::event(format!("record_type/{kind}"));
+    }
+    match (str_field(v, "id"), v.get("timestamp")) {
+        (Some(id), Some(_)) if v.get("git").is_some() || v.get("instructions").is_some() => {
+            parser.state.session_id = Some(id.to_owned());
+            parser.identity_from_content = true;
+            Draft::event("session_meta")
+        }
+        _ => Draft::unknown("untyped"),
+    }
+}
+
+/// One item of the old format, read as the same item inside a `response_item` is, except that
+/// a user message is the person's own unless the harness injected all of it.
+fn bare_item(parser: &mut LineParser, v: &Value, record_type: &str) -> Draft {
+    if record_type == "message" && str_field(v, "role") == Some("user") {
+        let text = content_text(v.get("content"));
+        learn_cwd(parser, &text);
+        let injected = clean::person_text(&text).text.trim().is_empty();
+        return Draft {
+            role: if injected { Role::System } else { Role::User },
+            kind: if injected {
+                TurnKind::Context
+            } else {
+                TurnKind::Message
+            },
+            text,
+            record_type: record_type.to_owned(),
+            ..Draft::default()
+        };
+    }
+    let mut d = response_item(parser, v, record_type);
+    d.record_type = record_type.to_owned();
+    d
+}
+
+/// The working folder an old rollout's environment block names (`<cwd>…</cwd>`, or "Current
+/// working directory: …"), the only place that format says where the session ran.
+fn learn_cwd(parser: &mut LineParser, text: &str) {
+    if parser.state.cwd.is_some() {
+        return;
+    }
+    let tagged = text
+        .split_once("<cwd>")
+        .and_then(|(_, rest)| rest.split_once("</cwd>"))
+        .map(|(cwd, _)| cwd);
+    let spelled = || {
+        text.split_once("Current working directory:")
+            .and_then(|(_, rest)| rest.lines().next())
+    };
+    if let Some(cwd) = tagged
+        .or_else(spelled)
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+    {
+        parser.state.cwd = Some(cwd.to_owned());
     }
 }
 

@@ -180,6 +180,51 @@ impl TurnKind {
     }
 }
 
+/// What reading made of a record, as the census of every source counts it (issue 41: no silent
+/// loss). `Skipped` records are understood and kept on purpose out of the conversation (token
+/// counts, snapshots, progress, injected context, compaction markers); `NotUnderstood` ones are
+/// of a type this build does not know, kept raw and named in Health.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Disposition {
+    Turn,
+    Skipped,
+    NotUnderstood,
+}
+
+impl Disposition {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disposition::Turn => "turn",
+            Disposition::Skipped => "skipped",
+            Disposition::NotUnderstood => "not_understood",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Disposition> {
+        [
+            Disposition::Turn,
+            Disposition::Skipped,
+            Disposition::NotUnderstood,
+        ]
+        .into_iter()
+        .find(|d| d.as_str() == name)
+    }
+}
+
+impl TurnKind {
+    /// What the census counts a record of this kind as.
+    pub fn disposition(self) -> Disposition {
+        if self.is_conversation() {
+            Disposition::Turn
+        } else if self == TurnKind::Unknown {
+            Disposition::NotUnderstood
+        } else {
+            Disposition::Skipped
+        }
+    }
+}
+
 /// One normalised record of a transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
@@ -227,6 +272,10 @@ pub struct ParserState {
     pub parent_session_id: Option<String>,
     pub cwd: Option<String>,
     pub title: Option<String>,
+    /// Whether `title` is the harness's own title for this session (Claude Code's `ai-title`),
+    /// which later `summary` records (often about another session) do not replace.
+    #[serde(default)]
+    pub title_from_harness: bool,
 }
 
 /// Parses a harness's records one at a time.
