@@ -10,7 +10,8 @@ use elnor_engine::{DreamingState, HarnessPaths};
 use elnor_types::ReplyOf;
 use elnor_types::commands as cmd;
 use elnor_types::{
-    Age, CaptureHealth, DreamingChanged, DreamingRow, HarnessHealthRow, HookRow, SourceHealthRow,
+    Age, CaptureHealth, DreamingChanged, DreamingRow, HarnessHealthRow, HookRow, LostFileRow,
+    RecordTypeRow, SourceHealthRow,
 };
 use tauri::State;
 
@@ -53,6 +54,10 @@ pub async fn health_get(state: State<'_, AppState>) -> ReplyOf<cmd::HealthGet> {
                     last_read: age(s.last_read),
                     problems: s.problems,
                     unknown_records: s.unknown_records,
+                    records: s.records,
+                    turns: s.turns,
+                    skipped: s.skipped.into_iter().map(record_type_row).collect(),
+                    not_understood: s.not_understood.into_iter().map(record_type_row).collect(),
                 })
                 .collect(),
             harnesses: h
@@ -95,9 +100,28 @@ pub async fn health_get(state: State<'_, AppState>) -> ReplyOf<cmd::HealthGet> {
                 what_it_does: h.dreaming.what_it_does,
                 line_to_add: h.dreaming.line_to_add,
             },
+            lost_files: h
+                .lost_files
+                .into_iter()
+                .map(|f| LostFileRow {
+                    path: f.path,
+                    records: f.records,
+                    turns: f.turns,
+                    not_understood: f.not_understood.into_iter().map(record_type_row).collect(),
+                })
+                .collect(),
         })
     })
     .await
+}
+
+fn record_type_row(t: elnor_engine::TypeCount) -> RecordTypeRow {
+    RecordTypeRow {
+        record_type: t.record_type,
+        count: t.count,
+        sample_path: t.sample_path,
+        sample_line: t.sample_line,
+    }
 }
 
 /// Turns OpenClaw's Dreaming off in its config, after a backup. A config the engine cannot edit

@@ -2,8 +2,9 @@
 //! (files, the newest change, the last read, parse problems); per harness, what it recorded in
 //! the last day and week, its usual gap between sessions, whether it has gone silent, and the
 //! sessions that ended without a capture; per harness hook, whether its settings install it and
-//! when it last fired; whether OpenClaw's Dreaming runs; then Today's alerts. Exits 0 either way:
-//! it reports.
+//! when it last fired; whether OpenClaw's Dreaming runs; what became of every source's records
+//! (turns, skipped on purpose by type, not understood by type with a line holding one) and the
+//! files that lost turns; then Today's alerts. Exits 0 either way: it reports.
 
 use std::process::ExitCode;
 
@@ -40,6 +41,45 @@ pub fn doctor(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
             day(s.last_read),
             s.problems
         );
+        if s.records > 0 {
+            let skipped: u64 = s.skipped.iter().map(|t| t.count).sum();
+            let kinds: Vec<String> = s
+                .skipped
+                .iter()
+                .map(|t| format!("{} {}", t.count, t.record_type))
+                .collect();
+            println!(
+                "              {} record(s): {} turn(s); {skipped} skipped on purpose ({})",
+                s.records,
+                s.turns,
+                if kinds.is_empty() {
+                    "none".to_owned()
+                } else {
+                    kinds.join(", ")
+                }
+            );
+        }
+        for t in &s.not_understood {
+            println!(
+                "              {} record(s) of type \"{}\" not understood{}",
+                t.count,
+                t.record_type,
+                sample(t)
+            );
+        }
+    }
+    if !health.lost_files.is_empty() {
+        println!("\nFiles that lost turns (records not understood, kept as written)");
+        for f in &health.lost_files {
+            let unread: u64 = f.not_understood.iter().map(|t| t.count).sum();
+            println!(
+                "  {}: {unread} of {} record(s) not understood, {} turn(s)",
+                f.path, f.records, f.turns
+            );
+            for t in &f.not_understood {
+                println!("      {} \"{}\"{}", t.count, t.record_type, sample(t));
+            }
+        }
     }
     println!("\nHarnesses");
     for h in &health.harnesses {
@@ -93,6 +133,15 @@ pub fn doctor(store: &Store, json: bool) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where a record not understood can be seen: "(first at line 12 of …)".
+fn sample(t: &elnor_engine::TypeCount) -> String {
+    match (&t.sample_path, t.sample_line) {
+        (Some(p), Some(line)) => format!(" (first at line {line} of {p})"),
+        (Some(p), None) => format!(" (in {p})"),
+        _ => String::new(),
+    }
 }
 
 /// One hook in words: "Claude Code: SessionStart hook installed, never fired".

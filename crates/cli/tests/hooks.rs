@@ -509,3 +509,57 @@ fn dreaming_status_and_disable_on_an_openclaw_config() {
         "{after}"
     );
 }
+
+/// A transcript in a format no ELNOR reads (a harness release from the future) is named by
+/// `elnor doctor`, with its record type and line, and raised as Today's alert; a file of records
+/// skipped on purpose beside it is not.
+#[test]
+fn doctor_names_a_file_whose_records_it_could_not_read() {
+    let p = Person::new();
+    let project = p.home().join(".claude/projects/-home-ana-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let future = project.join("5d1c0b7a-1111-4222-8333-444455556666.jsonl");
+    let lines: String = (0..4)
+        .map(|i| {
+            format!(
+                "{{\"type\":\"utterance-v9\",\"sessionId\":\"5d1c0b7a-1111-4222-8333-444455556666\",\"uuid\":\"u{i}\",\"words\":\"add dark mode\"}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&future, lines).unwrap();
+    std::fs::write(
+        project.join("5d1c0b7a-1111-4222-8333-444455556667.jsonl"),
+        "{\"type\":\"summary\",\"summary\":\"Dark mode\",\"leafUuid\":\"x\"}\n",
+    )
+    .unwrap();
+    assert!(p.run(&["ingest"]).status.success());
+    let doctor: Value = serde_json::from_slice(&p.run(&["doctor", "--json"]).stdout).unwrap();
+    let lost = doctor["health"]["lost_files"].as_array().unwrap();
+    assert_eq!(lost.len(), 1, "{doctor}");
+    assert_eq!(lost[0]["path"], future.display().to_string());
+    assert_eq!(lost[0]["turns"], 0);
+    assert_eq!(lost[0]["not_understood"][0]["record_type"], "utterance-v9");
+    assert_eq!(lost[0]["not_understood"][0]["sample_line"], 1);
+    let alerts = doctor["alerts"].as_array().unwrap();
+    assert!(
+        alerts.iter().any(|a| a["kind"] == "lost_turns"
+            && a["message"].as_str().unwrap().contains("utterance-v9")),
+        "{alerts:?}"
+    );
+    let claude = doctor["health"]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["harness"] == "claude_code")
+        .unwrap();
+    assert_eq!(claude["skipped"][0]["record_type"], "summary");
+    let said = text(&p.run(&["doctor"]).stdout);
+    assert!(said.contains("Files that lost turns"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "{}: 4 of 4 record(s) not understood",
+            future.display()
+        )),
+        "{said}"
+    );
+}

@@ -609,6 +609,35 @@ pub struct SourceHealthRow {
     pub problems: u64,
     /// Records of a kind ingest does not know; kept raw, counted here.
     pub unknown_records: u64,
+    /// Records read from its files, and the conversation turns they made.
+    #[serde(default)]
+    pub records: u64,
+    #[serde(default)]
+    pub turns: u64,
+    /// Records read and kept out of the conversation on purpose, by type.
+    #[serde(default)]
+    pub skipped: Vec<RecordTypeRow>,
+    /// Records not understood, by type, each with a file and line holding one.
+    #[serde(default)]
+    pub not_understood: Vec<RecordTypeRow>,
+}
+
+/// Records of one type: how many, and where one of them is (for records not understood).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordTypeRow {
+    pub record_type: String,
+    pub count: u64,
+    pub sample_path: Option<String>,
+    pub sample_line: Option<u64>,
+}
+
+/// A transcript file that lost turns: records ELNOR could not read, and none or few read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LostFileRow {
+    pub path: String,
+    pub records: u64,
+    pub turns: u64,
+    pub not_understood: Vec<RecordTypeRow>,
 }
 
 /// A moment on the Health page: when it was, and how long before the report it was, so the page
@@ -656,6 +685,9 @@ pub struct CaptureHealth {
     pub hooks: Vec<HookRow>,
     /// Whether OpenClaw's Dreaming runs beside ELNOR.
     pub dreaming: DreamingRow,
+    /// Transcript files that lost turns to records ELNOR could not read.
+    #[serde(default)]
+    pub lost_files: Vec<LostFileRow>,
 }
 
 /// One hook of one harness on the Health page: whether the harness's settings install it, and

@@ -323,8 +323,10 @@ struct Problems {
     oversized: (u64, Option<u64>),
     unknown: (u64, Option<u64>),
     repaired: (u64, Option<u64>),
-    /// Every record read, by its type and what it became: the count and the first one's place.
-    census: std::collections::BTreeMap<(String, Disposition), (u64, u64)>,
+    /// Every record read, by what it became and its type: the count and the first one's place.
+    /// Keyed by disposition first so a record's type is looked up as `&str`, with no allocation
+    /// per record on the hot path.
+    census: std::collections::BTreeMap<Disposition, HashMap<String, (u64, u64)>>,
 }
 
 impl Problems {
@@ -335,9 +337,13 @@ impl Problems {
 
     /// Counts a parsed record in the file's census.
     fn count(&mut self, turn: &Turn, at: u64) {
-        let key = (turn.record_type.clone(), turn.kind.disposition());
-        let slot = self.census.entry(key).or_insert((0, at));
-        slot.0 += 1;
+        let by_type = self.census.entry(turn.kind.disposition()).or_default();
+        match by_type.get_mut(turn.record_type.as_str()) {
+            Some(slot) => slot.0 += 1,
+            None => {
+                by_type.insert(turn.record_type.clone(), (1, at));
+            }
+        }
     }
 
     fn report(&self, path: &Path, report: &mut IngestReport) {
@@ -540,14 +546,16 @@ impl Writer<'_> {
                  count = count + excluded.count,
                  first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)",
         )?;
-        for ((record_type, disposition), (count, first)) in &problems.census {
-            stmt.execute(params![
-                self.source_path,
-                record_type,
-                disposition.as_str(),
-                *count as i64,
-                *first as i64,
-            ])?;
+        for (disposition, by_type) in &problems.census {
+            for (record_type, (count, first)) in by_type {
+                stmt.execute(params![
+                    self.source_path,
+                    record_type,
+                    disposition.as_str(),
+                    *count as i64,
+                    *first as i64,
+                ])?;
+            }
         }
         Ok(())
     }

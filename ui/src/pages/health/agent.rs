@@ -156,14 +156,50 @@ fn source_row(source: SourceHealthRow) -> impl IntoView {
             </p>
         }
     });
-    let unknown = (source.unknown_records > 0).then(|| {
+    // What became of the records read: the census. Records skipped on purpose are said plainly,
+    // not as a problem; records not understood name their type and a line that holds one.
+    let census = (source.records > 0).then(|| {
+        let skipped: u64 = source.skipped.iter().map(|t| t.count).sum();
+        let kinds = source
+            .skipped
+            .iter()
+            .take(4)
+            .map(|t| t.record_type.clone())
+            .collect::<Vec<_>>()
+            .join(", ");
         view! {
-            <p class="meta">
+            <p class="meta health-census">
                 {format!(
-                    "{} of a kind ELNOR does not know yet, kept as they are.",
-                    count(source.unknown_records, "record"),
+                    "{} read: {} of conversation, {} kept aside on purpose ({kinds}{}).",
+                    count(source.records, "record"),
+                    count(source.turns, "turn"),
+                    skipped,
+                    if source.skipped.len() > 4 { ", …" } else { "" },
                 )}
             </p>
+        }
+    });
+    let unknown = (!source.not_understood.is_empty()).then(|| {
+        let items = source
+            .not_understood
+            .iter()
+            .map(|t| {
+                let at = match (&t.sample_path, t.sample_line) {
+                    (Some(p), Some(l)) => format!(" (e.g. {p}, line {l})"),
+                    (Some(p), None) => format!(" (e.g. {p})"),
+                    _ => String::new(),
+                };
+                view! { <li>{format!("{} × \"{}\"{at}", t.count, t.record_type)}</li> }
+            })
+            .collect_view();
+        view! {
+            <div class="health-problem health-not-understood">
+                {format!(
+                    "{} of a kind ELNOR does not know yet, kept as they are:",
+                    count(source.unknown_records.max(source.not_understood.iter().map(|t| t.count).sum()), "record"),
+                )}
+                <ul>{items}</ul>
+            </div>
         }
     });
     view! {
@@ -188,6 +224,7 @@ fn source_row(source: SourceHealthRow) -> impl IntoView {
                 })}
             {state.map(|s| view! { <p class="health-problem">{s}</p> })}
             {problems}
+            {census}
             {unknown}
         </li>
     }

@@ -93,7 +93,8 @@ fn HealthReport(
         .iter()
         .filter(|s| s.enabled && !s.exists)
         .count() as u64;
-    let trouble = silent + problems + missing + never_run > 0 || dreaming_on;
+    let lost = health.lost_files.len() as u64;
+    let trouble = silent + problems + missing + never_run + lost > 0 || dreaming_on;
     let verdict = if in_use.is_empty() {
         "ELNOR reads no agent's transcripts yet.".to_owned()
     } else if !trouble {
@@ -111,6 +112,12 @@ fn HealthReport(
         }
         if problems > 0 {
             parts.push(count(problems, "unreadable line"));
+        }
+        if lost > 0 {
+            parts.push(format!(
+                "{} whose turns ELNOR could not read",
+                count(lost, "file")
+            ));
         }
         if never_run > 0 {
             parts.push(format!("{} set up but never run", count(never_run, "hook")));
@@ -163,9 +170,56 @@ fn HealthReport(
         >
             {verdict}
         </p>
+        <LostFiles files=health.lost_files />
         {cards}
         {not_set_up}
         {(!hook_agents.is_empty()).then(|| view! { <HooksCard hooks=health.hooks harnesses=hook_agents /> })}
         <DreamingSection dreaming=health.dreaming outcome=dreaming_outcome generation />
     }
+}
+
+/// The transcript files that lost turns, each with the record types ELNOR could not read and a
+/// line that holds one, so the person can tell which harness version wrote them.
+#[component]
+fn LostFiles(files: Vec<elnor_types::LostFileRow>) -> impl IntoView {
+    (!files.is_empty()).then(|| {
+        let rows = files
+            .into_iter()
+            .map(|f| {
+                let types = f
+                    .not_understood
+                    .iter()
+                    .map(|t| match t.sample_line {
+                        Some(line) => {
+                            format!("{} × \"{}\" (first at line {line})", t.count, t.record_type)
+                        }
+                        None => format!("{} × \"{}\"", t.count, t.record_type),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                view! {
+                    <li class="health-lost-file" data-path=f.path.clone()>
+                        <span class="path">{f.path.clone()}</span>
+                        <span class="meta">
+                            {format!(
+                                " {} read, {} of conversation; not understood: {types}",
+                                count(f.records, "record"),
+                                count(f.turns, "turn"),
+                            )}
+                        </span>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <section class="card health-lost" id="health-lost-files">
+                <h2>"Files whose turns ELNOR could not read"</h2>
+                <p class="hint">
+                    "These records are kept exactly as written. An ELNOR that reads their format \
+                     picks their turns up on its next ingest, without duplicating anything."
+                </p>
+                <ul>{rows}</ul>
+            </section>
+        }
+    })
 }
