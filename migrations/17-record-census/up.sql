@@ -37,3 +37,8 @@ END;
 
 -- Health asks for the files with records not understood on every Today visit.
 CREATE INDEX ingest_record_types_disposition ON ingest_record_types (disposition, source_path);
+
+-- A deterministic session summary reads the harness's own recap of the session, when it wrote
+-- one (Claude Code's `away_summary`): found through this small index instead of walking the
+-- session's records in every capture.
+CREATE INDEX turns_recaps ON turns (session_id, seq) WHERE record_type = 'system/away_summary';

@@ -326,6 +326,10 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                 })
                 .clone();
             let peer_text = peer(&path);
+            // ELNOR_HANDOFF_SHOW=1 prints each card, to read what it said.
+            if std::env::var_os("ELNOR_HANDOFF_SHOW").is_some() && annotator == "A" {
+                println!("--- {corpus} {project}\n{card}\n");
+            }
             let mut t = Tally {
                 facts: facts.len(),
                 ..Tally::default()

@@ -47,6 +47,9 @@ pub const MAX_EXCLUDED_PER_REASON: usize = 20;
 pub const DELIVERED_KEPT_DAYS: i64 = 7;
 /// Characters of a session summary shown on a card line.
 const SUMMARY_CHARS: usize = 130;
+/// The latest session's line says what was done and where it stands (its summary leads with
+/// the request, the agent's report and the files changed): given most of the card.
+const LATEST_SUMMARY_CHARS: usize = 300;
 /// Characters of a question, decision or update shown on a card line.
 const ITEM_CHARS: usize = 200;
 
@@ -598,12 +601,19 @@ fn build(
             .filter(|t| *t <= e.happened_at())
             .unwrap_or(e.happened_at());
         let summary = text.unwrap_or_default();
-        let shown = if summary.is_empty() {
-            format!("{} turn(s), summary not available", s.turn_count)
-        } else {
-            condense(&summary, SUMMARY_CHARS)
+        let shown = |chars: usize| {
+            if summary.is_empty() {
+                format!("{} turn(s), summary not available", s.turn_count)
+            } else {
+                condense(&summary, chars)
+            }
         };
         let day = last_activity_at.format("%a %b %-d");
+        let line_latest = counter.line(format!(
+            "Last session ({day}): {}",
+            shown(LATEST_SUMMARY_CHARS)
+        ));
+        let line = counter.line(format!("Earlier session ({day}): {}", shown(SUMMARY_CHARS)));
         session_history.push(SessionHistoryItem {
             entry_id: e.entry_id.clone(),
             doc73_session_summary_id: s.doc73_session_summary_id.clone(),
@@ -615,8 +625,8 @@ fn build(
             turn_seq: turn_seq_of(Some(&s.doc73_session_summary_id)),
             decay_at: e.decay_at,
             summary,
-            line_latest: counter.line(format!("Last session ({day}): {shown}")),
-            line: counter.line(format!("Earlier session ({day}): {shown}")),
+            line_latest,
+            line,
         });
     }
 

@@ -129,6 +129,8 @@ pub(crate) struct WindowTurn {
     pub speaker: Option<Speaker>,
     pub text: String,
     pub tools: Vec<String>,
+    /// Files the assistant's calls in this turn changed (edit, write and patch tools), by name.
+    pub changed: Vec<String>,
     pub timestamp: Option<DateTime<Utc>>,
 }
 
@@ -195,8 +197,9 @@ pub(crate) fn load_window(
             } else {
                 "[]".to_owned()
             };
-            let tools = serde_json::from_str::<Vec<String>>(&calls)
-                .unwrap_or_default()
+            let calls = serde_json::from_str::<Vec<String>>(&calls).unwrap_or_default();
+            let changed = calls.iter().filter_map(|c| changed_file(c)).collect();
+            let tools = calls
                 .into_iter()
                 .map(|c| c.split(':').next().unwrap_or("").trim().to_owned())
                 .filter(|n| !n.is_empty())
@@ -207,6 +210,7 @@ pub(crate) fn load_window(
                     speaker,
                     text,
                     tools,
+                    changed,
                     timestamp: at.and_then(|a| {
                         DateTime::parse_from_rfc3339(&a)
                             .ok()
@@ -431,7 +435,16 @@ fn capture_window(
     })?;
     let summary_text = match &enriched {
         Some(r) => r.session_summary.clone().unwrap_or_default(),
-        None => templated_summary(&session, &window, &entity_ids, &entity_names),
+        None => {
+            let recap = harness_recap(store, &session.session_id, &window)?;
+            templated_summary(
+                &session,
+                &window,
+                recap.as_deref(),
+                &entity_ids,
+                &entity_names,
+            )
+        }
     };
     let sid = summary_id(&session.session_id, last_seq);
 
@@ -891,22 +904,89 @@ pub(crate) fn detect(
     (keep_last(questions), keep_last(decisions))
 }
 
-/// The deterministic session summary (CSA §5.3, "templated summary"): where, how much, which
-/// entities and tools, how long, and the person's last request.
+/// The file a one-line tool call (`Name: detail`) changed, by its last path component: calls of
+/// tools that edit, write or patch files, named by what they do rather than by harness. A
+/// patch names its files on `*** Update File:` / `*** Add File:` lines.
+fn changed_file(call: &str) -> Option<String> {
+    let (name, detail) = call.split_once(": ")?;
+    let name = name.to_lowercase();
+    let path = if name.contains("patch") {
+        detail
+            .split("File:")
+            .nth(1)?
+            .split_whitespace()
+            .next()?
+            .trim_end_matches('*')
+    } else if (name.contains("edit") || name.contains("write"))
+        && !detail.trim_start().starts_with(['{', '['])
+        && (detail.contains('/') || detail.contains('\\') || detail.contains('.'))
+    {
+        detail.trim()
+    } else {
+        return None;
+    };
+    let base = path.rsplit(['/', '\\']).next().unwrap_or(path).trim();
+    (!base.is_empty() && base.len() <= 120).then(|| base.to_owned())
+}
+
+/// The harness's own recap of where the session stands, when it wrote one inside the window
+/// (Claude Code's `away_summary`: "Implementing X. Next: run the tests"): a summary the person
+/// already paid for. Its trailing parenthesis (how to turn recaps off) is not about the work.
+fn harness_recap(store: &Store, session_id: &str, window: &[WindowTurn]) -> Result<Option<String>> {
+    let Some(first) = window.first() else {
+        return Ok(None);
+    };
+    // A recap is written when the person steps away, after the window's last turn: any of the
+    // session's from the window's start on.
+    let text: Option<String> = store.graph().with_conn_result(|c| {
+        c.query_row(
+            // `turns_recaps` (migration 17), a partial index on exactly this record type.
+            "SELECT text FROM turns INDEXED BY turns_recaps
+             WHERE session_id = ?1 AND seq >= ?2 AND record_type = 'system/away_summary'
+               AND text <> ''
+             ORDER BY seq DESC LIMIT 1",
+            params![session_id, first.seq],
+            |r| r.get(0),
+        )
+        .optional()
+    })?;
+    Ok(text.map(|t| {
+        let t = t.trim();
+        match t.rfind(" (") {
+            Some(at) if t.ends_with(')') && t.len() - at < 60 => t[..at].trim().to_owned(),
+            _ => t.to_owned(),
+        }
+    }))
+}
+
+/// `text` on one line, cut at a word to at most `max` characters, with an ellipsis when cut.
+fn clip(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max).collect();
+    let cut = match cut.rfind(' ') {
+        Some(at) if at > max / 2 => &cut[..at],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end_matches([',', ';', ':', '.', ' ']))
+}
+
+/// The deterministic session summary (CSA §5.3, "templated summary"), written so that its
+/// beginning, which the card shows, says what happened: the person's request, the agent's
+/// final report, the files changed and the harness's own recap; then the last request when it
+/// differs, and the record (counts, entities, tools, where).
 fn templated_summary(
     session: &sessions::SessionInfo,
     window: &[WindowTurn],
+    recap: Option<&str>,
     entity_ids: &[EntityId],
     names: &BTreeMap<EntityId, String>,
 ) -> String {
-    let users = window
-        .iter()
-        .filter(|t| t.speaker == Some(Speaker::User))
-        .count();
-    let replies = window
-        .iter()
-        .filter(|t| t.speaker == Some(Speaker::Assistant))
-        .count();
+    let said = |who: Speaker| window.iter().filter(move |t| t.speaker == Some(who));
+    let users = said(Speaker::User).count();
+    let replies = said(Speaker::Assistant).count();
     let mut tools: BTreeMap<&str, u32> = BTreeMap::new();
     for t in window {
         for name in &t.tools {
@@ -915,25 +995,48 @@ fn templated_summary(
     }
     let mut tools: Vec<(&str, u32)> = tools.into_iter().collect();
     tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    // The person's last request leads: it says best where the session left off, and card
-    // lines (CSA §6.1) show a summary's beginning. Counts, entities, tools and where the session
-    // ran follow.
-    let mut out = String::new();
-    if let Some(last) = window
-        .iter()
-        .rev()
-        .find(|t| t.speaker == Some(Speaker::User))
-    {
-        let flat = last.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let cut: String = flat.chars().take(200).collect();
-        let ellipsis = if flat.chars().count() > 200 {
-            "…"
-        } else {
-            ""
-        };
-        out.push_str(&format!("Ended on \"{cut}{ellipsis}\" after "));
+    let mut changed: Vec<&str> = Vec::new();
+    for f in window.iter().flat_map(|t| &t.changed) {
+        if !changed.contains(&f.as_str()) {
+            changed.push(f);
+        }
     }
-    out.push_str(&format!("{users} request(s), {replies} repl(ies)"));
+    let mut out = String::new();
+    let first = said(Speaker::User).next();
+    let last = said(Speaker::User).last();
+    if let Some(first) = first {
+        out.push_str(&format!("\"{}\"", clip(&first.text, 140)));
+    }
+    // The agent's last words are its report: what it did, where it stands, what is next.
+    if let Some(report) = said(Speaker::Assistant).last() {
+        if !out.is_empty() {
+            out.push_str(" → ");
+        }
+        out.push_str(&clip(&report.text, 180));
+    }
+    if !out.is_empty() && !out.ends_with(['.', '…', '!', '?']) {
+        out.push('.');
+    }
+    if !changed.is_empty() {
+        let more = changed.len().saturating_sub(6);
+        out.push_str(&format!(
+            " Changed: {}",
+            changed[..changed.len().min(6)].join(", ")
+        ));
+        if more > 0 {
+            out.push_str(&format!(" (+{more})"));
+        }
+        out.push('.');
+    }
+    if let Some(recap) = recap {
+        out.push_str(&format!(" Recap: {}", clip(recap, 200)));
+    }
+    if let (Some(first), Some(last)) = (first, last)
+        && first.seq != last.seq
+    {
+        out.push_str(&format!(" Ended on \"{}\".", clip(&last.text, 120)));
+    }
+    out.push_str(&format!(" {users} request(s), {replies} repl(ies)"));
     if let Some(d) = duration_minutes(window) {
         out.push_str(&format!(" over {d} min"));
     }
@@ -962,7 +1065,7 @@ fn templated_summary(
         out.push_str(&format!(", in {cwd}"));
     }
     out.push('.');
-    out
+    out.trim_start().to_owned()
 }
 
 #[cfg(test)]
