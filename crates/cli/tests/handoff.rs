@@ -64,6 +64,9 @@ fn roots(corpus: &Path) -> Vec<String> {
     out
 }
 
+/// One annotator's labels: per (corpus, project), the last session's file and the facts.
+type Labels = BTreeMap<(String, String), (String, Vec<Fact>)>;
+
 struct Fact {
     terms: Vec<String>,
 }
@@ -241,8 +244,7 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                 ((f[0].to_owned(), f[1].to_owned()), f[2].to_owned())
             })
             .collect();
-    let mut labels: BTreeMap<String, BTreeMap<(String, String), (String, Vec<Fact>)>> =
-        BTreeMap::new();
+    let mut labels: BTreeMap<String, Labels> = BTreeMap::new();
     for annotator in ["A", "B"] {
         let text = std::fs::read_to_string(handoff_dir().join(format!("labels/{annotator}.jsonl")))
             .unwrap();

@@ -1003,12 +1003,12 @@ fn templated_summary(
     }
     let mut out = String::new();
     let first = said(Speaker::User).next();
-    let last = said(Speaker::User).last();
+    let last = said(Speaker::User).next_back();
     if let Some(first) = first {
         out.push_str(&format!("\"{}\"", clip(&first.text, 140)));
     }
     // The agent's last words are its report: what it did, where it stands, what is next.
-    if let Some(report) = said(Speaker::Assistant).last() {
+    if let Some(report) = said(Speaker::Assistant).next_back() {
         if !out.is_empty() {
             out.push_str(" → ");
         }
