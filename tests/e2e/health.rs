@@ -5,7 +5,8 @@
 
 use crate::harness::{App, Ui, ensure, ensure_eq};
 use crate::world::{
-    HAND_WRITTEN_OPENCLAW, UNEDITABLE_OPENCLAW, harness_settings_world, quiet_codex_world,
+    FUTURE_RECORD_TYPE, HAND_WRITTEN_OPENCLAW, UNEDITABLE_OPENCLAW, harness_settings_world,
+    lost_turns_world, quiet_codex_world,
 };
 
 /// The text of the first element matching `css`, read from the page itself: WebDriver's own
@@ -70,6 +71,45 @@ async fn a_silent_agent_and_an_unreadable_line_are_shown_on_the_health_page() {
         ui.click("#theme-dark").await?;
         ui.resize(640, 900).await?;
         ui.screenshot("health-quiet-codex-dark-640").await;
+        Ok(())
+    })
+    .await;
+}
+
+/// A transcript in a format no ELNOR reads is no silent loss (issue 41): Today raises it and
+/// links to Health, where the file is named with the record type it could not read and the line
+/// holding the first one, and the verdict counts it; the readable sources say what they read.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn a_file_whose_turns_could_not_be_read_is_named_on_today_and_the_health_page() {
+    let (world, path) = lost_turns_world();
+    App::with(&world, async |ui| {
+        let alert = content(ui, "li.alert[data-kind='lost_turns']").await?;
+        ensure!(
+            alert.contains(&path) && alert.contains(FUTURE_RECORD_TYPE),
+            "{alert}"
+        );
+        ui.click("li.alert[data-kind='lost_turns'] .alert-link")
+            .await?;
+        ui.find("#nav-health.active").await?;
+        let row = content(
+            ui,
+            &format!("#health-lost-files li.health-lost-file[data-path='{path}']"),
+        )
+        .await?;
+        ensure!(
+            row.contains("4 records read, 0 turns of conversation")
+                && row.contains(&format!("4 × \"{FUTURE_RECORD_TYPE}\" (first at line 1)")),
+            "{row}"
+        );
+        let verdict = content(ui, "#health-verdict").await?;
+        ensure!(
+            verdict.contains("1 file whose turns ELNOR could not read"),
+            "{verdict}"
+        );
+        let census = content(ui, "#health-claude-code .health-census").await?;
+        ensure!(census.contains("of conversation"), "{census}");
+        ui.screenshot("health-lost-turns").await;
         Ok(())
     })
     .await;

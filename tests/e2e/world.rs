@@ -1283,3 +1283,42 @@ pub fn backups(store: &Store) -> Vec<PathBuf> {
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default()
 }
+
+/// The record type of [`lost_turns_world`]'s transcript, a format no ELNOR reads.
+pub const FUTURE_RECORD_TYPE: &str = "utterance-v9";
+
+/// The samples' Claude Code history beside one transcript in a format from the future (records
+/// of a type no ELNOR knows, no turn read from them), ingested: Health and Today must name it.
+/// Returns the world and the planted file's path as ingest stored it.
+pub fn lost_turns_world() -> (World, String) {
+    let world = World::new();
+    let samples = elnor_fixtures::samples();
+    let claude = world.path("claude-code");
+    copy_tree(&samples.join("claude-code"), &claude, &|_| {});
+    let project = claude.join("-home-ana-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let future = project.join("5d1c0b7a-1111-4222-8333-444455556666.jsonl");
+    let lines: String = (0..4)
+        .map(|i| {
+            format!(
+                "{{\"type\":\"{FUTURE_RECORD_TYPE}\",\"sessionId\":\"5d1c0b7a-1111-4222-8333-444455556666\",\"uuid\":\"u{i}\",\"words\":\"add dark mode\"}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&future, lines).unwrap();
+    let store = world.store();
+    store.set_config("mode", "deterministic").unwrap();
+    let sources = store.sources();
+    sources
+        .update(|list| {
+            list.clear();
+            Ok(())
+        })
+        .unwrap();
+    sources
+        .add(elnor_engine::Harness::ClaudeCode, claude)
+        .unwrap();
+    let roots = sources.enabled_roots().unwrap();
+    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
+    (world, future.display().to_string())
+}

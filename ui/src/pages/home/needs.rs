@@ -43,12 +43,12 @@ pub(super) fn NeedsCard(today: TodayView) -> impl IntoView {
         .alerts
         .iter()
         .map(|a| {
-            // An agent gone quiet, no folder to read, a hook that never runs and Dreaming running
-            // are capture health, which the Health page shows in full (with Dreaming's switch);
+            // An agent gone quiet, no folder to read, a hook that never runs, Dreaming running and
+            // files whose turns could not be read are capture health, which the Health page shows in full (with Dreaming's switch);
             // the other alerts (the model, the nightly run, the logs) are not.
             let health = matches!(
                 a.kind.as_str(),
-                "harness_quiet" | "no_sources" | "hook_never_fired" | "dreaming_on"
+                "harness_quiet" | "no_sources" | "hook_never_fired" | "dreaming_on" | "lost_turns"
             )
             .then(|| {
                 view! {

@@ -1012,3 +1012,52 @@ fn a_file_in_a_format_nobody_knows_is_named_in_health_and_today_but_skipped_reco
     assert!(alerts[0].message.contains(&future.display().to_string()));
     assert!(alerts[0].message.contains("utterance-v9"));
 }
+
+#[test]
+fn claude_code_s_ai_title_titles_the_session_over_its_slug_and_later_summaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("claude-code/-home-ana-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let id = "7a1f0c2e-1111-4222-8333-444455556666";
+    // The person's only message is a slash command's wrapper: no request worth a title.
+    let lines = [
+        format!(
+            r#"{{"type":"user","sessionId":"{id}","uuid":"u1","slug":"gentle-hopping-treehouse","cwd":"/home/ana/app","timestamp":"2026-05-14T10:00:00Z","message":{{"role":"user","content":"<command-name>/init</command-name>"}}}}"#
+        ),
+        format!(
+            r#"{{"type":"ai-title","aiTitle":"Set up the release workflow","sessionId":"{id}"}}"#
+        ),
+        r#"{"type":"summary","summary":"Some other session's summary","leafUuid":"x"}"#.to_owned(),
+        format!(
+            r#"{{"type":"last-prompt","lastPrompt":"/init","leafUuid":"u1","sessionId":"{id}"}}"#
+        ),
+        format!(r#"{{"type":"permission-mode","permissionMode":"default","sessionId":"{id}"}}"#),
+        format!(
+            r#"{{"type":"attachment","sessionId":"{id}","uuid":"a1","attachment":{{"type":"queued_command","prompt":"also bump the version in Cargo.toml"}}}}"#
+        ),
+    ];
+    std::fs::write(project.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let report = run(
+        &store,
+        &[SourceRoot {
+            harness: Harness::ClaudeCode,
+            root: dir.path().join("claude-code"),
+        }],
+    );
+    assert_eq!(report.unknown_records, 0, "{}", summary(&report));
+    let title: String = store
+        .graph()
+        .with_conn(|c| c.query_row("SELECT title FROM transcript_sessions", [], |r| r.get(0)))
+        .unwrap();
+    assert_eq!(title, "Set up the release workflow");
+    // The queued command the person typed is their message; the rest is kept aside on purpose.
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM turns WHERE role = 'user' AND kind = 'message'
+               AND text = 'also bump the version in Cargo.toml'"
+        ),
+        1
+    );
+}
