@@ -1137,10 +1137,10 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
         &store,
         &req,
         expect![[r#"
-            total 197 of 420 (T1 119, T2 78, T3 0)
+            total 183 of 420 (T1 105, T2 78, T3 0)
             <card type="continuity" tag="resume">
             ledger-sync — drafting phase.
-            Last session (Thu Oct 29): "Write the regression test for a token refresh in the middle of a batch." → Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the… Changed: refresh_mid_batch.rs. 1 request(s)…
+            Last session (Thu Oct 29): "Write the regression test for a token refresh in the middle of a batch." → Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run…
             Open: Remove the per-row resume helper, which nothing calls now. (heuristic)
             </card>
             <card type="recent_activity" tag="recent_activity">

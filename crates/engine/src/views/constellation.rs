@@ -50,6 +50,8 @@ const SUMMARY_CHARS: usize = 130;
 /// The latest session's line says what was done and where it stands (its summary leads with
 /// the request, the agent's report and the files changed): given most of the card.
 const LATEST_SUMMARY_CHARS: usize = 300;
+/// … and at most this many of the card's 120 tokens, leaving room for what is open.
+const LATEST_SUMMARY_TOKENS: u32 = 75;
 /// Characters of a question, decision or update shown on a card line.
 const ITEM_CHARS: usize = 200;
 
@@ -609,10 +611,19 @@ fn build(
             }
         };
         let day = last_activity_at.format("%a %b %-d");
-        let line_latest = counter.line(format!(
-            "Last session ({day}): {}",
-            shown(LATEST_SUMMARY_CHARS)
-        ));
+        // Cut to the card's room by tokens, not only characters: in a language the tokenizer
+        // splits finely (Chinese, Japanese), 300 characters would be a card of their own and
+        // the line would be dropped whole. A proportional cut, recounted, converges in a step
+        // or two.
+        let mut chars = LATEST_SUMMARY_CHARS;
+        let mut line_latest = counter.line(format!("Last session ({day}): {}", shown(chars)));
+        for _ in 0..3 {
+            if line_latest.tokens <= LATEST_SUMMARY_TOKENS {
+                break;
+            }
+            chars = chars * LATEST_SUMMARY_TOKENS as usize * 9 / (line_latest.tokens as usize * 10);
+            line_latest = counter.line(format!("Last session ({day}): {}", shown(chars)));
+        }
         let line = counter.line(format!("Earlier session ({day}): {}", shown(SUMMARY_CHARS)));
         session_history.push(SessionHistoryItem {
             entry_id: e.entry_id.clone(),
