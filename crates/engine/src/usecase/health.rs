@@ -221,7 +221,7 @@ pub fn health(store: &Store, now: DateTime<Utc>, paths: &HarnessPaths) -> Result
         harnesses,
         hooks: hook_status(store, paths)?,
         dreaming: dreaming_status(paths),
-        lost_files: census::files_that_lost_turns(store)?,
+        lost_files: census::files_that_lost_turns(store, true)?,
     })
 }
 

@@ -388,7 +388,7 @@ fn alerts(
 /// One alert for the transcript files that lost turns, naming the worst of them and the record
 /// type it could not read; `elnor doctor` and Health list them all.
 fn lost_turns_alert(store: &Store) -> Result<Option<HealthAlert>> {
-    let lost = crate::usecase::health::census::files_that_lost_turns(store)?;
+    let lost = crate::usecase::health::census::files_that_lost_turns(store, false)?;
     let Some(worst) = lost
         .iter()
         .max_by_key(|f| f.not_understood.iter().map(|t| t.count).sum::<u64>())

@@ -908,7 +908,7 @@ fn a_file_an_older_build_could_not_read_gets_its_turns_on_the_next_ingest_withou
         })
         .unwrap();
     let old_max_seq = count(&store, "SELECT max(seq) FROM turns");
-    let lost = crate::usecase::health::census::files_that_lost_turns(&store).unwrap();
+    let lost = crate::usecase::health::census::files_that_lost_turns(&store, true).unwrap();
     assert_eq!(lost.len(), 1);
     assert_eq!(lost[0].path, path.display().to_string());
     assert_eq!(
@@ -947,7 +947,7 @@ fn a_file_an_older_build_could_not_read_gets_its_turns_on_the_next_ingest_withou
         1
     );
     assert!(
-        crate::usecase::health::census::files_that_lost_turns(&store)
+        crate::usecase::health::census::files_that_lost_turns(&store, true)
             .unwrap()
             .is_empty()
     );
@@ -984,7 +984,7 @@ fn a_file_in_a_format_nobody_knows_is_named_in_health_and_today_but_skipped_reco
             root: dir.path().join("claude-code"),
         }],
     );
-    let lost = crate::usecase::health::census::files_that_lost_turns(&store).unwrap();
+    let lost = crate::usecase::health::census::files_that_lost_turns(&store, true).unwrap();
     assert_eq!(lost.len(), 1, "{lost:?}");
     assert_eq!(lost[0].path, future.display().to_string());
     assert_eq!((lost[0].records, lost[0].turns), (5, 0));

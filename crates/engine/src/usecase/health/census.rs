@@ -59,12 +59,14 @@ pub fn census(store: &Store, prefix: &str) -> Result<Vec<FileCensus>> {
         stmt.query_map([like], row)?
             .collect::<rusqlite::Result<Vec<_>>>()
     })?;
-    Ok(fold(rows))
+    Ok(fold(rows, true))
 }
 
 /// The files that lost turns: only those with a record not understood are looked at, through
-/// the disposition index, so this stays cheap on a store of years of history.
-pub fn files_that_lost_turns(store: &Store) -> Result<Vec<FileCensus>> {
+/// the disposition index, so this stays cheap on a store of years of history. `with_lines`
+/// reads each file up to its first such record to say its line (Health and `elnor doctor`);
+/// Today, read on every visit, names the file without opening it.
+pub fn files_that_lost_turns(store: &Store, with_lines: bool) -> Result<Vec<FileCensus>> {
     let rows = store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare_cached(
             "SELECT source_path, record_type, disposition, count, first_at
@@ -75,7 +77,7 @@ pub fn files_that_lost_turns(store: &Store) -> Result<Vec<FileCensus>> {
         stmt.query_map([], row)?
             .collect::<rusqlite::Result<Vec<_>>>()
     })?;
-    Ok(fold(rows)
+    Ok(fold(rows, with_lines)
         .into_iter()
         .filter(FileCensus::lost_turns)
         .collect())
@@ -88,7 +90,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
 }
 
-fn fold(rows: Vec<Row>) -> Vec<FileCensus> {
+fn fold(rows: Vec<Row>, with_lines: bool) -> Vec<FileCensus> {
     let mut files: BTreeMap<String, FileCensus> = BTreeMap::new();
     for (path, record_type, disposition, count, first_at) in rows {
         let count = count.max(0) as u64;
@@ -111,7 +113,9 @@ fn fold(rows: Vec<Row>) -> Vec<FileCensus> {
             Some(Disposition::Skipped) => file.skipped.push(entry),
             // A disposition this build does not know is not one it understood.
             Some(Disposition::NotUnderstood) | None => {
-                entry.sample_line = first_at.and_then(|at| line_of(Path::new(&path), at));
+                entry.sample_line = first_at
+                    .filter(|_| with_lines)
+                    .and_then(|at| line_of(Path::new(&path), at));
                 entry.sample_path = Some(path);
                 file.not_understood.push(entry);
             }
