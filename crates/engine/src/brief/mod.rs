@@ -643,12 +643,17 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
         item.turn_seq = s.turn_seq;
         let index = if s.decay_at <= now { 0 } else { shown_index };
         // The latest session's line is what was done last and where it stands: the last line
-        // the card gives up (rank 5); earlier sessions go first (rank 1).
+        // the card gives up (rank 5); earlier sessions, and a latest one whose summary is not
+        // available (a count of turns says nothing to act on), go first (rank 1).
         push(
             &mut d,
             item,
             line,
-            if shown_index == 0 { 5 } else { 1 },
+            if shown_index == 0 && !s.summary.is_empty() {
+                5
+            } else {
+                1
+            },
             index,
             SHOWN_SESSIONS,
             Some(s.decay_at),
