@@ -959,9 +959,13 @@ fn harness_recap(store: &Store, session_id: &str, window: &[WindowTurn]) -> Resu
     }))
 }
 
-/// `text` on one line, cut at a word to at most `max` characters, with an ellipsis when cut.
+/// `text` with secret-looking strings and private spans masked (the summary is canonical data:
+/// it goes into every brief of its context and travels with the logs), on one line, cut at a
+/// word to at most `max` characters, with an ellipsis when cut. Masked before the cut, so a
+/// secret is never cut into a part the patterns no longer recognise.
 fn clip(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let masked = crate::base::redact::redact(text);
+    let flat = masked.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= max {
         return flat;
     }

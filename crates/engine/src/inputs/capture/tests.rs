@@ -739,3 +739,85 @@ fn deterministic_capture_of_every_sample_session() {
           key_decision [deterministic] We decided to focus on price impact for loss causation; the corrective-disclosure route stays as the fallback.
     "#]].assert_eq(&out);
 }
+
+#[test]
+fn the_templated_summary_leads_with_request_report_and_files_and_masks_secrets() {
+    let session = sessions::SessionInfo {
+        session_id: SessionId::new("s-summary").unwrap(),
+        harness: crate::inputs::transcripts::Harness::ClaudeCode,
+        agent_id: None,
+        started_at: None,
+        last_activity_at: None,
+        work_context_id: None,
+        turn_count: 4,
+        record_count: 4,
+        compaction_count: 0,
+        has_doc73_summary: false,
+        primary_entity_ids: vec![],
+        title: None,
+        cwd: Some("/home/ana/app".into()),
+        parent_session_id: None,
+        source_path: String::new(),
+        session_kind: crate::inputs::ingest::kinds::SessionKind::Primary,
+        kind_reason: None,
+        request: None,
+    };
+    let turn = |seq: i64, who: Speaker, text: &str, calls: &[&str]| WindowTurn {
+        seq,
+        speaker: Some(who),
+        text: text.into(),
+        tools: calls
+            .iter()
+            .map(|c| c.split(':').next().unwrap().to_owned())
+            .collect(),
+        changed: calls.iter().filter_map(|c| changed_file(c)).collect(),
+        timestamp: None,
+    };
+    let window = [
+        turn(1, Speaker::User, "Add dark mode to the settings page", &[]),
+        turn(
+            2,
+            Speaker::Assistant,
+            "Editing now.",
+            &[
+                "Edit: /home/ana/app/src/settings.tsx",
+                "TodoWrite: {\"todos\":[]}",
+                "apply_patch: *** Begin Patch *** Update File: src/theme.css",
+            ],
+        ),
+        turn(
+            3,
+            Speaker::User,
+            "use the key sk-proj-abcdefghijklmnopqrstuvwx for the test",
+            &[],
+        ),
+        turn(
+            4,
+            Speaker::Assistant,
+            "Done: dark mode works; token=abcdefgh12345678 is in .env. Next: run the e2e suite.",
+            &[],
+        ),
+    ];
+    let summary = templated_summary(
+        &session,
+        &window,
+        Some("Dark mode added. Next: e2e."),
+        &[],
+        &BTreeMap::new(),
+    );
+    assert!(
+        summary.starts_with(
+            "\"Add dark mode to the settings page\" → Done: dark mode works; token=[redacted] is in \
+             .env. Next: run the e2e suite. Changed: settings.tsx, theme.css. Recap: Dark mode added."
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("Ended on \"use the key [redacted] for the test\""),
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("sk-proj-") && !summary.contains("abcdefgh12345678"),
+        "{summary}"
+    );
+}
