@@ -984,20 +984,13 @@ pub fn quiet_codex_world() -> World {
 
     let store = world.store();
     store.set_config("mode", "deterministic").unwrap();
-    // These two folders only: adding to a sources file never saved would keep the defaults of
-    // whoever runs the test beside them.
-    let sources = store.sources();
-    sources
-        .update(|list| {
-            list.clear();
-            Ok(())
-        })
-        .unwrap();
-    sources
-        .add(elnor_engine::Harness::ClaudeCode, claude)
-        .unwrap();
-    sources.add(elnor_engine::Harness::Codex, codex).unwrap();
-    let roots = sources.enabled_roots().unwrap();
+    let roots = only_sources(
+        &store,
+        &[
+            (elnor_engine::Harness::ClaudeCode, claude),
+            (elnor_engine::Harness::Codex, codex),
+        ],
+    );
     elnor_engine::ingest(
         &store,
         &roots,
@@ -1308,6 +1301,17 @@ pub fn lost_turns_world() -> (World, String) {
     std::fs::write(&future, lines).unwrap();
     let store = world.store();
     store.set_config("mode", "deterministic").unwrap();
+    let roots = only_sources(&store, &[(elnor_engine::Harness::ClaudeCode, claude)]);
+    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
+    (world, future.display().to_string())
+}
+
+/// Makes `folders` the store's only transcript sources and returns them as ingest roots: adding
+/// to a sources file never saved would keep the defaults of whoever runs the test beside them.
+fn only_sources(
+    store: &elnor_engine::Store,
+    folders: &[(elnor_engine::Harness, std::path::PathBuf)],
+) -> Vec<elnor_engine::SourceRoot> {
     let sources = store.sources();
     sources
         .update(|list| {
@@ -1315,10 +1319,8 @@ pub fn lost_turns_world() -> (World, String) {
             Ok(())
         })
         .unwrap();
-    sources
-        .add(elnor_engine::Harness::ClaudeCode, claude)
-        .unwrap();
-    let roots = sources.enabled_roots().unwrap();
-    elnor_engine::ingest(&store, &roots, &mut |_| {}, elnor_engine::now()).unwrap();
-    (world, future.display().to_string())
+    for (harness, folder) in folders {
+        sources.add(*harness, folder.clone()).unwrap();
+    }
+    sources.enabled_roots().unwrap()
 }

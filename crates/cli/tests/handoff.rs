@@ -43,27 +43,6 @@ fn handoff_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/handoff")
 }
 
-/// Every harness root of a corpus, found by its layout.
-fn roots(corpus: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut push = |harness: &str, dir: PathBuf| {
-        if dir.is_dir() {
-            out.push("--root".to_owned());
-            out.push(format!("{harness}={}", dir.display()));
-        }
-    };
-    push("claude_code", corpus.join("claude-code"));
-    push("codex", corpus.join("codex/sessions"));
-    let mut openclaw: Vec<PathBuf> = std::fs::read_dir(corpus.join("openclaw"))
-        .map(|rd| rd.flatten().map(|e| e.path().join("agents")).collect())
-        .unwrap_or_default();
-    openclaw.sort();
-    for dir in openclaw {
-        push("openclaw", dir);
-    }
-    out
-}
-
 /// One annotator's labels: per (corpus, project), the last session's file and the facts.
 type Labels = BTreeMap<(String, String), (String, Vec<Fact>)>;
 
@@ -215,8 +194,8 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
         store,
         &["config", "set", "mode", "deterministic", "--json"],
     ));
-    let mut all = roots(&real);
-    all.extend(roots(&real2));
+    let mut all = elnor_fixtures::root_args(&real);
+    all.extend(elnor_fixtures::root_args(&real2));
     let mut args: Vec<&str> = vec!["ingest", "--json"];
     args.extend(all.iter().map(String::as_str));
     json(elnor(store, &args));

@@ -38,27 +38,6 @@ fn json(out: Output) -> Value {
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
-/// Every harness root under the corpus, found by its layout.
-fn roots(real: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut push = |harness: &str, dir: PathBuf| {
-        if dir.is_dir() {
-            out.push("--root".to_owned());
-            out.push(format!("{harness}={}", dir.display()));
-        }
-    };
-    push("claude_code", real.join("claude-code"));
-    push("codex", real.join("codex/sessions"));
-    let mut openclaw: Vec<PathBuf> = std::fs::read_dir(real.join("openclaw"))
-        .map(|rd| rd.flatten().map(|e| e.path().join("agents")).collect())
-        .unwrap_or_default();
-    openclaw.sort();
-    for dir in openclaw {
-        push("openclaw", dir);
-    }
-    out
-}
-
 /// Non-empty lines of every JSONL file under the corpus: each is at least one record.
 fn lines_in(real: &Path) -> u64 {
     walk(real)
@@ -108,7 +87,7 @@ fn a_new_user_with_real_history() {
     };
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path();
-    let roots = roots(&real);
+    let roots = elnor_fixtures::root_args(&real);
     let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
     json(elnor(store, None, &["init", "--json"]));
     json(elnor(
