@@ -617,14 +617,6 @@ impl Writer<'_> {
         report.sessions_touched += self.deltas.len() as u64;
         report.touched.extend(self.deltas.keys().cloned());
         self.write_census(problems)?;
-        // Read from its start, a file's count of records not understood is what this reading
-        // found, not added to what an older one did.
-        if self.from_start {
-            self.tx.execute(
-                "UPDATE ingest_files SET unknown = 0 WHERE source_key = ?1",
-                [key],
-            )?;
-        }
         self.tx.execute(
             "INSERT INTO ingest_files (source_key, harness, size, mtime_ns, offset, head_len,
                  head_hash, last_seq, parser_state, malformed, invalid_utf8, oversized, unknown,
@@ -637,7 +629,9 @@ impl Writer<'_> {
                  malformed = malformed + excluded.malformed,
                  invalid_utf8 = invalid_utf8 + excluded.invalid_utf8,
                  oversized = oversized + excluded.oversized,
-                 unknown = unknown + excluded.unknown,
+                 -- Read from its start, a file's records not understood are what this reading
+                 -- found, not added to what an older one did.
+                 unknown = CASE WHEN ?17 THEN excluded.unknown ELSE unknown + excluded.unknown END,
                  replaced_count = replaced_count + excluded.replaced_count,
                  updated_at = excluded.updated_at,
                  parser_version = excluded.parser_version",
@@ -658,6 +652,7 @@ impl Writer<'_> {
                 i64::from(replaced),
                 format_ts(crate::base::clock::now()),
                 PARSER_VERSION,
+                self.from_start,
             ],
         )?;
         self.tx.commit()
