@@ -318,6 +318,58 @@ impl ContinuityLog {
         Ok(Some(backup))
     }
 
+    /// Adds entries that arrived from another device (sync): the log becomes the union of what
+    /// it held and `arriving`, one entry per id, ordered by when the work happened then by id,
+    /// so two devices that hold the same entries hold the same bytes. Written whole and renamed
+    /// into place: a crash leaves the old log or the new one. Nothing is taken out, so no backup
+    /// is kept. Returns how many entries were new.
+    pub(crate) fn merge_in(&self, arriving: Vec<ContinuityEntry>) -> Result<usize> {
+        let _lock = self.lock()?;
+        self.repair_locked()?;
+        let mut unreadable: Vec<Vec<u8>> = Vec::new();
+        let read = self.read_locked(|_, bytes| {
+            if !bytes.iter().all(u8::is_ascii_whitespace)
+                && ContinuityEntry::from_line(bytes).is_err()
+            {
+                unreadable.push(bytes.to_vec());
+            }
+        })?;
+        let mut ids: std::collections::HashSet<String> = read
+            .entries
+            .iter()
+            .map(|e| e.entry_id.to_string())
+            .collect();
+        let mut all = read.entries;
+        let before = all.len();
+        for mut e in arriving {
+            if ids.insert(e.entry_id.to_string()) {
+                e.work_context_id = self.work_context_id.clone();
+                all.push(e);
+            }
+        }
+        let added = all.len() - before;
+        if added == 0 {
+            return Ok(0);
+        }
+        all.sort_by(|a, b| {
+            (a.happened_at(), a.entry_id.as_str()).cmp(&(b.happened_at(), b.entry_id.as_str()))
+        });
+        let mut bytes = Vec::new();
+        for e in &all {
+            bytes.extend_from_slice(e.to_line()?.as_bytes());
+            bytes.push(b'\n');
+        }
+        for line in &unreadable {
+            bytes.extend_from_slice(line);
+            bytes.push(b'\n');
+        }
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        atomic_write(&self.path, &bytes)?;
+        Ok(added)
+    }
+
     /// Reads every entry, skipping and counting lines that are not valid entries.
     pub fn read(&self) -> Result<LogRead> {
         let _lock = self.lock()?;

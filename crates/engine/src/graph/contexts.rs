@@ -771,6 +771,94 @@ impl Graph {
         })
     }
 
+    /// Makes a work context another device made, under its id (sync). Nothing when it exists.
+    pub(crate) fn insert_synced_work_context(
+        &self,
+        id: &str,
+        name: &str,
+        origin: &str,
+        domain_lineage: Option<&str>,
+        local_only: bool,
+        at: DateTime<Utc>,
+    ) -> Result<()> {
+        let id = WorkContextId::new(id)?;
+        let name = clean_text("work context name", name, 200)?;
+        // The CHECK constraint knows `named` and `auto`; a project's context is `named` with a
+        // row in `projects`, which only this machine's own transcripts make.
+        let origin = if origin == "auto" { "auto" } else { "named" };
+        self.with_conn_result(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO work_contexts
+                     (work_context_id, name, domain_lineage, origin, local_only, created_at,
+                      updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                params![
+                    id.as_str(),
+                    name,
+                    domain_lineage,
+                    origin,
+                    local_only,
+                    ts(at)
+                ],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Adds (`present`) or removes the rule of `kind` and `pattern` (sync); nothing when it is
+    /// already so.
+    pub(crate) fn set_link_rule_present(
+        &self,
+        id: &str,
+        kind: LinkRuleKind,
+        pattern: &str,
+        present: bool,
+    ) -> Result<()> {
+        let found: Vec<i64> = self.with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT rule_id FROM work_context_link_rules
+                 WHERE work_context_id = ?1 AND rule_kind = ?2 AND pattern = ?3",
+            )?;
+            stmt.query_map(params![id, kind.as_str(), pattern], |r| r.get(0))?
+                .collect()
+        })?;
+        match (present, found.is_empty()) {
+            (true, true) => self.add_link_rule(id, kind, pattern).map(|_| ()),
+            (false, false) => {
+                for rule in found {
+                    self.remove_link_rule(id, rule)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The context a merged-away context went into, following merges of merges; the context
+    /// itself when it was never merged away.
+    pub(crate) fn merged_into(&self, id: &str) -> Result<String> {
+        let mut current = id.to_owned();
+        for _ in 0..32 {
+            if self.work_context(&current).is_ok() {
+                return Ok(current);
+            }
+            let next: Option<String> = self.with_conn_result(|c| {
+                c.query_row(
+                    "SELECT node_id FROM provenance WHERE source_kind = 'merge' AND source_ref = ?1
+                     ORDER BY recorded_at DESC LIMIT 1",
+                    [&current],
+                    |r| r.get(0),
+                )
+                .optional()
+            })?;
+            match next {
+                Some(n) if n != current => current = n,
+                _ => return Ok(current),
+            }
+        }
+        Ok(current)
+    }
+
     /// Removes a link rule.
     pub(crate) fn remove_link_rule(&self, id: &str, rule_id: i64) -> Result<()> {
         let n = self.with_conn_result(|c| {

@@ -14,6 +14,7 @@ pub mod health;
 pub mod lineage;
 pub mod nightly;
 pub mod reconstruct;
+pub mod sync;
 mod synthesis;
 pub mod today;
 pub mod watcher;
@@ -32,6 +33,7 @@ use crate::graph::contexts::{LinkRuleKind, NewWorkContext, WorkContext, WorkCont
 use crate::graph::entities::{Entity, EntityEdit, NewEntity};
 use crate::graph::nodes::{Change, Node};
 use crate::graph::store::Store;
+use crate::graph::sync::GraphChange;
 use crate::inputs::agent::{Agent, AgentRun};
 use crate::inputs::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
 use crate::inputs::ingest::{IngestProgress, IngestReport, SourceRoot};
@@ -176,6 +178,13 @@ pub fn merge_work_contexts(
     now: DateTime<Utc>,
 ) -> Result<Edited<WorkContext>> {
     let merged = store.merge_work_contexts(keep.as_str(), absorb.as_str(), now)?;
+    store.graph().record_change(
+        GraphChange::ContextMerge {
+            keep: keep.to_string(),
+            absorb: absorb.to_string(),
+        },
+        now,
+    )?;
     crate::views::constellation::remove_view(store, absorb)?;
     crate::views::constellation::refresh(store, [&merged.work_context_id], now);
     refresh_lineage_quietly(store, [absorb, &merged.work_context_id]);
@@ -368,7 +377,34 @@ pub fn create_work_context(
     new: &NewWorkContext,
     now: DateTime<Utc>,
 ) -> Result<Edited<WorkContext>> {
-    edit_then_deliver(store, now, |g| g.create_work_context(new, now))
+    edit_then_deliver(store, now, |g| {
+        let made = g.create_work_context(new, now)?;
+        let id = made.work_context_id.to_string();
+        g.record_change(
+            GraphChange::ContextKnown {
+                context: id.clone(),
+                name: made.name.clone(),
+                origin: made.origin.as_str().to_owned(),
+                domain_lineage: made.domain_lineage.clone(),
+                local_only: made.local_only,
+            },
+            now,
+        )?;
+        for rule in &made.rules {
+            g.record_change(rule_change(&id, rule.kind, &rule.pattern, true), now)?;
+        }
+        Ok(made)
+    })
+}
+
+/// A link rule added or removed, as a change that travels to the person's other devices.
+fn rule_change(context: &str, kind: LinkRuleKind, pattern: &str, present: bool) -> GraphChange {
+    GraphChange::RuleSet {
+        context: context.to_owned(),
+        rule_kind: kind.as_str().to_owned(),
+        pattern: pattern.to_owned(),
+        present,
+    }
 }
 
 /// Renames a work context or changes its local-only flag.
@@ -378,7 +414,35 @@ pub fn edit_work_context(
     edit: &WorkContextEdit,
     now: DateTime<Utc>,
 ) -> Result<Edited<WorkContext>> {
-    edit_then_deliver(store, now, |g| g.edit_work_context(id.as_str(), edit, now))
+    edit_then_deliver(store, now, |g| {
+        let edited = g.edit_work_context(id.as_str(), edit, now)?;
+        let mut set = std::collections::BTreeMap::new();
+        if edit.name.is_some() {
+            set.insert("name".to_owned(), edited.name.clone().into());
+        }
+        if edit.domain_lineage.is_some() {
+            set.insert(
+                "domain_lineage".to_owned(),
+                edited
+                    .domain_lineage
+                    .clone()
+                    .map_or(serde_json::Value::Null, Into::into),
+            );
+        }
+        if edit.local_only.is_some() {
+            set.insert("local_only".to_owned(), edited.local_only.into());
+        }
+        if !set.is_empty() {
+            g.record_change(
+                GraphChange::ContextSet {
+                    context: id.to_string(),
+                    set,
+                },
+                now,
+            )?;
+        }
+        Ok(edited)
+    })
 }
 
 /// Adds a link rule (cwd prefix, session-key glob or entity set) to a work context; returns the
@@ -391,7 +455,8 @@ pub fn add_link_rule(
     now: DateTime<Utc>,
 ) -> Result<Edited<WorkContext>> {
     edit_then_deliver(store, now, |g| {
-        g.add_link_rule(id.as_str(), kind, pattern)?;
+        let rule = g.add_link_rule(id.as_str(), kind, pattern)?;
+        g.record_change(rule_change(id.as_str(), kind, &rule.pattern, true), now)?;
         g.work_context(id.as_str())
     })
 }
@@ -404,7 +469,18 @@ pub fn remove_link_rule(
     now: DateTime<Utc>,
 ) -> Result<Edited<WorkContext>> {
     edit_then_deliver(store, now, |g| {
+        let rule = g
+            .work_context(id.as_str())?
+            .rules
+            .into_iter()
+            .find(|r| r.rule_id == rule_id);
         g.remove_link_rule(id.as_str(), rule_id)?;
+        if let Some(rule) = rule {
+            g.record_change(
+                rule_change(id.as_str(), rule.kind, &rule.pattern, false),
+                now,
+            )?;
+        }
         g.work_context(id.as_str())
     })
 }

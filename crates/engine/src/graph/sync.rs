@@ -1,0 +1,477 @@
+//! The graph's side of sync (issue 40): changes the person makes to the graph, kept as events
+//! that travel to their other devices, and the per-field clocks that make every device converge
+//! on the same graph whatever order the events arrive in.
+//!
+//! An event is one JSON line (`GraphEvent`); this device's own are recorded by the use case that
+//! made the change, other devices' arrive through a sync. Applying an event to a field writes it
+//! only when the event is newer than the write in force (by time, then device, then event id), so
+//! two devices that have seen the same events hold the same values. A write that loses to, or
+//! beats, a concurrent write of this device is kept as a conflict for the person to see.
+//!
+//! Architecture Invariant: this module stores and orders events; what an event does to the graph
+//! is the sync use case's (`usecase/sync`), which calls the graph's own writers.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::base::error::{Error, Result};
+use crate::graph::Graph;
+use crate::graph::entities::ts;
+
+/// One change to the graph, as it travels between devices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphEvent {
+    /// `ev_{time}_{device}_{n}`: unique across devices, and sorted by time within one.
+    pub event_id: String,
+    pub device: String,
+    /// When the change was made (the work context's creation for [`GraphChange::ContextKnown`]).
+    pub at: DateTime<Utc>,
+    #[serde(flatten)]
+    pub change: GraphChange,
+}
+
+/// What an event changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum GraphChange {
+    /// A work context exists, as it was made (its fields at its creation time, so a later
+    /// rename on any device wins over them).
+    ContextKnown {
+        context: String,
+        name: String,
+        origin: String,
+        #[serde(default)]
+        domain_lineage: Option<String>,
+        #[serde(default)]
+        local_only: bool,
+    },
+    /// Fields of a work context set by the person: `name`, `domain_lineage` (null clears it),
+    /// `local_only`.
+    ContextSet {
+        context: String,
+        set: BTreeMap<String, serde_json::Value>,
+    },
+    /// A link rule added (`present`) or removed.
+    RuleSet {
+        context: String,
+        rule_kind: String,
+        pattern: String,
+        present: bool,
+    },
+    /// Work context `absorb` merged into `keep`.
+    ContextMerge { keep: String, absorb: String },
+}
+
+impl GraphChange {
+    /// The kind as written in the event's `kind` field.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GraphChange::ContextKnown { .. } => "context_known",
+            GraphChange::ContextSet { .. } => "context_set",
+            GraphChange::RuleSet { .. } => "rule_set",
+            GraphChange::ContextMerge { .. } => "context_merge",
+        }
+    }
+}
+
+impl GraphEvent {
+    /// The order every device applies events in: time, then device, then id.
+    pub fn order_key(&self) -> (DateTime<Utc>, &str, &str) {
+        (self.at, &self.device, &self.event_id)
+    }
+
+    /// The event as one line of a device's event file.
+    pub fn to_line(&self) -> Result<String> {
+        serde_json::to_string(self)
+            .map_err(|e| Error::InvalidEntry(format!("graph event {}: {e}", self.event_id)))
+    }
+}
+
+/// A write in force for one field (see [`Graph::sync_write`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Clock {
+    at: String,
+    device: String,
+    event_id: String,
+}
+
+/// What [`Graph::sync_write`] decided for one field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    /// The event is the newest write: apply it.
+    Apply,
+    /// A newer write is in force: leave the field.
+    Stale,
+}
+
+/// Two concurrent writes to one field, and which one is in force.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyncConflict {
+    pub subject: String,
+    pub field: String,
+    pub kept_device: String,
+    pub kept_value: String,
+    pub lost_device: String,
+    pub lost_value: String,
+    pub found_at: String,
+}
+
+/// Keys of `sync_state`.
+pub(crate) const DEVICE: &str = "device";
+pub(crate) const DEVICE_NAME: &str = "device_name";
+
+impl Graph {
+    /// A value of this store's sync state (`sync_state`), if set.
+    pub fn sync_state(&self, key: &str) -> Result<Option<String>> {
+        self.with_conn_result(|c| {
+            c.query_row("SELECT value FROM sync_state WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()
+        })
+    }
+
+    /// Sets (or with `None`, clears) a value of this store's sync state.
+    pub fn set_sync_state(&self, key: &str, value: Option<&str>) -> Result<()> {
+        self.with_conn_result(|c| match value {
+            Some(v) => c.execute(
+                "INSERT INTO sync_state (key, value) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![key, v],
+            ),
+            None => c.execute("DELETE FROM sync_state WHERE key = ?1", [key]),
+        })
+        .map(|_| ())
+    }
+
+    /// This store's device id, made on first use: a store copied to another machine keeps it,
+    /// so the id is the store's, and the host name is only its label.
+    pub fn device(&self, now: DateTime<Utc>) -> Result<String> {
+        if let Some(d) = self.sync_state(DEVICE)? {
+            return Ok(d);
+        }
+        let host = crate::base::lease::host_name();
+        let seed = format!(
+            "{host}\n{}\n{}\n{}",
+            self.path().display(),
+            now.timestamp_nanos_opt().unwrap_or_default(),
+            std::process::id()
+        );
+        let digest = Sha256::digest(seed.as_bytes());
+        let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+        let id = format!("d{hex}");
+        self.with_conn_result(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO sync_state (key, value) VALUES (?1, ?2), (?3, ?4)",
+                params![DEVICE, id, DEVICE_NAME, host],
+            )
+        })?;
+        // Another process may have made it first; its id stands.
+        self.sync_state(DEVICE)?
+            .ok_or_else(|| Error::InvalidInput("the device id could not be stored".to_owned()))
+    }
+
+    /// Records a change this device made, and puts its fields in force. Called by the use case
+    /// that made the change, after the change itself was written.
+    pub(crate) fn record_change(
+        &self,
+        change: GraphChange,
+        at: DateTime<Utc>,
+    ) -> Result<GraphEvent> {
+        let device = self.device(at)?;
+        let n: i64 = self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM sync_events WHERE device = ?1",
+                [&device],
+                |r| r.get(0),
+            )
+        })?;
+        let event = GraphEvent {
+            event_id: format!("ev_{:016x}_{device}_{n}", at.timestamp_micros()),
+            device,
+            at,
+            change,
+        };
+        self.store_event(&event, None)?;
+        for (subject, field) in fields_of(&event.change) {
+            self.sync_write(&event, &subject, &field, None)?;
+        }
+        Ok(event)
+    }
+
+    /// Keeps an event; `arrived_at` is set for another device's. False when it was already kept.
+    pub(crate) fn store_event(
+        &self,
+        event: &GraphEvent,
+        arrived_at: Option<DateTime<Utc>>,
+    ) -> Result<bool> {
+        let body = event.to_line()?;
+        let n = self.with_conn_result(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO sync_events (event_id, device, at, kind, body, arrived_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    event.event_id,
+                    event.device,
+                    ts(event.at),
+                    event.change.kind(),
+                    body,
+                    arrived_at.map(ts)
+                ],
+            )
+        })?;
+        Ok(n == 1)
+    }
+
+    /// This device's events not yet written to the sync repository, oldest first.
+    pub(crate) fn unexported_events(&self, device: &str) -> Result<Vec<GraphEvent>> {
+        let bodies: Vec<String> = self.with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT body FROM sync_events WHERE device = ?1 AND exported = 0
+                 ORDER BY at, event_id",
+            )?;
+            stmt.query_map([device], |r| r.get(0))?.collect()
+        })?;
+        bodies
+            .iter()
+            .map(|b| {
+                serde_json::from_str(b)
+                    .map_err(|e| Error::InvalidEntry(format!("stored graph event: {e}")))
+            })
+            .collect()
+    }
+
+    /// Marks events as written to the sync repository.
+    pub(crate) fn mark_exported(&self, ids: &[String]) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        for id in ids {
+            tx.execute(
+                "UPDATE sync_events SET exported = 1 WHERE event_id = ?1",
+                [id],
+            )
+            .map_err(|e| self.sql(e))?;
+        }
+        tx.commit().map_err(|e| self.sql(e))
+    }
+
+    /// Whether `event` is the newest write of `subject`.`field`, and if so puts it in force.
+    /// `value` (an arriving event's, with the value in force now) records a conflict when the
+    /// write it meets is this device's and was not yet sent: the two devices wrote the field
+    /// without either seeing the other's write.
+    pub(crate) fn sync_write(
+        &self,
+        event: &GraphEvent,
+        subject: &str,
+        field: &str,
+        conflict: Option<(&str, &str)>,
+    ) -> Result<Write> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        let sql = |e| self.sql(e);
+        let current: Option<Clock> = tx
+            .query_row(
+                "SELECT at, device, event_id FROM sync_clocks WHERE subject = ?1 AND field = ?2",
+                params![subject, field],
+                |r| {
+                    Ok(Clock {
+                        at: r.get(0)?,
+                        device: r.get(1)?,
+                        event_id: r.get(2)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(sql)?;
+        let at = ts(event.at);
+        let newer = match &current {
+            None => true,
+            Some(c) => {
+                (at.as_str(), event.device.as_str(), event.event_id.as_str())
+                    > (c.at.as_str(), c.device.as_str(), c.event_id.as_str())
+            }
+        };
+        if let (Some(c), Some((incoming, in_force))) = (&current, conflict)
+            && c.device != event.device
+            && incoming != in_force
+        {
+            let unsent: bool = tx
+                .query_row(
+                    "SELECT exported = 0 AND arrived_at IS NULL FROM sync_events
+                     WHERE event_id = ?1",
+                    [&c.event_id],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(sql)?
+                .unwrap_or(false);
+            if unsent {
+                let (kept, kept_v, lost, lost_v) = if newer {
+                    (&event.event_id, incoming, &c.event_id, in_force)
+                } else {
+                    (&c.event_id, in_force, &event.event_id, incoming)
+                };
+                let (kept_d, lost_d) = if newer {
+                    (&event.device, &c.device)
+                } else {
+                    (&c.device, &event.device)
+                };
+                tx.execute(
+                    "INSERT OR IGNORE INTO sync_conflicts (subject, field, kept_event, kept_device,
+                         kept_value, lost_event, lost_device, lost_value, found_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![
+                        subject,
+                        field,
+                        kept,
+                        kept_d,
+                        kept_v,
+                        lost,
+                        lost_d,
+                        lost_v,
+                        ts(Utc::now())
+                    ],
+                )
+                .map_err(sql)?;
+            }
+        }
+        if !newer {
+            tx.commit().map_err(sql)?;
+            return Ok(Write::Stale);
+        }
+        tx.execute(
+            "INSERT INTO sync_clocks (subject, field, at, device, event_id)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (subject, field) DO UPDATE
+             SET at = excluded.at, device = excluded.device, event_id = excluded.event_id",
+            params![subject, field, at, event.device, event.event_id],
+        )
+        .map_err(sql)?;
+        tx.commit().map_err(sql)?;
+        Ok(Write::Apply)
+    }
+
+    /// Whether a field of a subject has a write in force.
+    pub(crate) fn has_clock(&self, subject: &str, field: &str) -> Result<bool> {
+        self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT 1 FROM sync_clocks WHERE subject = ?1 AND field = ?2",
+                params![subject, field],
+                |_| Ok(()),
+            )
+            .optional()
+        })
+        .map(|r| r.is_some())
+    }
+
+    /// The conflicts sync found, newest first.
+    pub fn sync_conflicts(&self) -> Result<Vec<SyncConflict>> {
+        self.with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT subject, field, kept_device, kept_value, lost_device, lost_value, found_at
+                 FROM sync_conflicts ORDER BY conflict_id DESC",
+            )?;
+            stmt.query_map([], |r| {
+                Ok(SyncConflict {
+                    subject: r.get(0)?,
+                    field: r.get(1)?,
+                    kept_device: r.get(2)?,
+                    kept_value: r.get(3)?,
+                    lost_device: r.get(4)?,
+                    lost_value: r.get(5)?,
+                    found_at: r.get(6)?,
+                })
+            })?
+            .collect()
+        })
+    }
+
+    /// Whether an entry already went through sync (sent or received).
+    pub(crate) fn synced_entry_ids(&self) -> Result<std::collections::HashSet<String>> {
+        self.with_conn_result(|c| {
+            let mut stmt = c.prepare("SELECT entry_id FROM sync_entries")?;
+            stmt.query_map([], |r| r.get(0))?.collect()
+        })
+    }
+
+    /// Records entries as sent or received through sync.
+    pub(crate) fn mark_entries_synced(&self, rows: &[(String, String, String)]) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        for (entry, wc, device) in rows {
+            tx.execute(
+                "INSERT OR IGNORE INTO sync_entries (entry_id, work_context_id, device)
+                 VALUES (?1, ?2, ?3)",
+                params![entry, wc, device],
+            )
+            .map_err(|e| self.sql(e))?;
+        }
+        tx.commit().map_err(|e| self.sql(e))
+    }
+
+    /// How many bytes of another device's file were read.
+    pub(crate) fn sync_file_offset(&self, path: &str) -> Result<u64> {
+        let n: Option<i64> = self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT bytes FROM sync_files WHERE path = ?1",
+                [path],
+                |r| r.get(0),
+            )
+            .optional()
+        })?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    /// Records how far another device's file was read.
+    pub(crate) fn set_sync_file_offset(&self, path: &str, bytes: u64) -> Result<()> {
+        self.with_conn_result(|c| {
+            c.execute(
+                "INSERT INTO sync_files (path, bytes) VALUES (?1, ?2)
+                 ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes",
+                params![path, bytes as i64],
+            )
+        })
+        .map(|_| ())
+    }
+
+    /// How many of this device's changes wait to be sent: graph events and continuity entries
+    /// are counted by the sync use case; this is the events' part.
+    pub fn unexported_event_count(&self, device: &str) -> Result<u64> {
+        self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM sync_events WHERE device = ?1 AND exported = 0",
+                [device],
+                |r| r.get::<_, i64>(0),
+            )
+        })
+        .map(|n| n.max(0) as u64)
+    }
+}
+
+/// The (subject, field) pairs an event writes, each under last-writer-wins.
+pub(crate) fn fields_of(change: &GraphChange) -> Vec<(String, String)> {
+    match change {
+        GraphChange::ContextKnown { context, .. } => {
+            ["name", "origin", "domain_lineage", "local_only"]
+                .into_iter()
+                .map(|f| (context.clone(), f.to_owned()))
+                .collect()
+        }
+        GraphChange::ContextSet { context, set } => {
+            set.keys().map(|f| (context.clone(), f.clone())).collect()
+        }
+        GraphChange::RuleSet {
+            context,
+            rule_kind,
+            pattern,
+            ..
+        } => vec![(context.clone(), format!("rule {rule_kind} {pattern}"))],
+        GraphChange::ContextMerge { absorb, .. } => {
+            vec![(absorb.clone(), "merged_into".to_owned())]
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! What another device's graph change does here. Each field is written only when the change is
+//! the newest write of it (`Graph::sync_write`), so the order changes arrive in never matters;
+//! a change to a context this store no longer has (merged away) follows the merge.
+
+use std::collections::BTreeSet;
+
+use crate::base::error::Result;
+use crate::base::ids::WorkContextId;
+use crate::graph::contexts::{LinkRuleKind, WorkContext, WorkContextEdit};
+use crate::graph::store::Store;
+use crate::graph::sync::{GraphChange, GraphEvent, Write};
+
+/// A field's value in force here, as text, for a conflict's record.
+fn value_of(context: Option<&WorkContext>, field: &str) -> String {
+    let Some(c) = context else {
+        return String::new();
+    };
+    match field {
+        "name" => c.name.clone(),
+        "domain_lineage" => c.domain_lineage.clone().unwrap_or_default(),
+        "local_only" => c.local_only.to_string(),
+        "origin" => c.origin.as_str().to_owned(),
+        _ => String::new(),
+    }
+}
+
+fn text_of(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Sets one field of a context from a change's value.
+fn set_field(
+    store: &Store,
+    context: &str,
+    field: &str,
+    value: &serde_json::Value,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<()> {
+    let mut edit = WorkContextEdit::default();
+    match (field, value) {
+        ("name", serde_json::Value::String(n)) => edit.name = Some(n.clone()),
+        ("domain_lineage", serde_json::Value::String(l)) => {
+            edit.domain_lineage = Some(Some(l.clone()))
+        }
+        ("domain_lineage", serde_json::Value::Null) => edit.domain_lineage = Some(None),
+        ("local_only", serde_json::Value::Bool(b)) => edit.local_only = Some(*b),
+        // A field this version does not know, or a value of the wrong shape: left alone.
+        _ => return Ok(()),
+    }
+    store.graph().edit_work_context(context, &edit, at)?;
+    Ok(())
+}
+
+/// Applies one arrived change.
+pub(super) fn apply(
+    store: &Store,
+    ev: &GraphEvent,
+    touched: &mut BTreeSet<WorkContextId>,
+) -> Result<()> {
+    let graph = store.graph();
+    match &ev.change {
+        GraphChange::ContextKnown {
+            context,
+            name,
+            origin,
+            domain_lineage,
+            local_only,
+        } => {
+            let here = graph.work_context(context).ok();
+            let merged_away = here.is_none() && graph.merged_into(context)? != *context;
+            if merged_away {
+                return Ok(());
+            }
+            if here.is_none() {
+                graph.insert_synced_work_context(
+                    context,
+                    name,
+                    origin,
+                    domain_lineage.as_deref(),
+                    *local_only,
+                    ev.at,
+                )?;
+            }
+            let values = [
+                ("name", serde_json::Value::from(name.clone())),
+                (
+                    "domain_lineage",
+                    domain_lineage
+                        .clone()
+                        .map_or(serde_json::Value::Null, serde_json::Value::from),
+                ),
+                ("local_only", serde_json::Value::from(*local_only)),
+                ("origin", serde_json::Value::from(origin.clone())),
+            ];
+            for (field, value) in values {
+                let applies = graph.sync_write(ev, context, field, None)? == Write::Apply;
+                if applies && here.is_some() && field != "origin" {
+                    set_field(store, context, field, &value, ev.at)?;
+                }
+            }
+            touched.insert(WorkContextId::new(context)?);
+        }
+        GraphChange::ContextSet { context, set } => {
+            let here = graph.work_context(context).ok();
+            for (field, value) in set {
+                let incoming = text_of(value);
+                let in_force = value_of(here.as_ref(), field);
+                let write = graph.sync_write(ev, context, field, Some((&incoming, &in_force)))?;
+                if write == Write::Apply && here.is_some() {
+                    set_field(store, context, field, value, ev.at)?;
+                }
+            }
+            if here.is_some() {
+                touched.insert(WorkContextId::new(context)?);
+            }
+        }
+        GraphChange::RuleSet {
+            context,
+            rule_kind,
+            pattern,
+            present,
+        } => {
+            let field = format!("rule {rule_kind} {pattern}");
+            let write = graph.sync_write(ev, context, &field, None)?;
+            let target = graph.merged_into(context)?;
+            if let (Write::Apply, Some(kind), Ok(_)) = (
+                write,
+                LinkRuleKind::parse(rule_kind),
+                graph.work_context(&target),
+            ) {
+                graph.set_link_rule_present(&target, kind, pattern, *present)?;
+                touched.insert(WorkContextId::new(&target)?);
+            }
+        }
+        GraphChange::ContextMerge { keep, absorb } => {
+            graph.sync_write(ev, absorb, "merged_into", None)?;
+            let keep = graph.merged_into(keep)?;
+            if keep != *absorb
+                && graph.work_context(&keep).is_ok()
+                && graph.work_context(absorb).is_ok()
+            {
+                store.merge_work_contexts(&keep, absorb, ev.at)?;
+                let absorbed = WorkContextId::new(absorb)?;
+                crate::views::constellation::remove_view(store, &absorbed)?;
+                touched.remove(&absorbed);
+                touched.insert(WorkContextId::new(&keep)?);
+            }
+        }
+    }
+    Ok(())
+}

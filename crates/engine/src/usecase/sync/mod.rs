@@ -1,0 +1,244 @@
+//! The same memory on every machine (issue 40): a store syncs through a git repository the person
+//! owns, with the git they have. `elnor sync`, Settings → Sync and the background sync all call
+//! [`sync`].
+//!
+//! What travels is canonical data only, as files that git merges without a conflict because no
+//! two devices ever write the same file:
+//!
+//! ```text
+//! ELNOR-SYNC.json                       the repository's mark: format and owner
+//! devices/{device}.json                 each device's name
+//! continuity/{wc}/{device}.jsonl        entries each device captured, appended
+//! events/{device}/{YYYY-MM}.jsonl       graph changes each device made (graph/sync.rs)
+//! ```
+//!
+//! A sync: finish what an interrupted one left, commit, fetch, merge, take in what other devices
+//! wrote (events first, so the contexts exist, then entries: each log becomes the union of both
+//! sides ordered by when the work happened), write out what this device made since, commit, push
+//! (never by force: a refused push fetches, merges and tries again), then rebuild the views of
+//! what changed. Offline, it commits and pushes next time. Raw transcript turns never travel:
+//! each machine reads its own harnesses' files. Nor do local-only contexts, machine settings, or
+//! secrets (they live in the keyring).
+
+mod apply;
+mod git;
+mod repo;
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+use crate::base::error::{Error, Result};
+use crate::base::ids::WorkContextId;
+use crate::graph::store::Store;
+pub use crate::graph::sync::SyncConflict;
+
+use git::Git;
+
+/// Keys of `sync_state` this module keeps.
+const REMOTE: &str = "remote";
+const OWNER: &str = "owner";
+const LAST_SYNC: &str = "last_sync_at";
+const LAST_PUSH: &str = "last_push_at";
+
+/// How many times a refused push fetches, merges and tries again before giving up for now.
+const PUSH_ATTEMPTS: usize = 4;
+
+/// What a sync is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct SyncRequest {
+    /// Set (or change) the remote: any git URL, or a path to a bare repository.
+    pub remote: Option<String>,
+    /// Whose memory this is; by default the person's git `user.email`, else their user name.
+    /// A remote that holds another owner's memory is refused.
+    pub owner: Option<String>,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Synced {
+    pub device: String,
+    pub remote: String,
+    /// Whether this device's commits reached the remote.
+    pub pushed: bool,
+    /// Why the remote could not be reached, when it could not (the work is committed locally).
+    pub offline: Option<String>,
+    /// Entries and graph changes that arrived from other devices.
+    pub arrived_entries: usize,
+    pub arrived_changes: usize,
+    /// The devices they came from.
+    pub from_devices: Vec<String>,
+    /// Entries and graph changes this device sent.
+    pub sent_entries: usize,
+    pub sent_changes: usize,
+    /// Work contexts whose data changed here.
+    pub touched: Vec<WorkContextId>,
+    /// Conflicts this sync found (all of them are in [`SyncStatus::conflicts`]).
+    pub conflicts: Vec<SyncConflict>,
+    pub at: String,
+}
+
+/// Where sync stands (`elnor sync --status`, Settings → Sync).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SyncStatus {
+    pub device: String,
+    pub device_name: Option<String>,
+    pub remote: Option<String>,
+    pub owner: Option<String>,
+    pub last_sync_at: Option<String>,
+    pub last_push_at: Option<String>,
+    /// This device's entries and changes not yet sent, and commits not yet pushed.
+    pub unsent_entries: u64,
+    pub unsent_changes: u64,
+    pub ahead_commits: u64,
+    /// Commits on the remote (as last fetched) not yet merged here.
+    pub behind_commits: u64,
+    /// Devices that have written to the remote, by id and name.
+    pub devices: Vec<(String, String)>,
+    pub conflicts: Vec<SyncConflict>,
+}
+
+/// The sync repository's work tree: inside the store, never read by anything but sync.
+fn work_tree(store: &Store) -> std::path::PathBuf {
+    store.root().join("sync")
+}
+
+fn stamp(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Syncs this store with its remote (see the module's doc).
+pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Synced> {
+    let graph = store.graph();
+    let device = graph.device(now)?;
+    let remote = match req
+        .remote
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+    {
+        Some(r) => r.to_owned(),
+        None => graph.sync_state(REMOTE)?.ok_or_else(|| {
+            Error::InvalidInput(
+                "no sync remote is set: run `elnor sync --remote <git URL or path>` once"
+                    .to_owned(),
+            )
+        })?,
+    };
+    let owner = match req
+        .owner
+        .as_deref()
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+    {
+        Some(o) => o.to_owned(),
+        None => match graph.sync_state(OWNER)? {
+            Some(o) => o,
+            None => repo::person(),
+        },
+    };
+    let git = Git::new(&work_tree(store), &device);
+    git.init()?;
+    git.set_remote(&remote)?;
+    git.recover()?;
+    // What a killed sync wrote and did not commit is committed first, so the merge below never
+    // meets a change of ours outside a commit.
+    git.commit_all(&format!("{device}: finish an interrupted sync"))?;
+
+    let mut out = Synced {
+        device: device.clone(),
+        remote: remote.clone(),
+        at: stamp(now),
+        ..Synced::default()
+    };
+    let mut touched: BTreeSet<WorkContextId> = BTreeSet::new();
+    let mut from: BTreeSet<String> = BTreeSet::new();
+    for attempt in 1..=PUSH_ATTEMPTS {
+        out.offline = git.fetch()?.err();
+        if out.offline.is_none() {
+            repo::check_remote(&git, &remote, &owner)?;
+            repo::merge_remote(&git)?;
+        }
+        // Whose memory this is, fixed once the remote has said it is ours.
+        graph.set_sync_state(OWNER, Some(&owner))?;
+        graph.set_sync_state(REMOTE, Some(&remote))?;
+        let arrived = repo::take_in(store, &git, &device, now, &mut touched, &mut from)?;
+        out.arrived_entries += arrived.entries;
+        out.arrived_changes += arrived.changes;
+        out.conflicts.extend(arrived.conflicts);
+        let sent = repo::write_out(store, &git, &device, &owner, &mut touched)?;
+        out.sent_entries += sent.entries;
+        out.sent_changes += sent.changes;
+        git.commit_all(&format!(
+            "{device}: {} entries, {} changes",
+            sent.entries, sent.changes
+        ))?;
+        if out.offline.is_some() {
+            break;
+        }
+        match git.push()? {
+            Ok(()) => {
+                out.pushed = true;
+                graph.set_sync_state(LAST_PUSH, Some(&stamp(now)))?;
+                break;
+            }
+            Err(said) if attempt == PUSH_ATTEMPTS => {
+                return Err(Error::InvalidInput(format!(
+                    "the remote refused this device's commits {PUSH_ATTEMPTS} times (another \
+                     device keeps pushing first); they are committed here and go with the next \
+                     sync. git said: {said}"
+                )));
+            }
+            Err(_) => continue,
+        }
+    }
+    graph.set_sync_state(LAST_SYNC, Some(&stamp(now)))?;
+    out.from_devices = from.into_iter().collect();
+    out.touched = touched.into_iter().collect();
+    rebuild(store, &out.touched, now);
+    Ok(out)
+}
+
+/// Derived data of what arrived is rebuilt here, as after any other canonical write.
+fn rebuild(store: &Store, touched: &[WorkContextId], now: DateTime<Utc>) {
+    if touched.is_empty() {
+        return;
+    }
+    crate::views::constellation::refresh(store, touched, now);
+    super::sync_search(store);
+    if let Err(e) = crate::views::heads::refresh(store, None, now) {
+        tracing::warn!(error = %e, "heads not refreshed after a sync");
+    }
+}
+
+/// Where sync stands, without touching the network.
+pub fn sync_status(store: &Store, now: DateTime<Utc>) -> Result<SyncStatus> {
+    let graph = store.graph();
+    let device = graph.device(now)?;
+    let mut status = SyncStatus {
+        device_name: graph.sync_state(crate::graph::sync::DEVICE_NAME)?,
+        remote: graph.sync_state(REMOTE)?,
+        owner: graph.sync_state(OWNER)?,
+        last_sync_at: graph.sync_state(LAST_SYNC)?,
+        last_push_at: graph.sync_state(LAST_PUSH)?,
+        unsent_changes: graph.unexported_event_count(&device)?,
+        unsent_entries: repo::unsent_entries(store)?,
+        conflicts: graph.sync_conflicts()?,
+        ..SyncStatus::default()
+    };
+    let tree = work_tree(store);
+    if tree.join(".git").exists() {
+        let git = Git::new(&tree, &device);
+        let remote_ref = format!("refs/remotes/origin/{}", git::BRANCH);
+        if git.rev(&remote_ref)?.is_some() && git.rev("HEAD")?.is_some() {
+            status.ahead_commits = git.count(&format!("{remote_ref}..HEAD"))?;
+            status.behind_commits = git.count(&format!("HEAD..{remote_ref}"))?;
+        } else if git.rev("HEAD")?.is_some() {
+            status.ahead_commits = git.count("HEAD")?;
+        }
+        status.devices = repo::devices(&tree)?;
+    }
+    status.device = device;
+    Ok(status)
+}
