@@ -46,6 +46,8 @@ pub enum Command {
     /// Read or change the continuity config.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Sync this store with your other machines through a git remote you own.
+    Sync(crate::sync_cmd::SyncArgs),
     /// Append to or read a work context's continuity log.
     #[command(subcommand)]
     Log(LogCommand),
@@ -197,6 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Today => crate::today_cmd::today(&store, args.json),
         Command::Reconstruct(a) => crate::reconstruct_cmd::reconstruct(&store, a, args.json),
         Command::Doctor => crate::doctor_cmd::doctor(&store, args.json),
+        Command::Sync(a) => crate::sync_cmd::sync(&store, a, args.json),
         Command::Log(cmd) => log_cmd::run(&store, cmd, args.json),
         Command::Ingest(a) => crate::ingest_cmd::ingest(&store, a, args.json),
         Command::Sources(cmd) => crate::ingest_cmd::sources(&store, cmd, args.json),

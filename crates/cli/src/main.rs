@@ -26,6 +26,7 @@ mod review_cmd;
 mod search_cmd;
 mod sessions_cmd;
 mod setup_cmd;
+mod sync_cmd;
 mod today_cmd;
 mod topics_cmd;
 

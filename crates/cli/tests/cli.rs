@@ -1666,3 +1666,57 @@ fn the_watcher_outlives_a_pass_that_fails() {
         "a failure is said once: {said}"
     );
 }
+
+#[test]
+fn an_entry_appended_on_one_store_shows_on_the_other_after_both_synced() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    let remote = tempfile::tempdir().unwrap();
+    assert!(
+        Command::new("git")
+            .args(["init", "-q", "--bare", "-b", "main"])
+            .arg(remote.path())
+            .status()
+            .unwrap()
+            .success()
+    );
+    let url = remote.path().display().to_string();
+    let laptop = tempfile::tempdir().unwrap();
+    let desktop = tempfile::tempdir().unwrap();
+    let (l, d) = (laptop.path(), desktop.path());
+    for s in [l, d] {
+        let out = elnor(s, &["sync", "--remote", &url, "--owner", "dana"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("synced with"));
+    }
+    let out = elnor(
+        l,
+        &[
+            "log",
+            "append",
+            "garden",
+            "open_question",
+            "Which tomato variety?",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status = stdout_json(&elnor(l, &["sync", "--status", "--json"]));
+    assert_eq!(status["unsent_entries"], 1);
+    assert_eq!(status["remote"], url.as_str());
+    // Later syncs need no flag: the remote and the owner are remembered.
+    let sent = stdout_json(&elnor(l, &["sync", "--json"]));
+    assert_eq!(sent["sent_entries"], 1);
+    assert_eq!(sent["pushed"], true);
+    let got = stdout_json(&elnor(d, &["sync", "--json"]));
+    assert_eq!(got["arrived_entries"], 1);
+    let tail = stdout_json(&elnor(d, &["log", "tail", "garden", "--json"]));
+    let text = tail.to_string();
+    assert!(text.contains("Which tomato variety?"), "{text}");
+    // Without a remote set, sync says how to set one.
+    let fresh = tempfile::tempdir().unwrap();
+    let out = elnor(fresh.path(), &["sync"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--remote"), "{}", stderr(&out));
+}

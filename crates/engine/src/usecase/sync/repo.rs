@@ -337,10 +337,10 @@ pub(super) fn write_out(
     let mut sent = Sent::default();
     let seen = graph.synced_entry_ids()?;
     for wc in store.log_ids()? {
-        let Ok(context) = graph.work_context(wc.as_str()) else {
-            continue;
-        };
-        if context.local_only {
+        // A log with no context in the graph (written with `elnor log append` under an id of
+        // the person's choosing) travels as a log alone.
+        let context = graph.work_context(wc.as_str()).ok();
+        if context.as_ref().is_some_and(|c| c.local_only) {
             continue;
         }
         let fresh: Vec<ContinuityEntry> = store
@@ -353,7 +353,9 @@ pub(super) fn write_out(
         if fresh.is_empty() {
             continue;
         }
-        ensure_known(store, &context)?;
+        if let Some(context) = &context {
+            ensure_known(store, context)?;
+        }
         let lines = fresh
             .iter()
             .map(ContinuityEntry::to_line)
@@ -442,7 +444,7 @@ pub(super) fn unsent_entries(store: &Store) -> Result<u64> {
         if graph
             .work_context(wc.as_str())
             .map(|c| c.local_only)
-            .unwrap_or(true)
+            .unwrap_or(false)
         {
             continue;
         }
