@@ -648,6 +648,31 @@ fn an_api_key_never_leaves_the_keyring() {
     let show = run(&["model", "show"], None);
     assert!(String::from_utf8_lossy(&show.stdout).contains("stored in the OS keyring"));
     outputs.push(show);
+    // What a sync pushes: every object the remote holds, uncompressed, is read for the key.
+    let remote = tempfile::tempdir().unwrap();
+    assert!(
+        Command::new("git")
+            .args(["init", "-q", "--bare", "-b", "main"])
+            .arg(remote.path())
+            .status()
+            .unwrap()
+            .success()
+    );
+    let url = remote.path().display().to_string();
+    let synced = run(&["sync", "--remote", &url, "--owner", "dana", "--json"], None);
+    assert!(synced.status.success(), "{}", stderr(&synced));
+    let objects = Command::new("git")
+        .arg("-C")
+        .arg(remote.path())
+        .args(["cat-file", "--batch-all-objects", "--batch"])
+        .output()
+        .unwrap();
+    assert!(objects.status.success() && objects.stdout.len() > 1000);
+    assert!(
+        !objects.stdout.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
+        "the key was pushed"
+    );
+    outputs.push(synced);
     for out in &outputs {
         for stream in [&out.stdout, &out.stderr] {
             assert!(
