@@ -659,7 +659,10 @@ fn an_api_key_never_leaves_the_keyring() {
             .success()
     );
     let url = remote.path().display().to_string();
-    let synced = run(&["sync", "--remote", &url, "--owner", "dana", "--json"], None);
+    let synced = run(
+        &["sync", "--remote", &url, "--owner", "dana", "--json"],
+        None,
+    );
     assert!(synced.status.success(), "{}", stderr(&synced));
     let objects = Command::new("git")
         .arg("-C")
@@ -669,7 +672,10 @@ fn an_api_key_never_leaves_the_keyring() {
         .unwrap();
     assert!(objects.status.success() && objects.stdout.len() > 1000);
     assert!(
-        !objects.stdout.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
+        !objects
+            .stdout
+            .windows(KEY.len())
+            .any(|w| w == KEY.as_bytes()),
         "the key was pushed"
     );
     outputs.push(synced);

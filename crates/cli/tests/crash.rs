@@ -1070,3 +1070,144 @@ fn acknowledged_writes_survive_sigkill_at_random_points() {
         "no kill landed inside a command; the delays do not fit the commands' durations"
     );
 }
+
+/// Sync killed at random points (issue 40): two stores (devices) share a bare repository; on
+/// each round one store appends an entry (acknowledged when `elnor log append` exits 0), then a
+/// sync of either store is killed with SIGKILL, with the git it runs (the whole process group,
+/// as a power cut would), after a random delay. At the end both sync to completion: each holds
+/// every acknowledged entry exactly once, the logs are the same bytes, and the remote passes
+/// `git fsck`. `ELNOR_SYNC_CRASH_ITERATIONS` (default 200) sets the number of kill points.
+#[test]
+fn a_sync_killed_at_any_point_loses_and_doubles_nothing() {
+    use std::os::unix::process::CommandExt;
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    let iterations = env_number("ELNOR_SYNC_CRASH_ITERATIONS", 200);
+    let seed = env_number("ELNOR_CRASH_SEED", 0x5EED_2026);
+    let mut rng = Rng(seed);
+    let remote = tempfile::tempdir().unwrap();
+    assert!(
+        Command::new("git")
+            .args(["init", "-q", "--bare", "-b", "main"])
+            .arg(remote.path())
+            .status()
+            .unwrap()
+            .success()
+    );
+    let url = remote.path().display().to_string();
+    let stores = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let run = |store: &Path, args: &[&str]| -> Output {
+        Command::new(elnor_bin())
+            .arg("--store")
+            .arg(store)
+            .args(args)
+            .env("ELNOR_NOW", NOW)
+            .env_remove("ELNOR_MEMORY")
+            .output()
+            .unwrap()
+    };
+    for s in &stores {
+        let out = run(s.path(), &["sync", "--remote", &url, "--owner", "crash"]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let mut acked: BTreeSet<String> = BTreeSet::new();
+    let (mut kills, mut finished) = (0u64, 0u64);
+    // A sync's duration here, refined as the run goes, spreads the kills over it.
+    let mut estimate = 0.15f64;
+    for i in 0..iterations {
+        let writer = stores[rng.below(2)].path();
+        let question = format!("question {i} of seed {seed}?");
+        let out = run(
+            writer,
+            &["log", "append", LOG_WC, "open_question", &question],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        acked.insert(question);
+        let syncer = stores[rng.below(2)].path();
+        let mut child = Command::new(elnor_bin())
+            .arg("--store")
+            .arg(syncer)
+            .args(["sync"])
+            .env("ELNOR_NOW", NOW)
+            .env_remove("ELNOR_MEMORY")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        std::thread::sleep(Duration::from_secs_f64(rng.unit() * estimate));
+        if child.try_wait().unwrap().is_some() {
+            finished += 1;
+            estimate = 0.7 * estimate + 0.3 * started.elapsed().as_secs_f64();
+            continue;
+        }
+        // SAFETY: kill(2) with a negative pid signals the child's own process group (it was
+        // spawned as that group's leader), so the git it started dies with it.
+        unsafe {
+            libc::kill(-(child.id() as i32), libc::SIGKILL);
+        }
+        child.wait().unwrap();
+        kills += 1;
+        // The remote here is a local bare repository, so the git that received a push ran in
+        // the killed group and may have left a ref lock in it. A remote on a server survives a
+        // client's crash and drops such a lock itself; the test stands in for that server.
+        remove_locks(remote.path());
+    }
+    for s in [&stores[0], &stores[1], &stores[0]] {
+        let out = run(s.path(), &["sync", "--json"]);
+        assert!(
+            out.status.success(),
+            "seed {seed}: the sync after the crashes failed: {}",
+            text(&out)
+        );
+    }
+    let logs: Vec<Vec<u8>> = stores
+        .iter()
+        .map(|s| std::fs::read(s.path().join(format!("continuity/{LOG_WC}.jsonl"))).unwrap())
+        .collect();
+    assert!(logs[0] == logs[1], "seed {seed}: the two logs differ");
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&logs[0]).lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        *seen
+            .entry(v["content"]["question"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    for q in &acked {
+        assert_eq!(seen.get(q), Some(&1), "seed {seed}: {q:?} lost or doubled");
+    }
+    assert_eq!(
+        seen.len(),
+        acked.len(),
+        "seed {seed}: an entry nobody wrote"
+    );
+    let fsck = Command::new("git")
+        .arg("-C")
+        .arg(remote.path())
+        .args(["fsck", "--no-progress"])
+        .output()
+        .unwrap();
+    assert!(fsck.status.success(), "{}", text(&fsck));
+    println!(
+        "sync crash: {iterations} rounds, {kills} syncs killed, {finished} finished first, seed {seed}"
+    );
+    assert!(
+        kills * 2 >= iterations,
+        "most kills must land inside a sync"
+    );
+}
+
+/// Removes the `*.lock` files git left in a repository (not under `objects/`).
+fn remove_locks(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() && e.file_name() != "objects" {
+            remove_locks(&p);
+        } else if p.extension().is_some_and(|x| x == "lock") {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+}

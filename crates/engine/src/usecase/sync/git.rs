@@ -126,15 +126,20 @@ impl Git {
         Ok(())
     }
 
-    /// Finishes or undoes what an interrupted sync left: a merge in progress is aborted (the
-    /// next merge redoes it) and a lock file left by a killed git is removed.
+    /// Finishes or undoes what an interrupted sync left: lock files of a killed git are removed
+    /// and a merge in progress is aborted (the next merge redoes it). Called under the store's
+    /// sync lock, so no other git of ours runs in this work tree: every lock left is stale.
     pub(crate) fn recover(&self) -> Result<()> {
         let git_dir = self.dir.join(".git");
-        for lock in ["index.lock", "HEAD.lock", "refs/heads/main.lock"] {
-            let p = git_dir.join(lock);
-            if p.exists() {
-                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
-            }
+        let stale = walkdir::WalkDir::new(&git_dir)
+            .into_iter()
+            .filter_entry(|e| e.file_name() != "objects")
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_type().is_file() && e.file_name().to_string_lossy().ends_with(".lock")
+            });
+        for lock in stale {
+            std::fs::remove_file(lock.path()).map_err(|e| Error::io(lock.path(), e))?;
         }
         if git_dir.join("MERGE_HEAD").exists() {
             self.run(&["merge", "--abort"])?;

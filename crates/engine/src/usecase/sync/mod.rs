@@ -138,6 +138,10 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
             None => repo::person(),
         },
     };
+    // One sync at a time per store (the app's background sync, the CLI): the lock dies with its
+    // holder, so a killed sync never blocks the next.
+    let lock_path = store.root().join("sync.lock");
+    let _lock = crate::base::fsutil::LockGuard::acquire(&lock_path)?;
     let git = Git::new(&work_tree(store), &device);
     git.init()?;
     git.set_remote(&remote)?;
