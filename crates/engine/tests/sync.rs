@@ -408,3 +408,75 @@ fn offline_sync_commits_and_sends_later() {
         "the entries are in the context's log"
     );
 }
+
+/// The benchmark of BENCHMARKS.md ("Sync"): a heavy user's day (SPEC §14: 50 sessions, about
+/// 2,500 entries over 10 contexts) sent by one device and taken in by another, for 30 days; it
+/// prints the time of each way (median and worst) and the remote's size after the month.
+/// `cargo test --release -p elnor-engine --test sync -- --ignored --nocapture a_month`
+#[test]
+#[ignore = "a benchmark: run by hand, figures in BENCHMARKS.md"]
+fn a_month_of_heavy_use_syncs_each_way_in_time() {
+    let remote = bare_remote();
+    let req = remote_of(&remote);
+    let stores = devices(2);
+    let (a, b) = (&stores[0].1, &stores[1].1);
+    let contexts: Vec<WorkContextId> = (0..10)
+        .map(|i| context(a, &format!("Project {i}"), None, t(0)))
+        .collect();
+    sync(a, &req, t(1)).unwrap();
+    sync(b, &req, t(1)).unwrap();
+    let (mut send, mut take) = (Vec::new(), Vec::new());
+    for day in 0..30i64 {
+        let start = t(day * 24 * 60 + 60);
+        for (i, wc) in contexts.iter().enumerate() {
+            append(a, wc, &format!("d{day}c{i}"), 250, start);
+        }
+        let now = start + Duration::hours(12);
+        let began = std::time::Instant::now();
+        let sent = sync(a, &SyncRequest::default(), now).unwrap();
+        send.push(began.elapsed().as_secs_f64());
+        assert_eq!(sent.sent_entries, 2500);
+        let began = std::time::Instant::now();
+        let got = sync(b, &SyncRequest::default(), now).unwrap();
+        take.push(began.elapsed().as_secs_f64());
+        assert_eq!(got.arrived_entries, 2500);
+    }
+    let size = |dir: &Path| -> u64 {
+        fn walk(p: &Path) -> u64 {
+            std::fs::read_dir(p)
+                .unwrap()
+                .flatten()
+                .map(|e| {
+                    let p = e.path();
+                    if p.is_dir() {
+                        walk(&p)
+                    } else {
+                        e.metadata().unwrap().len()
+                    }
+                })
+                .sum()
+        }
+        walk(dir)
+    };
+    let before_gc = size(remote.path());
+    Command::new("git")
+        .arg("-C")
+        .arg(remote.path())
+        .args(["gc", "-q"])
+        .status()
+        .unwrap();
+    let after_gc = size(remote.path());
+    for (way, times) in [("send", &mut send), ("take in", &mut take)] {
+        times.sort_by(f64::total_cmp);
+        println!(
+            "sync {way}: a day's 2,500 entries, median {:.2} s, worst {:.2} s (30 days)",
+            times[times.len() / 2],
+            times[times.len() - 1]
+        );
+    }
+    println!(
+        "remote after a month: {:.1} MB, {:.1} MB after git gc",
+        before_gc as f64 / 1e6,
+        after_gc as f64 / 1e6
+    );
+}

@@ -118,8 +118,10 @@ impl Git {
 
     /// Points `origin` at `url`.
     pub(crate) fn set_remote(&self, url: &str) -> Result<()> {
-        if self.try_run(&["remote", "get-url", "origin"])?.is_some() {
-            self.run(&["remote", "set-url", "origin", url])?;
+        if let Some(now) = self.try_run(&["remote", "get-url", "origin"])? {
+            if now.trim() != url {
+                self.run(&["remote", "set-url", "origin", url])?;
+            }
         } else {
             self.run(&["remote", "add", "origin", url])?;
         }
@@ -171,14 +173,20 @@ impl Git {
         self.try_run(&["show", &format!("{rev}:{path}")])
     }
 
-    /// Commits everything in the work tree; false when there was nothing to commit.
+    /// Commits what was added or appended in the work tree; false when there was nothing to
+    /// commit. A missing file is never committed as a deletion: sync never deletes, so a file is
+    /// missing only because a killed checkout left it unwritten, and it is restored instead.
     pub(crate) fn commit_all(&self, message: &str) -> Result<bool> {
-        self.run(&["add", "-A"])?;
-        if self.ok(&["diff", "--cached", "--quiet"])? && self.rev("HEAD")?.is_some() {
-            return Ok(false);
+        self.run(&["add", "--ignore-removal", "."])?;
+        let staged = !self.ok(&["diff", "--cached", "--quiet"])?;
+        if staged {
+            self.run(&["commit", "-q", "-m", message])?;
         }
-        self.run(&["commit", "-q", "--allow-empty", "-m", message])?;
-        Ok(true)
+        if self.rev("HEAD")?.is_some() {
+            // Fails only when the index is empty, when there is nothing to restore.
+            self.ok(&["checkout", "-q", "--", "."])?;
+        }
+        Ok(staged)
     }
 
     /// Pushes [`BRANCH`], never by force. `Ok(false)` when the remote refused it (another

@@ -144,8 +144,8 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
     let _lock = crate::base::fsutil::LockGuard::acquire(&lock_path)?;
     let git = Git::new(&work_tree(store), &device);
     git.init()?;
-    git.set_remote(&remote)?;
     git.recover()?;
+    git.set_remote(&remote)?;
     // What a killed sync wrote and did not commit is committed first, so the merge below never
     // meets a change of ours outside a commit.
     git.commit_all(&format!("{device}: finish an interrupted sync"))?;
