@@ -171,7 +171,7 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
         out.arrived_entries += arrived.entries;
         out.arrived_changes += arrived.changes;
         out.conflicts.extend(arrived.conflicts);
-        let sent = repo::write_out(store, &git, &device, &owner, &mut touched)?;
+        let sent = repo::write_out(store, &git, &device, &owner)?;
         out.sent_entries += sent.entries;
         out.sent_changes += sent.changes;
         git.commit_all(&format!(

@@ -304,13 +304,7 @@ fn append_lines(path: &Path, lines: &[String]) -> Result<()> {
 
 /// Writes the mark and this device's file when missing, then this device's entries and graph
 /// changes not yet sent. Local-only contexts stay on this machine.
-pub(super) fn write_out(
-    store: &Store,
-    git: &Git,
-    device: &str,
-    owner: &str,
-    touched: &mut BTreeSet<WorkContextId>,
-) -> Result<Sent> {
+pub(super) fn write_out(store: &Store, git: &Git, device: &str, owner: &str) -> Result<Sent> {
     let graph = store.graph();
     let root = git.dir();
     let mark = root.join(MARK);
@@ -371,7 +365,6 @@ pub(super) fn write_out(
             .collect();
         graph.mark_entries_synced(&marks)?;
         sent.entries += fresh.len();
-        touched.insert(wc);
     }
 
     let events = graph.unexported_events(device)?;
