@@ -333,7 +333,7 @@ impl Graph {
                         lost,
                         lost_d,
                         lost_v,
-                        ts(Utc::now())
+                        ts(crate::base::clock::now())
                     ],
                 )
                 .map_err(sql)?;
