@@ -227,6 +227,19 @@ impl Graph {
         Ok(n == 1)
     }
 
+    /// Whether an event is kept here already.
+    pub(crate) fn has_event(&self, event_id: &str) -> Result<bool> {
+        self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT 1 FROM sync_events WHERE event_id = ?1",
+                [event_id],
+                |_| Ok(()),
+            )
+            .optional()
+        })
+        .map(|r| r.is_some())
+    }
+
     /// This device's events not yet written to the sync repository, oldest first.
     pub(crate) fn unexported_events(&self, device: &str) -> Result<Vec<GraphEvent>> {
         let bodies: Vec<String> = self.with_conn_result(|c| {
@@ -288,11 +301,13 @@ impl Graph {
             .optional()
             .map_err(sql)?;
         let at = ts(event.at);
+        // The same event again (a sync that died after the clock and before the field) applies
+        // again: writing a field to the value it has is harmless, skipping it is not.
         let newer = match &current {
             None => true,
             Some(c) => {
                 (at.as_str(), event.device.as_str(), event.event_id.as_str())
-                    > (c.at.as_str(), c.device.as_str(), c.event_id.as_str())
+                    >= (c.at.as_str(), c.device.as_str(), c.event_id.as_str())
             }
         };
         if let (Some(c), Some((incoming, in_force))) = (&current, conflict)

@@ -198,7 +198,11 @@ pub(super) fn take_in(
     let mut arrived = Arrived::default();
     let conflicts_before = graph.sync_conflicts()?.len();
 
+    // An event is kept, and its file's offset moved, only after it was applied: a sync that
+    // dies or fails in between reads it again, and applying it twice is harmless.
     let mut events: Vec<GraphEvent> = Vec::new();
+    let mut offsets: Vec<(String, u64)> = Vec::new();
+    let mut new_ids: BTreeSet<String> = BTreeSet::new();
     for (dev, dir) in files_in(&root.join("events"))? {
         if dev == device {
             continue;
@@ -209,7 +213,7 @@ pub(super) fn take_in(
             for line in lines {
                 match serde_json::from_str::<GraphEvent>(&line) {
                     Ok(ev) if ev.device == dev => {
-                        if graph.store_event(&ev, Some(now))? {
+                        if !graph.has_event(&ev.event_id)? && new_ids.insert(ev.event_id.clone()) {
                             events.push(ev);
                         }
                     }
@@ -217,13 +221,17 @@ pub(super) fn take_in(
                     Ok(_) | Err(_) => tracing::warn!(file = %key, "sync: an event line skipped"),
                 }
             }
-            graph.set_sync_file_offset(&key, end)?;
+            offsets.push((key, end));
         }
     }
     events.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     for ev in &events {
         from.insert(ev.device.clone());
         super::apply::apply(store, ev, touched)?;
+        graph.store_event(ev, Some(now))?;
+    }
+    for (key, end) in offsets {
+        graph.set_sync_file_offset(&key, end)?;
     }
     arrived.changes = events.len();
 
