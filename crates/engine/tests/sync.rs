@@ -426,7 +426,11 @@ fn a_month_of_heavy_use_syncs_each_way_in_time() {
     sync(a, &req, t(1)).unwrap();
     sync(b, &req, t(1)).unwrap();
     let (mut send, mut take) = (Vec::new(), Vec::new());
-    for day in 0..30i64 {
+    let days: i64 = std::env::var("ELNOR_SYNC_BENCH_DAYS")
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(30);
+    for day in 0..days {
         let start = t(day * 24 * 60 + 60);
         for (i, wc) in contexts.iter().enumerate() {
             append(a, wc, &format!("d{day}c{i}"), 250, start);
@@ -469,7 +473,7 @@ fn a_month_of_heavy_use_syncs_each_way_in_time() {
     for (way, times) in [("send", &mut send), ("take in", &mut take)] {
         times.sort_by(f64::total_cmp);
         println!(
-            "sync {way}: a day's 2,500 entries, median {:.2} s, worst {:.2} s (30 days)",
+            "sync {way}: a day's 2,500 entries, median {:.2} s, worst {:.2} s ({days} days)",
             times[times.len() / 2],
             times[times.len() - 1]
         );

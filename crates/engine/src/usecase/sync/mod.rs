@@ -211,7 +211,9 @@ fn rebuild(store: &Store, touched: &[WorkContextId], now: DateTime<Utc>) {
     }
     crate::views::constellation::refresh(store, touched, now);
     super::sync_search(store);
-    if let Err(e) = crate::views::heads::refresh(store, None, now) {
+    // The heads of the contexts that changed, and the global head; the others are as they were.
+    let changed: BTreeSet<WorkContextId> = touched.iter().cloned().collect();
+    if let Err(e) = crate::views::heads::refresh(store, Some(&changed), now) {
         tracing::warn!(error = %e, "heads not refreshed after a sync");
     }
 }
