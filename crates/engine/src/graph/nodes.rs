@@ -603,6 +603,19 @@ impl Graph {
 
     /// The person retires a node: it leaves every brief (warrant `do_not_inject`) and stays, with
     /// its history, in the Knowledge page.
+    /// Adds a line to a node's history without changing the node (sync: a decision another
+    /// device made that a later one overrode). The node need not exist yet.
+    pub(crate) fn add_node_history(
+        &self,
+        id: &str,
+        action: &str,
+        note: &str,
+        at: DateTime<Utc>,
+    ) -> Result<()> {
+        let id = NodeId::new(id)?;
+        self.with_conn_result(|c| history_in(c, &id, action, None, "", Some(note), at))
+    }
+
     pub(crate) fn retire_node(
         &self,
         id: &str,

@@ -64,6 +64,20 @@ pub enum GraphChange {
     },
     /// Work context `absorb` merged into `keep`.
     ContextMerge { keep: String, absorb: String },
+    /// A promotion proposal decided (`approved`, `rejected`, `deferred`), named by its entry and
+    /// rule; the proposal's text and evidence come along for a device that has not made it yet.
+    ReviewDecided {
+        entry_id: String,
+        rule: String,
+        work_context: String,
+        text: String,
+        evidence: serde_json::Value,
+        decision: String,
+        #[serde(default)]
+        final_text: Option<String>,
+        #[serde(default)]
+        note: Option<String>,
+    },
 }
 
 impl GraphChange {
@@ -74,6 +88,7 @@ impl GraphChange {
             GraphChange::ContextSet { .. } => "context_set",
             GraphChange::RuleSet { .. } => "rule_set",
             GraphChange::ContextMerge { .. } => "context_merge",
+            GraphChange::ReviewDecided { .. } => "review_decided",
         }
     }
 }
@@ -488,5 +503,13 @@ pub(crate) fn fields_of(change: &GraphChange) -> Vec<(String, String)> {
         GraphChange::ContextMerge { absorb, .. } => {
             vec![(absorb.clone(), "merged_into".to_owned())]
         }
+        GraphChange::ReviewDecided { entry_id, rule, .. } => {
+            vec![(review_subject(entry_id, rule), "decision".to_owned())]
+        }
     }
+}
+
+/// The sync subject of a proposal: its entry and rule, the same on every device.
+pub(crate) fn review_subject(entry_id: &str, rule: &str) -> String {
+    format!("review {entry_id} {rule}")
 }

@@ -62,6 +62,13 @@ impl Rule {
             Rule::UnresolvedQuestion
         }
     }
+
+    /// A rule by its exact name (sync reads another device's), `None` for a name it does not know.
+    pub(crate) fn from_name(s: &str) -> Option<Rule> {
+        [Rule::UnresolvedQuestion, Rule::ReferencedDecision]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+    }
 }
 
 /// What a proposal rests on.
@@ -244,6 +251,10 @@ pub fn decide(
             }
             ReviewDecision::Defer => graph.defer_proposal(id, now),
         };
+        let result = result.and_then(|p| {
+            graph.record_change(review_change(&p, text), now)?;
+            Ok(p)
+        });
         match result {
             Ok(p) => outcome.decided.push(p),
             Err(error) => outcome.failed.push(ReviewFailure {
@@ -253,6 +264,22 @@ pub fn decide(
         }
     }
     Ok(outcome)
+}
+
+/// A decision as a change that travels to the person's other devices: the proposal is named by
+/// its entry and rule (its number is this device's), and carries what another device needs to
+/// make it if its own nightly job has not yet.
+fn review_change(p: &Proposal, text: Option<&str>) -> crate::graph::sync::GraphChange {
+    crate::graph::sync::GraphChange::ReviewDecided {
+        entry_id: p.entry_id.to_string(),
+        rule: p.rule.as_str().to_owned(),
+        work_context: p.work_context_id.to_string(),
+        text: p.text.clone(),
+        evidence: serde_json::to_value(&p.evidence).unwrap_or_default(),
+        decision: p.status.as_str().to_owned(),
+        final_text: text.map(str::to_owned),
+        note: p.decision_note.clone(),
+    }
 }
 
 /// Approves a proposal (see [`Graph::approve_proposal`]) and rebuilds the views that show the
@@ -670,6 +697,90 @@ impl Graph {
         now: DateTime<Utc>,
     ) -> Result<Proposal> {
         self.decide(id, "rejected", reason, now)
+    }
+
+    /// The newest proposal for an entry under a rule, if any (sync finds the proposal another
+    /// device decided by its entry, the one id both devices share).
+    pub(crate) fn proposal_for_entry(
+        &self,
+        entry_id: &str,
+        rule: &str,
+    ) -> Result<Option<Proposal>> {
+        self.with_conn_result(|c| {
+            c.query_row(
+                &format!(
+                    "SELECT {COLUMNS} FROM promotion_proposals WHERE entry_id = ?1 AND rule = ?2
+                     ORDER BY proposal_id DESC LIMIT 1"
+                ),
+                params![entry_id, rule],
+                row_proposal,
+            )
+            .optional()
+        })
+    }
+
+    /// Makes a pending proposal another device had (sync), so its decision can apply here.
+    pub(crate) fn insert_synced_proposal(
+        &self,
+        rule: Rule,
+        work_context_id: &str,
+        entry_id: &str,
+        text: &str,
+        evidence: &Evidence,
+        now: DateTime<Utc>,
+    ) -> Result<Proposal> {
+        let json = serde_json::to_string(evidence).unwrap_or_default();
+        let key = evidence_key(evidence);
+        let id = self.with_conn_result(|c| {
+            c.execute(
+                "INSERT INTO promotion_proposals (rule, node_kind, work_context_id, entry_id, text,
+                     evidence, evidence_key, status, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8)",
+                params![
+                    rule.as_str(),
+                    rule.node_kind().as_str(),
+                    work_context_id,
+                    entry_id,
+                    text,
+                    json,
+                    key,
+                    ts(now)
+                ],
+            )?;
+            Ok(c.last_insert_rowid())
+        })?;
+        self.proposal(id)
+    }
+
+    /// Opens a decided proposal again, so that a later decision from another device can be
+    /// applied to it (sync); the earlier decision stays in the node's history.
+    pub(crate) fn reopen_proposal(&self, id: i64) -> Result<()> {
+        self.with_conn_result(|c| {
+            c.execute(
+                "UPDATE promotion_proposals SET status = 'pending' WHERE proposal_id = ?1",
+                [id],
+            )
+        })
+        .map(|_| ())
+    }
+
+    /// Marks a proposal decided without writing a node (sync: a rejection that came after this
+    /// device's approval, whose node is retired by the caller).
+    pub(crate) fn set_proposal_status(
+        &self,
+        id: i64,
+        status: ProposalStatus,
+        note: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        self.with_conn_result(|c| {
+            c.execute(
+                "UPDATE promotion_proposals SET status = ?2, decision_note = ?3, decided_at = ?4
+                 WHERE proposal_id = ?1",
+                params![id, status.as_str(), note, ts(now)],
+            )
+        })
+        .map(|_| ())
     }
 
     /// Puts a proposal aside; it stays in the queue, after the pending ones.

@@ -9,6 +9,7 @@ use crate::base::ids::WorkContextId;
 use crate::graph::contexts::{LinkRuleKind, WorkContext, WorkContextEdit};
 use crate::graph::store::Store;
 use crate::graph::sync::{GraphChange, GraphEvent, Write};
+use crate::review::promotion::{Evidence, Proposal, ProposalStatus, Rule};
 
 /// A field's value in force here, as text, for a conflict's record.
 fn value_of(context: Option<&WorkContext>, field: &str) -> String {
@@ -136,6 +137,60 @@ pub(super) fn apply(
                 touched.insert(WorkContextId::new(&target)?);
             }
         }
+        GraphChange::ReviewDecided {
+            entry_id,
+            rule,
+            work_context,
+            text,
+            evidence,
+            decision,
+            final_text,
+            note,
+        } => {
+            let Some(rule) = Rule::from_name(rule) else {
+                return Ok(());
+            };
+            let local = graph.proposal_for_entry(entry_id, rule.as_str())?;
+            let in_force = local
+                .as_ref()
+                .map(|p| p.status.as_str().to_owned())
+                .unwrap_or_default();
+            let subject = crate::graph::sync::review_subject(entry_id, rule.as_str());
+            let write = graph.sync_write(ev, &subject, "decision", Some((decision, &in_force)))?;
+            let target = graph.merged_into(work_context)?;
+            let proposal = match local {
+                Some(p) => p,
+                None => {
+                    let Ok(evidence) = serde_json::from_value::<Evidence>(evidence.clone()) else {
+                        return Ok(());
+                    };
+                    graph.insert_synced_proposal(rule, &target, entry_id, text, &evidence, ev.at)?
+                }
+            };
+            let node = node_id_for(entry_id, rule);
+            if write == Write::Stale {
+                // The earlier decision stays in the node's history, under the later one.
+                graph.add_node_history(
+                    &node,
+                    &format!("{decision} on {}", ev.device),
+                    &format!("overridden by a later decision ({})", proposal.status),
+                    ev.at,
+                )?;
+                return Ok(());
+            }
+            decide_here(
+                store,
+                &proposal,
+                ev,
+                decision,
+                final_text.as_deref(),
+                note.as_deref(),
+                &node,
+            )?;
+            if let Ok(id) = WorkContextId::new(&target) {
+                touched.insert(id);
+            }
+        }
         GraphChange::ContextMerge { keep, absorb } => {
             graph.sync_write(ev, absorb, "merged_into", None)?;
             let keep = graph.merged_into(keep)?;
@@ -150,6 +205,70 @@ pub(super) fn apply(
                 touched.insert(WorkContextId::new(&keep)?);
             }
         }
+    }
+    Ok(())
+}
+
+/// The node an approval of this entry writes: its id is derived from the entry (see
+/// `Graph::approve_proposal`), so it is the same on every device.
+pub(super) fn node_id_for(entry_id: &str, rule: Rule) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(entry_id.as_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    match rule {
+        Rule::UnresolvedQuestion => format!("ob_{hex}"),
+        Rule::ReferencedDecision => format!("md_{hex}"),
+    }
+}
+
+/// Puts another device's later decision in force here, whatever this device had decided.
+fn decide_here(
+    store: &Store,
+    proposal: &Proposal,
+    ev: &GraphEvent,
+    decision: &str,
+    final_text: Option<&str>,
+    note: Option<&str>,
+    node: &str,
+) -> Result<()> {
+    let graph = store.graph();
+    let id = proposal.proposal_id;
+    let current = proposal.status.as_str();
+    if current == decision {
+        return Ok(());
+    }
+    let device_note = format!("{decision} on {}", ev.device);
+    match (current, decision) {
+        // This device approved; the later decision takes the node out of force.
+        ("approved", "rejected" | "deferred") => {
+            graph.retire_node(node, Some(&device_note), ev.at)?;
+            let status = if decision == "rejected" {
+                ProposalStatus::Rejected
+            } else {
+                ProposalStatus::Deferred
+            };
+            graph.set_proposal_status(id, status, note, ev.at)?;
+        }
+        (_, "approved") => {
+            if !proposal.status.is_open() {
+                graph.add_node_history(node, current, "overridden by a later approval", ev.at)?;
+                graph.reopen_proposal(id)?;
+            }
+            graph.approve_proposal(id, final_text, ev.at)?;
+        }
+        (_, "rejected") => {
+            if !proposal.status.is_open() {
+                graph.reopen_proposal(id)?;
+            }
+            graph.reject_proposal(id, note, ev.at)?;
+        }
+        (_, "deferred") => {
+            if !proposal.status.is_open() {
+                graph.reopen_proposal(id)?;
+            }
+            graph.defer_proposal(id, ev.at)?;
+        }
+        _ => {}
     }
     Ok(())
 }

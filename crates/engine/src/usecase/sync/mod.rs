@@ -23,6 +23,8 @@
 mod apply;
 mod git;
 mod repo;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeSet;
 

@@ -405,6 +405,7 @@ fn is_local_only(store: &Store, change: &GraphChange) -> Result<bool> {
         GraphChange::ContextKnown { local_only, .. } => return Ok(*local_only),
         GraphChange::ContextSet { context, .. } | GraphChange::RuleSet { context, .. } => context,
         GraphChange::ContextMerge { keep, .. } => keep,
+        GraphChange::ReviewDecided { work_context, .. } => work_context,
     };
     Ok(store
         .graph()

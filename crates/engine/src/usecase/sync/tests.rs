@@ -1,0 +1,176 @@
+//! Review decisions between two devices through a bare repository: an approval on one device
+//! reaches the other even before its own nightly job proposed the entry, and an approve on one
+//! device with a later reject on the other leaves the rejection in force on both, with both
+//! decisions in the node's history and the conflict listed once.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+
+use super::{SyncRequest, sync};
+use crate::graph::contexts::NewWorkContext;
+use crate::graph::store::Store;
+use crate::review::promotion::{Evidence, ProposalStatus, ReviewDecision, Rule, decide};
+
+fn t(minutes: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 20, 9, 0, 0).unwrap() + Duration::minutes(minutes)
+}
+
+fn evidence() -> Evidence {
+    Evidence {
+        captured_at: t(0),
+        sessions: Vec::new(),
+        age_days: 20,
+        entity_id: None,
+        entity_name: None,
+        deadline: None,
+        because: "open for 20 days".into(),
+    }
+}
+
+#[test]
+fn review_decisions_travel_and_the_later_one_is_in_force() {
+    if std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    let remote = tempfile::tempdir().unwrap();
+    assert!(
+        std::process::Command::new("git")
+            .args(["init", "-q", "--bare", "-b", "main"])
+            .arg(remote.path())
+            .status()
+            .unwrap()
+            .success()
+    );
+    let req = SyncRequest {
+        remote: Some(remote.path().display().to_string()),
+        owner: Some("dana".into()),
+    };
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = Store::open(dirs[0].path()).unwrap();
+    let b = Store::open(dirs[1].path()).unwrap();
+    let wc = crate::usecase::create_work_context(
+        &a,
+        &NewWorkContext {
+            name: "Thesis".into(),
+            ..NewWorkContext::default()
+        },
+        t(0),
+    )
+    .unwrap()
+    .value
+    .work_context_id;
+    sync(&a, &req, t(1)).unwrap();
+    sync(&b, &req, t(1)).unwrap();
+
+    // A question both devices' nightly jobs proposed; a decision only device A has proposed.
+    let q = Rule::UnresolvedQuestion;
+    let pa = a
+        .graph()
+        .insert_synced_proposal(
+            q,
+            wc.as_str(),
+            "ce_q1",
+            "Confirm the ratification date",
+            &evidence(),
+            t(2),
+        )
+        .unwrap();
+    let pb = b
+        .graph()
+        .insert_synced_proposal(
+            q,
+            wc.as_str(),
+            "ce_q1",
+            "Confirm the ratification date",
+            &evidence(),
+            t(2),
+        )
+        .unwrap();
+    let d = a
+        .graph()
+        .insert_synced_proposal(
+            Rule::ReferencedDecision,
+            wc.as_str(),
+            "ce_d1",
+            "Use SQLite, not Postgres",
+            &evidence(),
+            t(2),
+        )
+        .unwrap();
+    let approve = ReviewDecision::Approve { text: None };
+    decide(&a, &[pa.proposal_id, d.proposal_id], &approve, t(10)).unwrap();
+    let reject = ReviewDecision::Reject {
+        reason: Some("already settled".into()),
+    };
+    decide(&b, &[pb.proposal_id], &reject, t(20)).unwrap();
+
+    sync(&a, &req, t(30)).unwrap();
+    sync(&b, &req, t(31)).unwrap();
+    sync(&a, &req, t(32)).unwrap();
+
+    let device_a = a.graph().device(t(0)).unwrap();
+    let device_b = b.graph().device(t(0)).unwrap();
+    for (store, name) in [(&a, "A"), (&b, "B")] {
+        let g = store.graph();
+        // The approval A alone made is in force on B too, with its text.
+        let p = g
+            .proposal_for_entry("ce_d1", "referenced_decision")
+            .unwrap()
+            .unwrap();
+        assert_eq!(p.status, ProposalStatus::Approved, "{name}");
+        let node = g.node(p.node_id.as_ref().unwrap().as_str()).unwrap();
+        assert!(node.node.lifecycle.is_live(), "{name}");
+        assert_eq!(node.node.text, "Use SQLite, not Postgres");
+        // A's approve and B's later reject: the reject is in force on both.
+        let p = g
+            .proposal_for_entry("ce_q1", "unresolved_question")
+            .unwrap()
+            .unwrap();
+        assert_eq!(p.status, ProposalStatus::Rejected, "{name}");
+    }
+    // On A the node its approval wrote is retired by B's rejection, and says so.
+    let qa = a
+        .graph()
+        .proposal_for_entry("ce_q1", "unresolved_question")
+        .unwrap()
+        .unwrap();
+    let node_id = super::apply::node_id_for("ce_q1", q);
+    let on_a = a.graph().node(&node_id).unwrap();
+    assert!(!on_a.node.lifecycle.is_live());
+    assert!(
+        on_a.history
+            .iter()
+            .any(|h| h.note.as_deref() == Some(&format!("rejected on {device_b}"))),
+        "{:?}",
+        on_a.history
+    );
+    assert_eq!(qa.status, ProposalStatus::Rejected);
+    // On B, A's approval is in the node's history under the rejection.
+    let history: Vec<(String, Option<String>)> = b
+        .graph()
+        .with_conn_result(|c| {
+            let mut stmt = c.prepare("SELECT action, note FROM node_history WHERE node_id = ?1")?;
+            stmt.query_map([&node_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
+        .unwrap();
+    assert!(
+        history
+            .iter()
+            .any(|(action, _)| *action == format!("approved on {device_a}")),
+        "{history:?}"
+    );
+    // The conflict is listed once, on the device that met it.
+    let conflicts: Vec<_> = [&a, &b]
+        .iter()
+        .flat_map(|s| s.graph().sync_conflicts().unwrap())
+        .filter(|c| c.field == "decision")
+        .collect();
+    assert_eq!(conflicts.len(), 1, "{conflicts:?}");
+    assert_eq!(conflicts[0].kept_value, "rejected");
+    assert_eq!(conflicts[0].lost_value, "approved");
+}
