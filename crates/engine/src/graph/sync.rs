@@ -420,6 +420,45 @@ impl Graph {
         })
     }
 
+    /// The conflicts nobody was shown yet, oldest first, marked shown by this call: Today lists
+    /// each conflict once.
+    pub(crate) fn take_unseen_sync_conflicts(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<SyncConflict>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        let rows = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT subject, field, kept_device, kept_value, lost_device, lost_value,
+                         found_at
+                     FROM sync_conflicts WHERE seen_at IS NULL ORDER BY conflict_id",
+                )
+                .map_err(|e| self.sql(e))?;
+            stmt.query_map([], |r| {
+                Ok(SyncConflict {
+                    subject: r.get(0)?,
+                    field: r.get(1)?,
+                    kept_device: r.get(2)?,
+                    kept_value: r.get(3)?,
+                    lost_device: r.get(4)?,
+                    lost_value: r.get(5)?,
+                    found_at: r.get(6)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.sql(e))?
+        };
+        tx.execute(
+            "UPDATE sync_conflicts SET seen_at = ?1 WHERE seen_at IS NULL",
+            [ts(now)],
+        )
+        .map_err(|e| self.sql(e))?;
+        tx.commit().map_err(|e| self.sql(e))?;
+        Ok(rows)
+    }
+
     /// Whether an entry already went through sync (sent or received).
     pub(crate) fn synced_entry_ids(&self) -> Result<std::collections::HashSet<String>> {
         self.with_conn_result(|c| {

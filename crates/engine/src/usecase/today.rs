@@ -94,6 +94,8 @@ pub enum AlertKind {
     DreamingOn,
     /// Transcript files whose records ELNOR could not read, so their turns are missing.
     LostTurns,
+    /// Two devices changed one thing without seeing each other's change; sync kept the later.
+    SyncConflict,
 }
 
 impl AlertKind {
@@ -107,6 +109,7 @@ impl AlertKind {
             AlertKind::HookNeverFired => "hook_never_fired",
             AlertKind::DreamingOn => "dreaming_on",
             AlertKind::LostTurns => "lost_turns",
+            AlertKind::SyncConflict => "sync_conflict",
         }
     }
 }
@@ -372,6 +375,7 @@ fn alerts(
         out.extend(harness_alerts(store, paths)?);
     }
     out.extend(lost_turns_alert(store)?);
+    out.extend(sync_conflict_alerts(store, now)?);
     if skipped_lines > 0 {
         out.push(HealthAlert {
             kind: AlertKind::UnreadableLines,
@@ -379,6 +383,35 @@ fn alerts(
                 "{} lines of the continuity logs could not be read; they are left in place and \
                  skipped.",
                 skipped_lines
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// One alert per sync conflict not yet shown, said in the person's words: what was changed on
+/// two devices, what was kept and what was not. Each is shown once; `elnor sync --status` and
+/// Settings keep the list.
+fn sync_conflict_alerts(store: &Store, now: DateTime<Utc>) -> Result<Vec<HealthAlert>> {
+    let graph = store.graph();
+    let mut out = Vec::new();
+    for c in graph.take_unseen_sync_conflicts(now)? {
+        let what = match graph.work_context(&c.subject) {
+            Ok(wc) => format!("the {} of \"{}\"", c.field.replace('_', " "), wc.name),
+            Err(_) => match c.subject.strip_prefix("review ") {
+                Some(rest) => format!(
+                    "the review of the proposal from entry {}",
+                    rest.split(' ').next().unwrap_or(rest)
+                ),
+                None => format!("{} of {}", c.field, c.subject),
+            },
+        };
+        out.push(HealthAlert {
+            kind: AlertKind::SyncConflict,
+            message: format!(
+                "Two of your devices changed {what} without seeing each other's change: sync kept \
+                 \"{}\" (from {}), the later one, over \"{}\" (from {}).",
+                c.kept_value, c.kept_device, c.lost_value, c.lost_device
             ),
         });
     }

@@ -173,4 +173,23 @@ fn review_decisions_travel_and_the_later_one_is_in_force() {
     assert_eq!(conflicts.len(), 1, "{conflicts:?}");
     assert_eq!(conflicts[0].kept_value, "rejected");
     assert_eq!(conflicts[0].lost_value, "approved");
+    // Today shows it once, in words, on the device that met it, then no more.
+    let kind = crate::usecase::today::AlertKind::SyncConflict;
+    let shown = |store: &Store| -> Vec<String> {
+        crate::usecase::today::today(store, t(40))
+            .unwrap()
+            .alerts
+            .into_iter()
+            .filter(|a| a.kind == kind)
+            .map(|a| a.message)
+            .collect()
+    };
+    let first: Vec<String> = [&a, &b].iter().flat_map(|s| shown(s)).collect();
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(
+        first[0].contains("kept \"rejected\"") && first[0].contains("over \"approved\""),
+        "{}",
+        first[0]
+    );
+    assert!(shown(&a).is_empty() && shown(&b).is_empty());
 }
