@@ -351,9 +351,31 @@ impl ContinuityLog {
         if added == 0 {
             return Ok(0);
         }
-        all.sort_by(|a, b| {
-            (a.happened_at(), a.entry_id.as_str()).cmp(&(b.happened_at(), b.entry_id.as_str()))
-        });
+        let key = |e: &ContinuityEntry| (e.happened_at(), e.entry_id.to_string());
+        all[before..].sort_by_key(key);
+        // What arrives is usually newer than everything here (a day's work from another
+        // device): when the log is in order and the arrivals all come after its last entry, the
+        // sorted union is the log plus the arrivals, so they are appended, not the log rewritten.
+        // A crash mid-append leaves a torn tail the next read repairs; the arrivals are marked
+        // received only after this returns, so the next sync brings the rest.
+        let in_order = all[..before].windows(2).all(|w| key(&w[0]) <= key(&w[1]));
+        let after_last = before == 0 || key(&all[before - 1]) <= key(&all[before]);
+        if in_order && after_last && unreadable.is_empty() && self.path.exists() {
+            let mut lines = Vec::new();
+            for e in &all[before..] {
+                lines.extend_from_slice(e.to_line()?.as_bytes());
+                lines.push(b'\n');
+            }
+            let mut file = OpenOptions::new()
+                .append(true)
+                .open(&self.path)
+                .map_err(|e| Error::io(&self.path, e))?;
+            file.write_all(&lines)
+                .map_err(|e| Error::io(&self.path, e))?;
+            file.sync_data().map_err(|e| Error::io(&self.path, e))?;
+            return Ok(added);
+        }
+        all.sort_by_key(key);
         let mut bytes = Vec::new();
         for e in &all {
             bytes.extend_from_slice(e.to_line()?.as_bytes());
