@@ -484,3 +484,61 @@ fn a_month_of_heavy_use_syncs_each_way_in_time() {
         after_gc as f64 / 1e6
     );
 }
+
+/// A local-only context never leaves the machine: its entries, its name and its edits stay out of
+/// every object the remote holds, while an ordinary context beside it travels.
+#[test]
+fn a_local_only_context_never_travels() {
+    if !git_available() {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    let remote = bare_remote();
+    let stores = devices(2);
+    let a = &stores[0].1;
+    let private = create_work_context(
+        a,
+        &NewWorkContext {
+            name: "Medical notes zq7".into(),
+            local_only: true,
+            ..NewWorkContext::default()
+        },
+        t(0),
+    )
+    .unwrap()
+    .value
+    .work_context_id;
+    let mut e = question(&private, "private", 0, t(1));
+    if let EntryContent::OpenQuestion(q) = &mut e.content {
+        q.question = "Ask about the dosage xk41?".into();
+    }
+    a.log(&private).append(&e).unwrap();
+    let edit = WorkContextEdit {
+        name: Some("Medical notes zq7 renamed".into()),
+        ..WorkContextEdit::default()
+    };
+    edit_work_context(a, &private, &edit, t(2)).unwrap();
+    let open = context(a, "Garden", None, t(0));
+    append(a, &open, "garden", 3, t(1));
+    let sent = sync(a, &remote_of(&remote), t(3)).unwrap();
+    assert_eq!(
+        sent.sent_entries, 3,
+        "only the ordinary context's entries are sent"
+    );
+    let objects = Command::new("git")
+        .arg("-C")
+        .arg(remote.path())
+        .args(["cat-file", "--batch-all-objects", "--batch"])
+        .output()
+        .unwrap();
+    assert!(objects.status.success());
+    let all = String::from_utf8_lossy(&objects.stdout);
+    assert!(all.contains("garden: open question 0?"));
+    for secret in ["zq7", "xk41", private.as_str()] {
+        assert!(!all.contains(secret), "{secret} was pushed");
+    }
+    let b = &stores[1].1;
+    sync(b, &remote_of(&remote), t(4)).unwrap();
+    assert!(b.graph().work_context(private.as_str()).is_err());
+    assert_eq!(entry_count(b), 3);
+}
