@@ -401,22 +401,10 @@ impl Graph {
     /// The conflicts sync found, newest first.
     pub fn sync_conflicts(&self) -> Result<Vec<SyncConflict>> {
         self.with_conn_result(|c| {
-            let mut stmt = c.prepare(
-                "SELECT subject, field, kept_device, kept_value, lost_device, lost_value, found_at
-                 FROM sync_conflicts ORDER BY conflict_id DESC",
-            )?;
-            stmt.query_map([], |r| {
-                Ok(SyncConflict {
-                    subject: r.get(0)?,
-                    field: r.get(1)?,
-                    kept_device: r.get(2)?,
-                    kept_value: r.get(3)?,
-                    lost_device: r.get(4)?,
-                    lost_value: r.get(5)?,
-                    found_at: r.get(6)?,
-                })
-            })?
-            .collect()
+            let mut stmt = c.prepare(&format!(
+                "SELECT {CONFLICT_COLUMNS} FROM sync_conflicts ORDER BY conflict_id DESC"
+            ))?;
+            stmt.query_map([], row_conflict)?.collect()
         })
     }
 
@@ -428,28 +416,13 @@ impl Graph {
     ) -> Result<Vec<SyncConflict>> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(|e| self.sql(e))?;
-        let rows = {
-            let mut stmt = tx
-                .prepare(
-                    "SELECT subject, field, kept_device, kept_value, lost_device, lost_value,
-                         found_at
-                     FROM sync_conflicts WHERE seen_at IS NULL ORDER BY conflict_id",
-                )
-                .map_err(|e| self.sql(e))?;
-            stmt.query_map([], |r| {
-                Ok(SyncConflict {
-                    subject: r.get(0)?,
-                    field: r.get(1)?,
-                    kept_device: r.get(2)?,
-                    kept_value: r.get(3)?,
-                    lost_device: r.get(4)?,
-                    lost_value: r.get(5)?,
-                    found_at: r.get(6)?,
-                })
-            })
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.sql(e))?
-        };
+        let rows = tx
+            .prepare(&format!(
+                "SELECT {CONFLICT_COLUMNS} FROM sync_conflicts WHERE seen_at IS NULL
+                 ORDER BY conflict_id"
+            ))
+            .and_then(|mut stmt| stmt.query_map([], row_conflict)?.collect())
+            .map_err(|e| self.sql(e))?;
         tx.execute(
             "UPDATE sync_conflicts SET seen_at = ?1 WHERE seen_at IS NULL",
             [ts(now)],
@@ -551,4 +524,20 @@ pub(crate) fn fields_of(change: &GraphChange) -> Vec<(String, String)> {
 /// The sync subject of a proposal: its entry and rule, the same on every device.
 pub(crate) fn review_subject(entry_id: &str, rule: &str) -> String {
     format!("review {entry_id} {rule}")
+}
+
+/// The columns [`row_conflict`] reads, in its order.
+const CONFLICT_COLUMNS: &str =
+    "subject, field, kept_device, kept_value, lost_device, lost_value, found_at";
+
+fn row_conflict(r: &rusqlite::Row<'_>) -> rusqlite::Result<SyncConflict> {
+    Ok(SyncConflict {
+        subject: r.get(0)?,
+        field: r.get(1)?,
+        kept_device: r.get(2)?,
+        kept_value: r.get(3)?,
+        lost_device: r.get(4)?,
+        lost_value: r.get(5)?,
+        found_at: r.get(6)?,
+    })
 }
