@@ -272,14 +272,7 @@ impl ContinuityLog {
     ) -> Result<Option<PathBuf>> {
         let _lock = self.lock()?;
         self.repair_locked()?;
-        let mut unreadable: Vec<Vec<u8>> = Vec::new();
-        let read = self.read_locked(|_, bytes| {
-            if !bytes.iter().all(u8::is_ascii_whitespace)
-                && ContinuityEntry::from_line(bytes).is_err()
-            {
-                unreadable.push(bytes.to_vec());
-            }
-        })?;
+        let (read, unreadable) = self.read_keeping_unreadable_locked()?;
         let before = read.entries.clone();
         let after = change(read.entries);
         if after == before {
@@ -326,14 +319,7 @@ impl ContinuityLog {
     pub(crate) fn merge_in(&self, arriving: Vec<ContinuityEntry>) -> Result<usize> {
         let _lock = self.lock()?;
         self.repair_locked()?;
-        let mut unreadable: Vec<Vec<u8>> = Vec::new();
-        let read = self.read_locked(|_, bytes| {
-            if !bytes.iter().all(u8::is_ascii_whitespace)
-                && ContinuityEntry::from_line(bytes).is_err()
-            {
-                unreadable.push(bytes.to_vec());
-            }
-        })?;
+        let (read, unreadable) = self.read_keeping_unreadable_locked()?;
         let mut ids: std::collections::HashSet<String> = read
             .entries
             .iter()
@@ -390,6 +376,20 @@ impl ContinuityLog {
         }
         atomic_write(&self.path, &bytes)?;
         Ok(added)
+    }
+
+    /// Reads every entry, and keeps the lines that are not entries as they were, for a rewrite
+    /// to put back at the end: they are for a person to inspect. The caller holds the lock.
+    fn read_keeping_unreadable_locked(&self) -> Result<(LogRead, Vec<Vec<u8>>)> {
+        let mut unreadable: Vec<Vec<u8>> = Vec::new();
+        let read = self.read_locked(|_, bytes| {
+            if !bytes.iter().all(u8::is_ascii_whitespace)
+                && ContinuityEntry::from_line(bytes).is_err()
+            {
+                unreadable.push(bytes.to_vec());
+            }
+        })?;
+        Ok((read, unreadable))
     }
 
     /// Reads every entry, skipping and counting lines that are not valid entries.
