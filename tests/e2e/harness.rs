@@ -158,6 +158,9 @@ impl App {
     }
 }
 
+/// How many times a WebDriver session is tried, each with a new tauri-driver.
+const SESSION_ATTEMPTS: u32 = 3;
+
 /// `tauri-driver`, stopped with SIGTERM on drop: killing it hard would orphan WebKitWebDriver.
 struct Driver {
     child: Child,
@@ -252,7 +255,6 @@ impl Ui {
             "{} missing: build the app first",
             app.display()
         );
-        let driver = Driver::start(world.home(), world.app_env());
         let mut caps = serde_json::Map::new();
         caps.insert(
             "tauri:options".into(),
@@ -261,11 +263,26 @@ impl Ui {
                 "args": ["--store", world.store_path()],
             }),
         );
-        let client = ClientBuilder::native()
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", driver.port))
-            .await
-            .expect("a WebDriver session with the app");
+        // A session can fail to open for reasons outside the app: the ports are picked free, then
+        // released, so a test starting beside this one may take one before tauri-driver binds it,
+        // and WebKitWebDriver sometimes drops its first connection. A fresh driver on fresh ports
+        // is what a person would try; the app's own failures still fail every attempt.
+        let mut attempt = 1;
+        let (client, driver) = loop {
+            let driver = Driver::start(world.home(), world.app_env());
+            match ClientBuilder::native()
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{}", driver.port))
+                .await
+            {
+                Ok(client) => break (client, driver),
+                Err(e) if attempt < SESSION_ATTEMPTS => {
+                    eprintln!("WebDriver session attempt {attempt} failed ({e}); trying again");
+                    attempt += 1;
+                }
+                Err(e) => panic!("a WebDriver session with the app: {e}"),
+            }
+        };
         let name = std::thread::current()
             .name()
             .unwrap_or("e2e")
