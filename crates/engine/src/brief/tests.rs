@@ -1113,7 +1113,7 @@ fn brief_over_the_fixture_corpus() {
             -- T1 excluded decayed entry: spotter-4te.5: Trace LiveView and TerminalChannel
             -- T1 excluded decayed entry: spotter-4te.4: Enable opentelemetry_ash and trace…
             -- T1 excluded decayed entry: phase → drafting
-            -- T1 excluded decayed summary: session summary ss_0609c4114e0a_230 (1 turns)
+            -- T1 excluded decayed summary: session summary ss_0609c4114e0a_230 (2 turns)
             -- T2 dropped tier_cap constellation: Past 14 days:
             -- T3 included within_budget fact: Marco, backend engineer on Spotter (Elixir).
         "#]],

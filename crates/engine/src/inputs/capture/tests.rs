@@ -116,8 +116,8 @@ fn deterministic_capture_of_every_fixture_session() {
           session_summary_ref [deterministic] session summary ss_c37bf745712f_18 (2 turns)
         ae4a77f8-aedd-4bc1-888f-c94edc91af04 -> wc_proj_2925a201a696 by rule | activity drafting | mode deterministic
           new entities: []
-          summary: "continue implementation" → I have uncommitted changes from spotter-4te.3 (controller instrumentation). The blocker was a Dialyzer false positive on `get_current_trace_id()`. Let me fix that first by… 1 request(s), 6 repl(ies) over 19 min. Tools: Bash ×8. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
-          session_summary_ref [deterministic] session summary ss_0609c4114e0a_230 (1 turns)
+          summary: "and continue with the reamining tasks" → I have uncommitted changes from spotter-4te.3 (controller instrumentation). The blocker was a Dialyzer false positive on `get_current_trace_id()`. Let me fix that first by… Ended on "continue implementation". 2 request(s), 6 repl(ies) over 19 min. Tools: Bash ×8. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
+          session_summary_ref [deterministic] session summary ss_0609c4114e0a_230 (2 turns)
           work_phase_change [deterministic] phase → drafting
           open_question [deterministic] spotter-4te.4: Enable opentelemetry_ash and trace async enrichment
           open_question [deterministic] spotter-4te.5: Trace LiveView and TerminalChannel
@@ -472,7 +472,7 @@ fn full_mode_with_a_good_reply_writes_llm_enriched_entries() {
             ae4a77f8-aedd-4bc1-888f-c94edc91af04 -> wc_proj_2925a201a696 by rule | activity drafting | mode llm_enriched
               new entities: []
               summary: Wired OTEL tracing into the hook controllers; commit blocked by a Dialyzer false positive.
-              session_summary_ref [llm_enriched] session summary ss_0609c4114e0a_230 (1 turns)
+              session_summary_ref [llm_enriched] session summary ss_0609c4114e0a_230 (2 turns)
               work_phase_change [llm_enriched] phase → revision
               open_question [llm_enriched] How to silence the Dialyzer false positive on get_current_trace_id?
               key_decision [llm_enriched] Convert with_span to a macro

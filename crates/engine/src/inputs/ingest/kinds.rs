@@ -256,12 +256,20 @@ pub(crate) fn is_slug(title: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// The title a list shows for a session: the harness's own title when it says something, else
-/// the person's first request, else the harness's slug; `None` when there is neither.
+/// The title a list shows for a session: the person's first request, as they would name it;
+/// else the harness's own title when it says something (a slash command alone says less);
+/// else the harness's slug; `None` when there is none of them.
 pub fn display_title(title: Option<&str>, request: Option<&str>) -> Option<String> {
     let title = title.map(str::trim).filter(|t| !t.is_empty());
     let request = request.map(str::trim).filter(|r| !r.is_empty());
+    // Scripts written without spaces make a request of one "word": count its characters.
+    let worded = |t: &str| {
+        !t.starts_with('/')
+            && (t.split_whitespace().count() >= 2
+                || t.chars().filter(|c| *c > '\u{3000}').count() >= 4)
+    };
     match (title, request) {
+        (_, Some(r)) if worded(r) => Some(r.to_owned()),
         (Some(t), _) if !is_slug(t) => Some(t.to_owned()),
         (_, Some(r)) => Some(r.to_owned()),
         (Some(t), None) => Some(t.to_owned()),

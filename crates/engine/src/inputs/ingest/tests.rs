@@ -595,12 +595,21 @@ fn records_of_a_session_with_an_unusable_id_are_counted_not_stored() {
 }
 
 #[test]
-fn a_session_is_titled_by_its_harness_title_or_the_persons_first_request() {
+fn a_session_is_titled_by_the_persons_first_request_or_its_harness_title() {
     use super::kinds::{display_title, is_slug, title_line};
-    // A harness's real title wins; a generated slug gives way to the person's request.
+    // The person's request, as they named the work, wins (issue 38: readers title a session by
+    // it); a bare slash command or a lone word gives way to a harness title that says more.
     assert_eq!(
         display_title(Some("Voice fix: MCP"), Some("fix the voice")),
+        Some("fix the voice".into())
+    );
+    assert_eq!(
+        display_title(Some("Voice fix: MCP"), Some("/resume 019c10ea")),
         Some("Voice fix: MCP".into())
+    );
+    assert_eq!(
+        display_title(Some("Voice fix: MCP"), Some("阅读一下文件夹中的文章")),
+        Some("阅读一下文件夹中的文章".into())
     );
     assert!(is_slug("gentle-hopping-treehouse"));
     assert!(!is_slug("PAI - TPOS"));

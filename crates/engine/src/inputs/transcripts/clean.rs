@@ -265,6 +265,14 @@ fn looks_like_prose(line: &str) -> bool {
 pub fn person_text(raw: &str) -> Cleaned {
     let t = raw.trim_start();
     let lower: String = t.chars().take(80).collect::<String>().to_lowercase();
+    // A custom slash command's wrapper: the harness wrote the tags, the person the arguments.
+    if lower.starts_with("<command-")
+        && let Some(args) = tag_text(t, "command-args").filter(|a| !a.is_empty())
+    {
+        let mut out = Cleaned::whole(Injected::CommandWrapper);
+        out.text = args.to_owned();
+        return out;
+    }
     for (prefix, kind) in WHOLE_MESSAGE {
         if lower.starts_with(prefix) {
             return Cleaned::whole(*kind);
@@ -289,11 +297,30 @@ pub fn person_text(raw: &str) -> Cleaned {
     }
     // An expanded prompt template (a custom slash command): long, several headings of
     // instructions. Only the fenced block under a "User Input" heading is the person's.
+    // Headings inside a fenced block belong to pasted material (a prompt the person pastes
+    // to pass on), not to a template of the harness's.
+    let mut fenced = false;
     let headings = t
         .lines()
-        .filter(|l| l.starts_with('#') && l.trim_start_matches('#').starts_with(' '))
+        .filter(|l| {
+            if l.trim_start().starts_with("```") {
+                fenced = !fenced;
+            }
+            !fenced && l.starts_with('#') && l.trim_start_matches('#').starts_with(' ')
+        })
         .count();
-    if t.chars().count() > 1500 && headings >= 3 {
+    // Shorter templates say what they are by their first line: a heading that names a slash
+    // command ("# /review — …"), or a "User Input" heading that holds the person's words.
+    let first_line = t.lines().next().unwrap_or("").trim();
+    let names_command = first_line
+        .trim_start_matches('#')
+        .trim_start()
+        .starts_with('/')
+        && first_line.starts_with('#');
+    let user_input_heading = t
+        .lines()
+        .any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == "User Input");
+    if (t.chars().count() > 1500 && headings >= 3) || names_command || user_input_heading {
         let mut out = Cleaned::whole(Injected::PromptTemplate);
         if let Some(at) = t.find("User Input") {
             let after = &t[at..];
@@ -309,6 +336,12 @@ pub fn person_text(raw: &str) -> Cleaned {
     }
     let mut out = Cleaned::default();
     let mut text = t.to_owned();
+    // A client that replays the whole conversation in the legacy "Human:/Assistant:" prompt
+    // form sends each new request after the history: only the last Human turn is new.
+    if let Some(last) = replayed_last_request(&text) {
+        text = last;
+        out.skip(Injected::Quoted);
+    }
     let stripped = super::strip_untrusted_metadata(&text);
     if stripped.len() != text.len() {
         text = stripped.to_owned();
@@ -331,7 +364,13 @@ pub fn person_text(raw: &str) -> Cleaned {
         .lines()
         .filter(|l| {
             let l = l.trim();
-            let id_line = l.starts_with("[message_id:") || l.starts_with("[message id:");
+            // A gateway's system event ("System: [2026-02-20 15:48:04 EST] …") is relayed in
+            // the person's message but was written by the harness.
+            let event_line = l
+                .strip_prefix("System: [")
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+            let id_line =
+                l.starts_with("[message_id:") || l.starts_with("[message id:") || event_line;
             if id_line {
                 out.skip(Injected::GatewayMetadata);
             }
@@ -339,6 +378,11 @@ pub fn person_text(raw: &str) -> Cleaned {
         })
         .collect();
     text = lines.join("\n");
+    // The typed text's own stamp can follow the event lines just taken out.
+    if let Some(rest) = strip_gateway_header(&text) {
+        text = rest.to_owned();
+        out.skip(Injected::GatewayMetadata);
+    }
     let kept = strip_blocks(&text, &mut out);
     // A very long message is mostly pasted material (a spec, a document, another chat's
     // answer): its first paragraph is the person's framing, the rest is quoted.
@@ -354,6 +398,38 @@ pub fn person_text(raw: &str) -> Cleaned {
         kept.trim().to_owned()
     };
     out
+}
+
+/// The trimmed text between `<tag>` and `</tag>`, if both are there.
+fn tag_text<'t>(text: &'t str, tag: &str) -> Option<&'t str> {
+    let open = format!("<{tag}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&format!("</{tag}>"))?;
+    Some(text[start..start + end].trim())
+}
+
+/// The last "Human:" turn of a message written as a replayed conversation (it opens with
+/// "Human:", and turns start lines), or `None` for any other message.
+fn replayed_last_request(text: &str) -> Option<String> {
+    if !text.starts_with("Human:") {
+        return None;
+    }
+    let mut turns: Vec<(bool, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("Human:") {
+            turns.push((true, rest.trim().to_owned()));
+        } else if let Some(rest) = line.strip_prefix("Assistant:") {
+            turns.push((false, rest.trim().to_owned()));
+        } else if let Some((_, body)) = turns.last_mut() {
+            body.push('\n');
+            body.push_str(line);
+        }
+    }
+    turns
+        .into_iter()
+        .rev()
+        .find(|(human, body)| *human && !body.trim().is_empty())
+        .map(|(_, body)| body.trim().to_owned())
 }
 
 /// Past this many characters, a person's message is taken to be mostly pasted.

@@ -104,14 +104,19 @@ pub fn strip_untrusted_metadata(text: &str) -> &str {
     let mut stripped = false;
     loop {
         let t = body.trim_start();
-        let Some(colon) = t.find("(untrusted metadata):") else {
+        // "Conversation info (untrusted metadata):", "Chat history since last reply (untrusted,
+        // for context):": the gateway marks what it relays as untrusted, in a parenthesis.
+        let Some(colon) = t.find("(untrusted") else {
+            break;
+        };
+        let Some(close) = t[colon..].find("):").filter(|c| *c <= 40) else {
             break;
         };
         // The header is the first line: a short label before the marker.
-        if colon > 60 || t[..colon].contains('\n') {
+        if colon > 60 || t[..colon + close].contains('\n') {
             break;
         }
-        let rest = &t[colon + "(untrusted metadata):".len()..];
+        let rest = &t[colon + close + 2..];
         let Some(open) = rest.find("```") else {
             break;
         };

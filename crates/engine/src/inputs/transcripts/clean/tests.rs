@@ -80,3 +80,51 @@ fn assistant_prose_drops_reasoning_and_code() {
         "I changed the config:\n\n\n- Kept the old name as an alias for now, until the workers restart." skipped [code×1]
     "#]].assert_eq(&out);
 }
+
+#[test]
+fn a_slash_commands_arguments_are_the_persons_words() {
+    let c = person_text(
+        "<command-message>init is analyzing</command-message>\n<command-name>/init</command-name>\n<command-args>@CLAUDE.md を最新の状態に</command-args>",
+    );
+    assert_eq!(c.text, "@CLAUDE.md を最新の状態に");
+    assert!(
+        person_text("<command-name>/clear</command-name><command-args></command-args>")
+            .text
+            .is_empty()
+    );
+}
+
+#[test]
+fn replayed_history_event_lines_and_short_templates_are_not_the_persons() {
+    assert_eq!(
+        person_text("Human: first ask\nAssistant: an answer\nHuman: the new ask\nAssistant:").text,
+        "the new ask"
+    );
+    assert_eq!(
+        person_text("System: [2026-02-28 08:00:00 GMT+8] Exec completed (code 1)\n[Mon 2026-03-02 17:42 GMT+8] is the gateway down?").text,
+        "is the gateway down?"
+    );
+    assert!(
+        person_text("# /exec — Execute a spec\nPurpose: run one spec file.")
+            .text
+            .is_empty()
+    );
+    assert_eq!(
+        person_text("## User Input\n\n```text\nCreate principles for testing\n```\n\nYou MUST consider the user input.").text,
+        "Create principles for testing"
+    );
+    assert_eq!(
+        person_text("Chat history since last reply (untrusted, for context):\n```json\n[{\"a\": 1}]\n```\nwhat changed?").text,
+        "what changed?"
+    );
+    // A pasted prompt with headings inside its fence is the person's paste, not a template.
+    let pasted = format!(
+        "here is the prompt to run\n\n```\n# A\n# B\n# C\n{}\n```",
+        "x ".repeat(900)
+    );
+    assert!(
+        person_text(&pasted)
+            .text
+            .starts_with("here is the prompt to run")
+    );
+}
