@@ -7,6 +7,8 @@
 //! records, from what is stored: the parent link, the harness's own session metadata, and
 //! whether any user message holds words a person typed once injected context is taken out.
 
+use std::collections::BTreeSet;
+
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
@@ -171,27 +173,42 @@ const REQUEST_SCAN: usize = 50;
 /// The longest title taken from a request, in characters; a longer first line is cut at a word.
 const REQUEST_TITLE_CHARS: usize = 90;
 
-/// The person's first request in a session as a one-line title, or `None` when no user message
-/// holds words a person typed. A request of at least two words that is not a bare slash command
-/// is preferred ("/start" or "hi" say little); the first words typed are the fallback.
-pub(crate) fn request_of(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+/// Whether a request line says what the work is: words, not a bare slash command. Scripts
+/// written without spaces make a request of one "word", so their characters count instead.
+fn says_something(line: &str) -> bool {
+    !line.starts_with('/')
+        && (line.split_whitespace().count() >= 2
+            || line.chars().filter(|c| *c > '\u{3000}').count() >= 4)
+}
+
+/// The title lines of a session's first user messages, in order: what the person typed, one line
+/// each.
+fn request_lines(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user' AND kind = 'message'
            AND is_sidechain = 0 ORDER BY seq LIMIT ?2",
     )?;
-    let mut rows = stmt.query(params![session_id, REQUEST_SCAN as i64])?;
-    let mut fallback = None;
-    while let Some(row) = rows.next()? {
-        let cleaned = clean::person_text(&row.get::<_, String>(0)?);
-        let Some(line) = title_line(&cleaned.text) else {
-            continue;
-        };
-        if line.split_whitespace().count() >= 2 && !line.starts_with('/') {
-            return Ok(Some(line));
+    let rows = stmt.query_map(params![session_id, REQUEST_SCAN as i64], |r| {
+        r.get::<_, String>(0)
+    })?;
+    let mut out = Vec::new();
+    for text in rows {
+        if let Some(line) = title_line(&clean::person_text(&text?).text) {
+            out.push(line);
         }
-        fallback.get_or_insert(line);
     }
-    Ok(fallback)
+    Ok(out)
+}
+
+/// The request a title is made of: the first line that says something and is not one of
+/// `shared` (openings several sessions share word for word), else the first line typed.
+fn pick_request(lines: &[String], shared: &BTreeSet<String>) -> Option<String> {
+    lines
+        .iter()
+        .find(|l| says_something(l) && !shared.contains(*l))
+        .or_else(|| lines.iter().find(|l| says_something(l)))
+        .or_else(|| lines.first())
+        .cloned()
 }
 
 /// The first line of `text` with words in it, whitespace collapsed, cut to
@@ -218,6 +235,11 @@ pub(crate) fn title_line(text: &str) -> Option<String> {
 /// Reads the request title of the sessions that received records and have none yet, and of
 /// every session whose title was never read (a store made before titles existed): an empty
 /// string records "no request in it so far".
+///
+/// A session's opening (its first request, as typed) is kept beside its title. An opening that
+/// several sessions share word for word is a prompt a tool expands ("You must fully embody this
+/// agent's persona…"), a harness's automatic first message or a stock "continue": no title of
+/// any one session. Those sessions are titled by their first other request.
 pub(crate) fn title_touched<'a>(
     conn: &Connection,
     sessions: impl IntoIterator<Item = &'a String>,
@@ -228,7 +250,7 @@ pub(crate) fn title_touched<'a>(
         "SELECT 1 FROM transcript_sessions WHERE session_id = ?1
            AND (request IS NULL OR request = '')",
     )?;
-    let mut ids = std::collections::BTreeSet::new();
+    let mut ids = BTreeSet::new();
     for id in sessions {
         if open.exists([id])? {
             ids.insert(id.clone());
@@ -237,12 +259,56 @@ pub(crate) fn title_touched<'a>(
     let mut stmt =
         conn.prepare_cached("SELECT session_id FROM transcript_sessions WHERE request IS NULL")?;
     ids.extend(stmt.query_map([], |r| r.get::<_, String>(0))?.flatten());
-    for id in ids {
-        let request = request_of(conn, &id)?.unwrap_or_default();
+    for id in &ids {
+        let opening = pick_request(&request_lines(conn, id)?, &BTreeSet::new()).unwrap_or_default();
         conn.execute(
-            "UPDATE transcript_sessions SET request = ?2 WHERE session_id = ?1",
-            params![id, request],
+            "UPDATE transcript_sessions SET request = ?2, opening = ?2 WHERE session_id = ?1",
+            params![id, opening],
         )?;
+    }
+    if ids.is_empty() {
+        return Ok(());
+    }
+    retitle_shared_openings(conn)
+}
+
+/// Titles the sessions whose opening others share by their first other request.
+fn retitle_shared_openings(conn: &Connection) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT opening FROM transcript_sessions WHERE opening <> ''
+         GROUP BY opening HAVING count(*) >= 2",
+    )?;
+    let shared: BTreeSet<String> = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if shared.is_empty() {
+        return Ok(());
+    }
+    // Only the sessions still titled by a shared opening: the others were retitled before, and
+    // a session with an opening of its own is not read at all.
+    let mut stmt = conn.prepare_cached(
+        "SELECT session_id FROM transcript_sessions
+         WHERE request = opening AND opening IN (
+             SELECT opening FROM transcript_sessions WHERE opening <> ''
+             GROUP BY opening HAVING count(*) >= 2)",
+    )?;
+    let candidates: Vec<String> = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in candidates {
+        let lines = request_lines(conn, &id)?;
+        let Some(first) = pick_request(&lines, &BTreeSet::new()) else {
+            continue;
+        };
+        if !shared.contains(&first) {
+            continue;
+        }
+        if let Some(request) = pick_request(&lines, &shared).filter(|r| *r != first) {
+            conn.execute(
+                "UPDATE transcript_sessions SET request = ?2 WHERE session_id = ?1",
+                params![id, request],
+            )?;
+        }
     }
     Ok(())
 }

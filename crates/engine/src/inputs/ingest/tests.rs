@@ -1070,3 +1070,70 @@ fn claude_code_s_ai_title_titles_the_session_over_its_slug_and_later_summaries()
         1
     );
 }
+
+#[test]
+fn an_opening_several_sessions_share_titles_none_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("claude-code/-home-ana-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let expanded =
+        "You must fully embody this agent's persona and follow all activation instructions";
+    let session = |id: &str, second: &str| {
+        let user = |uuid: &str, minute: u32, text: &str| {
+            format!(
+                r#"{{"type":"user","sessionId":"{id}","uuid":"{uuid}","cwd":"/home/ana/app","timestamp":"2026-05-14T10:{minute:02}:00Z","message":{{"role":"user","content":"{text}"}}}}"#
+            )
+        };
+        let lines = [user("u1", 0, expanded), user("u2", 1, second)];
+        std::fs::write(project.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+    };
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::ClaudeCode,
+        root: dir.path().join("claude-code"),
+    }];
+    let requests = |store: &Store| -> Vec<String> {
+        store
+            .graph()
+            .with_conn(|c| {
+                let mut stmt = c
+                    .prepare("SELECT request FROM transcript_sessions ORDER BY session_id")
+                    .unwrap();
+                stmt.query_map([], |r| r.get(0))
+                    .unwrap()
+                    .collect::<rusqlite::Result<Vec<String>>>()
+            })
+            .unwrap()
+    };
+    // Alone, the opening is the session's first request: nothing says it is a template yet.
+    session(
+        "11111111-1111-4111-8111-111111111111",
+        "draft the pricing page",
+    );
+    run(&store, &roots);
+    assert_eq!(requests(&store), [expanded]);
+    // A second session opening with the same words: both are titled by what else was asked.
+    session(
+        "22222222-2222-4222-8222-222222222222",
+        "review the onboarding flow",
+    );
+    run(&store, &roots);
+    assert_eq!(
+        requests(&store),
+        ["draft the pricing page", "review the onboarding flow"]
+    );
+    // A third is titled so from its first ingest, and none is read again.
+    session(
+        "33333333-3333-4333-8333-333333333333",
+        "fix the login redirect",
+    );
+    run(&store, &roots);
+    assert_eq!(
+        requests(&store),
+        [
+            "draft the pricing page",
+            "review the onboarding flow",
+            "fix the login redirect"
+        ]
+    );
+}
