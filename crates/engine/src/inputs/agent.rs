@@ -237,7 +237,12 @@ impl Agent {
         // Rows are handled as they are read, never collected: the first observation of a large,
         // never-captured store covers every turn in it. Only a person's message brings its text
         // (the entity-candidate check needs it); the other signals are computed by SQLite.
-        let columns = "t.seq, t.session_id, t.kind, t.timestamp,
+        // A record without a time of its own (the older Codex format dates only the session's
+        // start) happened no later than its session's last dated turn: taking `now` for it
+        // would make a session of last year look just active, and never due.
+        let columns = "t.seq, t.session_id, t.kind,
+                       coalesce(t.timestamp, (SELECT s.last_turn_at FROM transcript_sessions s
+                                              WHERE s.session_id = t.session_id)),
                        CASE WHEN t.role = 'user' AND t.kind = 'message' THEN t.text END,
                        t.kind = 'tool_call' OR (t.role = 'assistant' AND t.tool_calls != '[]')";
         let sql = if first {

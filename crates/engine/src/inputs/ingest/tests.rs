@@ -1137,3 +1137,28 @@ fn an_opening_several_sessions_share_titles_none_of_them() {
         ]
     );
 }
+
+/// The older Codex format dates only the session's start: its turns, dated by their session's
+/// last known time, make the session due for capture like any other of last year (taking "now"
+/// for them had left it looking just active, and never captured by `watch --once`).
+#[test]
+fn a_session_whose_records_carry_no_time_is_captured_when_it_is_due() {
+    use chrono::TimeZone;
+    let dir = tempfile::tempdir().unwrap();
+    let (roots, _) = old_codex_root(dir.path());
+    let store = Store::open(dir.path().join("store")).unwrap();
+    store
+        .set_mode(crate::ContinuityMode::Deterministic)
+        .unwrap();
+    run(&store, &roots);
+    let mut agent = crate::inputs::agent::Agent::new(&store.config().unwrap());
+    let secrets = crate::base::secrets::MemorySecrets::default();
+    let now = chrono::Utc.with_ymd_and_hms(2025, 9, 1, 9, 0, 0).unwrap();
+    let ran = agent.run_once(&store, &secrets, now).unwrap();
+    let captured: Vec<&str> = ran.captures.iter().map(|c| c.session_id.as_str()).collect();
+    assert_eq!(
+        captured,
+        ["3b7c34a5-0000-4f87-8db8-2f6f5bbc8554"],
+        "{ran:?}"
+    );
+}
