@@ -310,6 +310,9 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
             // ELNOR_HANDOFF_SHOW=1 prints each card, to read what it said.
             if std::env::var_os("ELNOR_HANDOFF_SHOW").is_some() && annotator == "A" {
                 println!("--- {corpus} {project}\n{card}\n");
+                if std::env::var_os("ELNOR_HANDOFF_SHOW_BRIEF").is_some() {
+                    println!("=== whole brief:\n{brief}\n");
+                }
             }
             let mut t = Tally {
                 facts: facts.len(),

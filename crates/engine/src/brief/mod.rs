@@ -34,6 +34,7 @@ use crate::inputs::activity::{self, ActivityType};
 use crate::views::constellation::{self, Constellation};
 use crate::views::rollup;
 
+mod last_session;
 mod render;
 pub mod traces;
 pub use render::{HOOK_CONTEXT_MAX_CHARS, HOOK_CONTEXT_MAX_TOKENS, hook_output, text};
@@ -354,6 +355,17 @@ impl Draft {
         }
     }
 
+    /// The card of the latest session in its own words (Tier 1's second card).
+    fn last_session() -> Draft {
+        Draft {
+            tier: 1,
+            card_type: "continuity",
+            tag: "last_session",
+            fixed_is_content: false,
+            cands: Vec::new(),
+        }
+    }
+
     fn has_content(&self) -> bool {
         self.cands
             .iter()
@@ -365,7 +377,7 @@ impl Draft {
         if !self.has_content() {
             return 0;
         }
-        render::card_wrapper_tokens(self.tier)
+        render::card_wrapper_tokens(self.tag)
             + self
                 .cands
                 .iter()
@@ -1012,6 +1024,13 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
         }
     }
 
+    // The room the cards leave of the budget goes to the latest session in its own words.
+    let left = budget.saturating_sub(t1.tokens() + t2.tokens() + t3.tokens());
+    let last = match &view {
+        Some(v) if t1.has_content() => last_session::draft(store, v, req, left)?,
+        _ => Draft::last_session(),
+    };
+
     // Activity-type routing (CSA §6.5).
     let from_message = req
         .first_message
@@ -1030,7 +1049,7 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
 
     let mut cards = Vec::new();
     let mut trace = Vec::new();
-    for draft in [t1, t2, t3] {
+    for draft in [t1, last, t2, t3] {
         let (card, items) = draft.into_card();
         cards.extend(card);
         trace.extend(items);

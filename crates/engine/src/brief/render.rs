@@ -18,28 +18,30 @@ whether your knowledge is current, use the web_search tool to verify\n\
 before answering. Search rather than guess.\n\n";
 const TEMPORAL_TOKENS: u32 = 54;
 
-/// The memory-use contract of concept model §15, cut down to the three card tags.
+/// The memory-use contract of concept model §15, cut down to the card tags.
 const PREAMBLE: &str = "[ELNOR MEMORY CONTEXT — USE RULES]\n\
 Use each card according to its tag.\n\
 - resume: where this work stood when earlier sessions ended; orientation, not evidence. Items marked (heuristic) are low-confidence.\n\
+- last_session: what the latest session asked, in order, and its last report.\n\
 - recent_activity: the person's other recent work; do not assume it bears on this request.\n\
 - living_memory: the person's stable facts and preferences; follow them.\n\
 [/ELNOR MEMORY CONTEXT]\n\n";
-const PREAMBLE_TOKENS: u32 = 88;
+const PREAMBLE_TOKENS: u32 = 106;
 
-/// Card wrapper lines per tier, and their counts (open line + `</card>` line).
-fn card_open(tier: u8) -> &'static str {
-    match tier {
-        1 => "<card type=\"continuity\" tag=\"resume\">",
-        2 => "<card type=\"recent_activity\" tag=\"recent_activity\">",
+/// Card wrapper lines per card tag, and their counts (open line + `</card>` line).
+fn card_open(tag: &str) -> &'static str {
+    match tag {
+        "resume" => "<card type=\"continuity\" tag=\"resume\">",
+        "last_session" => "<card type=\"continuity\" tag=\"last_session\">",
+        "recent_activity" => "<card type=\"recent_activity\" tag=\"recent_activity\">",
         _ => "<card type=\"living_memory\" tag=\"living_memory\">",
     }
 }
 const CARD_CLOSE: &str = "</card>";
 
-pub(super) fn card_wrapper_tokens(tier: u8) -> u32 {
-    match tier {
-        1 => 14,
+pub(super) fn card_wrapper_tokens(tag: &str) -> u32 {
+    match tag {
+        "resume" => 14,
         _ => 15,
     }
 }
@@ -76,7 +78,7 @@ pub fn text(brief: &Brief) -> String {
     }
     out.push_str(PREAMBLE);
     for card in &brief.cards {
-        out.push_str(card_open(card.tier));
+        out.push_str(card_open(card.tag));
         out.push('\n');
         for line in &card.lines {
             out.push_str(&line.text);
@@ -173,7 +175,9 @@ pub(super) mod consts {
     pub const PREAMBLE: &str = super::PREAMBLE;
     pub const PREAMBLE_TOKENS: u32 = super::PREAMBLE_TOKENS;
     pub const CARD_CLOSE: &str = super::CARD_CLOSE;
-    pub fn card_open(tier: u8) -> &'static str {
-        super::card_open(tier)
+    /// The card tags, in the order cards are shown.
+    pub const TAGS: [&str; 4] = ["resume", "last_session", "recent_activity", "living_memory"];
+    pub fn card_open(tag: &str) -> &'static str {
+        super::card_open(tag)
     }
 }

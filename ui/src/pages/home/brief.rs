@@ -98,12 +98,22 @@ pub(super) fn BriefPanel() -> impl IntoView {
     }
 }
 
-/// What a card of the brief is, in the person's words.
-fn card_title(tier: u8) -> &'static str {
-    match tier {
-        1 => "Where you left off",
-        2 => "Recent activity",
+/// What a card of the brief is, in the person's words, by its tag.
+fn card_title(tag: &str) -> &'static str {
+    match tag {
+        "resume" => "Where you left off",
+        "last_session" => "The last session, in its own words",
+        "recent_activity" => "Recent activity",
         _ => "What to keep in mind",
+    }
+}
+
+/// The tag of each tier's capped card, for the table of tiers.
+fn tier_tag(tier: u8) -> &'static str {
+    match tier {
+        1 => "resume",
+        2 => "recent_activity",
+        _ => "living_memory",
     }
 }
 
@@ -117,12 +127,12 @@ pub(super) fn BriefView(brief: BriefPreview) -> impl IntoView {
     };
     let tiers = (1..=3u8)
         .map(|tier| {
-            let card = brief.cards.iter().find(|c| c.tier == tier);
+            let card = brief.cards.iter().find(|c| c.tag == tier_tag(tier));
             let cap = brief.tier_caps[usize::from(tier - 1)];
             let tokens = card.map_or(0, |c| c.tokens);
             view! {
                 <tr data-tier=tier>
-                    <td>{card_title(tier)}</td>
+                    <td>{card_title(tier_tag(tier))}</td>
                     <td class="hint">{if card.is_some() { "" } else { "nothing to say" }}</td>
                     <td class="n tier-tokens">{format!("{tokens} / {cap}")}</td>
                 </tr>
@@ -135,9 +145,9 @@ pub(super) fn BriefView(brief: BriefPreview) -> impl IntoView {
         .iter()
         .map(|c| {
             view! {
-                <section class="brief-card" data-tier=c.tier>
+                <section class="brief-card" data-tier=c.tier data-tag=c.tag.clone()>
                     <h4>
-                        {card_title(c.tier)}
+                        {card_title(&c.tag)}
                         <span class="meta">{format!(" · {} tokens", c.tokens)}</span>
                     </h4>
                     <ul>
