@@ -12,9 +12,12 @@ use crate::base::tokens::{Line, condense, one_line};
 use crate::graph::store::Store;
 use crate::inputs::capture::heuristics::Speaker;
 use crate::inputs::capture::load_window;
-use crate::views::constellation::{Constellation, SessionHistoryItem};
+use crate::views::constellation::Constellation;
 
-use super::{BriefRequest, Decision, Reason, render};
+use super::{BriefRequest, Decision, MIN_MINUTES_SINCE_SESSION, Reason, render};
+use crate::base::ids::SessionId;
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use rusqlite::{OptionalExtension, params};
 
 /// The share of the card's room the report may take when there are requests beside it.
 const REPORT_SHARE: u32 = 75;
@@ -31,14 +34,14 @@ pub(super) fn draft(
     room: u32,
 ) -> Result<Draft> {
     let mut d = Draft::last_session();
-    let Some(latest) = latest_session(view, req) else {
+    let Some(latest) = latest_session(store, view, req)? else {
         return Ok(d);
     };
     let lines_room = room.saturating_sub(render::card_wrapper_tokens("last_session"));
     if lines_room == 0 {
         return Ok(d);
     }
-    let (requests, report) = what_was_said(store, latest)?;
+    let (requests, report) = what_was_said(store, &latest)?;
     let report_room = if requests.is_empty() {
         lines_room
     } else {
@@ -60,10 +63,22 @@ pub(super) fn draft(
         (report_line, "the agent's last report in the latest session"),
     ] {
         let Some(line) = line else { continue };
-        let mut item = trace_item(1, "summary", &line);
-        item.source_id = Some(latest.doc73_session_summary_id.clone());
-        item.session_id = Some(latest.source_session_id.clone());
-        item.turn_seq = latest.turn_seq;
+        // A captured session is explained by its summary; one no capture has seen yet (too
+        // short to be due) by the session itself.
+        let mut item = match &latest.summary_id {
+            Some(id) => {
+                let mut item = trace_item(1, "summary", &line);
+                item.source_id = Some(id.clone());
+                item
+            }
+            None => {
+                let mut item = trace_item(1, "session", &line);
+                item.source_id = Some(latest.session_id.to_string());
+                item
+            }
+        };
+        item.session_id = Some(latest.session_id.clone());
+        item.turn_seq = latest.through;
         item.work_context_id = Some(view.work_context_id.clone());
         include(&mut item, what);
         d.cands.push(Cand {
@@ -81,23 +96,85 @@ pub(super) fn draft(
     Ok(d)
 }
 
-/// The latest session the card shows, unless it is the asking session itself.
-fn latest_session<'v>(
-    view: &'v Constellation,
+/// The session the card quotes: the context's latest, captured or not.
+struct Latest {
+    session_id: SessionId,
+    /// The capture's summary, when a capture has seen the session.
+    summary_id: Option<String>,
+    /// The last turn to quote: the capture's, or the session's end when no capture saw it.
+    through: Option<i64>,
+}
+
+/// The latest session of the work context: the latest the card's history shows, or a later one
+/// placed in the context that no capture has seen (a short exchange is never due, and is still
+/// the last thing done). Not the asking session itself, and not one active in the last
+/// [`MIN_MINUTES_SINCE_SESSION`] minutes: the same injection rules as the card's.
+fn latest_session(
+    store: &Store,
+    view: &Constellation,
     req: &BriefRequest,
-) -> Option<&'v SessionHistoryItem> {
-    view.session_history
-        .iter()
-        .find(|s| s.decay_at > req.now)
-        .filter(|s| req.session_id.as_deref() != Some(s.source_session_id.as_str()))
+) -> Result<Option<Latest>> {
+    let captured = view.session_history.iter().find(|s| s.decay_at > req.now);
+    let placed: Option<(String, String)> = store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT session_id, last_turn_at FROM transcript_sessions
+             WHERE work_context_id = ?1 AND session_kind = 'primary' AND last_turn_at <= ?2
+             ORDER BY last_turn_at DESC LIMIT 1",
+            params![
+                view.work_context_id.as_str(),
+                req.now.to_rfc3339_opts(SecondsFormat::Millis, true)
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+    })?;
+    // A session no capture has seen decays as its summary would have: old work is not "what
+    // you did last".
+    let ttl = Duration::days(i64::from(store.config()?.session_summary_ttl_days));
+    let placed = placed.and_then(|(id, at)| {
+        let at = DateTime::parse_from_rfc3339(&at).ok()?.with_timezone(&Utc);
+        (req.now - at < ttl).then_some(())?;
+        Some((SessionId::new(id).ok()?, at))
+    });
+    let latest = match (captured, placed) {
+        (Some(c), Some((id, at))) if at > c.last_activity_at && id != c.source_session_id => (
+            Latest {
+                session_id: id,
+                summary_id: None,
+                through: None,
+            },
+            at,
+        ),
+        (Some(c), _) => (
+            Latest {
+                session_id: c.source_session_id.clone(),
+                summary_id: Some(c.doc73_session_summary_id.clone()),
+                through: c.turn_seq,
+            },
+            c.last_activity_at,
+        ),
+        (None, Some((id, at))) => (
+            Latest {
+                session_id: id,
+                summary_id: None,
+                through: None,
+            },
+            at,
+        ),
+        (None, None) => return Ok(None),
+    };
+    let (latest, at) = latest;
+    if req.session_id.as_deref() == Some(latest.session_id.as_str())
+        || req.now - at < Duration::minutes(MIN_MINUTES_SINCE_SESSION)
+    {
+        return Ok(None);
+    }
+    Ok(Some(latest))
 }
 
 /// The person's requests (each once, in order) and the agent's last words, as capture reads them.
-fn what_was_said(
-    store: &Store,
-    latest: &SessionHistoryItem,
-) -> Result<(Vec<String>, Option<String>)> {
-    let (window, _) = load_window(store, latest.source_session_id.as_str(), 0, latest.turn_seq)?;
+fn what_was_said(store: &Store, latest: &Latest) -> Result<(Vec<String>, Option<String>)> {
+    let (window, _) = load_window(store, latest.session_id.as_str(), 0, latest.through)?;
     let mut requests: Vec<String> = Vec::new();
     for t in window.iter().filter(|t| t.speaker == Some(Speaker::User)) {
         let text = one_line(&t.text);

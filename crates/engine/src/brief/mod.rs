@@ -1027,8 +1027,8 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
     // The room the cards leave of the budget goes to the latest session in its own words.
     let left = budget.saturating_sub(t1.tokens() + t2.tokens() + t3.tokens());
     let last = match &view {
-        Some(v) if t1.has_content() => last_session::draft(store, v, req, left)?,
-        _ => Draft::last_session(),
+        Some(v) => last_session::draft(store, v, req, left)?,
+        None => Draft::last_session(),
     };
 
     // Activity-type routing (CSA §6.5).

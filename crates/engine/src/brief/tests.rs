@@ -1240,3 +1240,70 @@ fn traces_are_kept_up_to_the_retention_setting() {
             .contains("<card type=\"continuity\" tag=\"resume\">")
     );
 }
+
+/// The latest session of a context is quoted even when no capture has seen it (a short exchange
+/// is never due), but never to the session itself, nor before a real break, nor once it is as
+/// old as a summary that would have decayed.
+#[test]
+fn the_last_session_card_quotes_the_latest_session_captured_or_not() {
+    let (_d, store) = crate::test_support::sample_store();
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    let latest: (String, String) = store
+        .graph()
+        .with_conn(|c| {
+            c.query_row(
+                "SELECT session_id, last_turn_at FROM transcript_sessions
+                 WHERE cwd LIKE '%ledger-sync%' AND session_kind = 'primary'
+                 ORDER BY last_turn_at DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })
+        .unwrap();
+    let ended = DateTime::parse_from_rfc3339(&latest.1)
+        .unwrap()
+        .with_timezone(&Utc);
+    let brief_at = |at: DateTime<Utc>, session: &str| {
+        let mut req = BriefRequest::new(at, at.date_naive(), Delivery::Preview);
+        req.cwd = Some("/home/dana/code/ledger-sync/src".into());
+        req.session_id = Some(SessionId::new(session).unwrap());
+        assemble(&store, &req).unwrap()
+    };
+    let last_card = |b: &Brief| {
+        b.cards
+            .iter()
+            .find(|c| c.tag == "last_session")
+            .map(|c| c.lines.iter().map(|l| l.text.clone()).collect::<Vec<_>>())
+    };
+    // Nothing captured: no resume card, and the last session still speaks for itself.
+    let b = brief_at(ended + Duration::hours(1), "a-new-session");
+    assert!(
+        b.card(1).is_some_and(|c| c.tag == "last_session"),
+        "{}",
+        text(&b)
+    );
+    let lines = last_card(&b).unwrap();
+    assert!(lines[0].starts_with("Asked, in order: \""), "{lines:?}");
+    let item = &b.cards[0].items[0];
+    assert_eq!(
+        (item.kind, item.session_id.as_deref()),
+        ("session", Some(latest.0.as_str()))
+    );
+    assert_eq!(
+        b.total_tokens + b.envelope_tokens,
+        tokens::count(&text(&b)) as u32
+    );
+    // The session itself, a moment after its last turn, and a month later: no card.
+    assert_eq!(
+        last_card(&brief_at(ended + Duration::hours(1), &latest.0)),
+        None
+    );
+    assert_eq!(
+        last_card(&brief_at(ended + Duration::minutes(10), "a-new-session")),
+        None
+    );
+    assert_eq!(
+        last_card(&brief_at(ended + Duration::days(45), "a-new-session")),
+        None
+    );
+}
