@@ -670,4 +670,6 @@ fn excerpt(text: &str) -> String {
 }
 
 #[cfg(test)]
+mod held_out;
+#[cfg(test)]
 mod tests;
