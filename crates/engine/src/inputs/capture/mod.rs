@@ -317,8 +317,16 @@ fn capture_window(
     if let Some(outcome) = skip_non_primary(store, req, &session.session_id, last_seq)? {
         return Ok(outcome);
     }
-    // When the work happened: the window's last turn with a time (issue 14's time truth).
-    let source_at = window.iter().rev().find_map(|t| t.timestamp);
+    // When the work happened: the window's last turn with a time (issue 14's time truth), else
+    // its session's last dated turn (the older Codex format dates only a session's start): never
+    // the capture's own time, which would make last year's questions today's.
+    let source_at = window.iter().rev().find_map(|t| t.timestamp).or_else(|| {
+        session
+            .last_activity_at
+            .as_deref()
+            .and_then(|at| DateTime::parse_from_rfc3339(at).ok())
+            .map(|at| at.with_timezone(&Utc))
+    });
 
     let user_texts: Vec<&str> = window
         .iter()

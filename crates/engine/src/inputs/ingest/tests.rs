@@ -1161,4 +1161,13 @@ fn a_session_whose_records_carry_no_time_is_captured_when_it_is_due() {
         ["3b7c34a5-0000-4f87-8db8-2f6f5bbc8554"],
         "{ran:?}"
     );
+    // Its entries are dated when the work happened, not when it was read.
+    let entries: Vec<_> = ran.captures.iter().flat_map(|c| &c.entries).collect();
+    assert!(!entries.is_empty());
+    for entry in entries {
+        assert!(
+            entry.happened_at() < now - chrono::Duration::days(5),
+            "{entry:?}"
+        );
+    }
 }
