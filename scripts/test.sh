@@ -72,6 +72,9 @@ cargo test -q -p elnor-engine --test watcher -- --ignored
 step "slow tier: search relevance on real history (recall@5 and MRR per strategy)"
 cargo test -q -p elnor-engine --test search_relevance -- --ignored --nocapture
 
+step "slow tier: search on LoCoMo (recall@1/5/10 per strategy, beside plain BM25)"
+cargo test -q -p elnor-engine --test locomo -- --ignored --nocapture
+
 step "OS keyring for real: gnome-keyring in a private D-Bus session with a temporary HOME"
 # The real Secret Service, not a mock: the key round trip, the clear error when no keyring is
 # reachable, and the check that an API key never reaches the store, the output or the logs.
