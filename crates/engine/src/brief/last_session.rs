@@ -6,18 +6,19 @@
 //! can only start. Both are read from the transcript as capture reads it (injected text left
 //! out), so each line is explained by the session it quotes.
 
-use super::{Cand, Draft, TraceItem, set, trace_item};
-use crate::base::error::Result;
-use crate::base::tokens::{Line, condense, one_line};
-use crate::graph::store::Store;
-use crate::inputs::capture::heuristics::Speaker;
-use crate::inputs::capture::load_window;
-use crate::views::constellation::Constellation;
-
-use super::{BriefRequest, Decision, MIN_MINUTES_SINCE_SESSION, Reason, render};
-use crate::base::ids::SessionId;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use rusqlite::{OptionalExtension, params};
+
+use super::{
+    BriefRequest, Cand, Decision, Draft, MIN_MINUTES_SINCE_SESSION, Reason, TraceItem, render, set,
+    trace_item,
+};
+use crate::base::error::Result;
+use crate::base::ids::SessionId;
+use crate::base::tokens::{Line, condense, one_line};
+use crate::graph::store::Store;
+use crate::inputs::transcripts::clean::{assistant_prose, person_text};
+use crate::views::constellation::Constellation;
 
 /// The share of the card's room the report may take when there are requests beside it.
 const REPORT_SHARE: u32 = 75;
@@ -172,22 +173,47 @@ fn latest_session(
     Ok(Some(latest))
 }
 
-/// The person's requests (each once, in order) and the agent's last words, as capture reads them.
+/// How many of a session's requests, and of its last replies, are read at most: a brief is on
+/// every session's start path, and a session of thousands of turns must cost what a short one
+/// does. The card quotes fewer requests than this anyway.
+const REQUESTS_READ: i64 = 40;
+const REPLIES_READ: i64 = 20;
+
+/// The person's requests (each once, in order) and the agent's last words, cleaned as capture
+/// cleans them (injected text left out).
 fn what_was_said(store: &Store, latest: &Latest) -> Result<(Vec<String>, Option<String>)> {
-    let (window, _) = load_window(store, latest.session_id.as_str(), 0, latest.through)?;
-    let mut requests: Vec<String> = Vec::new();
-    for t in window.iter().filter(|t| t.speaker == Some(Speaker::User)) {
-        let text = one_line(&t.text);
-        if !text.is_empty() && !requests.contains(&text) {
-            requests.push(text);
+    let id = latest.session_id.as_str();
+    let through = latest.through.unwrap_or(i64::MAX);
+    store.graph().with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT text FROM turns WHERE session_id = ?1 AND seq <= ?2 AND role = 'user'
+               AND kind = 'message' AND is_sidechain = 0 ORDER BY seq LIMIT ?3",
+        )?;
+        let mut requests: Vec<String> = Vec::new();
+        for text in stmt.query_map(params![id, through, REQUESTS_READ], |r| {
+            r.get::<_, String>(0)
+        })? {
+            let text = one_line(&person_text(&text?).text);
+            if !text.is_empty() && !requests.contains(&text) {
+                requests.push(text);
+            }
         }
-    }
-    let report = window
-        .iter()
-        .rev()
-        .find(|t| t.speaker == Some(Speaker::Assistant) && !t.text.trim().is_empty())
-        .map(|t| t.text.clone());
-    Ok((requests, report))
+        let mut stmt = c.prepare_cached(
+            "SELECT text FROM turns WHERE session_id = ?1 AND seq <= ?2 AND role = 'assistant'
+               AND kind = 'message' AND is_sidechain = 0 ORDER BY seq DESC LIMIT ?3",
+        )?;
+        let mut report = None;
+        for text in stmt.query_map(params![id, through, REPLIES_READ], |r| {
+            r.get::<_, String>(0)
+        })? {
+            let prose = assistant_prose(&text?).text;
+            if !prose.trim().is_empty() {
+                report = Some(prose);
+                break;
+            }
+        }
+        Ok((requests, report))
+    })
 }
 
 /// The requests quoted in order, as many as fit `room` tokens.
