@@ -312,11 +312,20 @@ pub fn person_text(raw: &str) -> Cleaned {
     // Shorter templates say what they are by their first line: a heading that names a slash
     // command ("# /review — …"), or a "User Input" heading that holds the person's words.
     let first_line = t.lines().next().unwrap_or("").trim();
-    let names_command = first_line
-        .trim_start_matches('#')
-        .trim_start()
-        .starts_with('/')
-        && first_line.starts_with('#');
+    // The heading's first word is `/name` (letters, digits, `-`, `_`, `:`): a command, not a
+    // path such as `/etc/hosts`.
+    let names_command = first_line.starts_with('#')
+        && first_line
+            .trim_start_matches('#')
+            .trim_start()
+            .strip_prefix('/')
+            .and_then(|rest| rest.split_whitespace().next())
+            .is_some_and(|word| {
+                !word.is_empty()
+                    && word
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ':'))
+            });
     let user_input_heading = t
         .lines()
         .any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == "User Input");

@@ -109,6 +109,11 @@ fn replayed_history_event_lines_and_short_templates_are_not_the_persons() {
             .text
             .is_empty()
     );
+    // A heading that starts with a path is the person's.
+    assert_eq!(
+        person_text("# /etc/hosts is ignored\nwhy?").text,
+        "# /etc/hosts is ignored\nwhy?"
+    );
     assert_eq!(
         person_text("## User Input\n\n```text\nCreate principles for testing\n```\n\nYou MUST consider the user input.").text,
         "Create principles for testing"
