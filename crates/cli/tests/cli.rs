@@ -651,12 +651,8 @@ fn an_api_key_never_leaves_the_keyring() {
     // What a sync pushes: every object the remote holds, uncompressed, is read for the key.
     let remote = tempfile::tempdir().unwrap();
     assert!(
-        Command::new("git")
-            .args(["init", "-q", "--bare", "-b", "main"])
-            .arg(remote.path())
-            .status()
-            .unwrap()
-            .success()
+        elnor_fixtures::bare_git_remote(remote.path()),
+        "no git on PATH"
     );
     let url = remote.path().display().to_string();
     let synced = run(
@@ -1707,12 +1703,8 @@ fn an_entry_appended_on_one_store_shows_on_the_other_after_both_synced() {
     }
     let remote = tempfile::tempdir().unwrap();
     assert!(
-        Command::new("git")
-            .args(["init", "-q", "--bare", "-b", "main"])
-            .arg(remote.path())
-            .status()
-            .unwrap()
-            .success()
+        elnor_fixtures::bare_git_remote(remote.path()),
+        "no git on PATH"
     );
     let url = remote.path().display().to_string();
     let laptop = tempfile::tempdir().unwrap();

@@ -1089,12 +1089,8 @@ fn a_sync_killed_at_any_point_loses_and_doubles_nothing() {
     let mut rng = Rng(seed);
     let remote = tempfile::tempdir().unwrap();
     assert!(
-        Command::new("git")
-            .args(["init", "-q", "--bare", "-b", "main"])
-            .arg(remote.path())
-            .status()
-            .unwrap()
-            .success()
+        elnor_fixtures::bare_git_remote(remote.path()),
+        "no git on PATH"
     );
     let url = remote.path().display().to_string();
     let stores = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];

@@ -27,13 +27,10 @@ fn git_available() -> bool {
 
 fn bare_remote() -> TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let ok = Command::new("git")
-        .args(["init", "-q", "--bare", "-b", "main"])
-        .arg(dir.path())
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git init --bare failed");
+    assert!(
+        elnor_fixtures::bare_git_remote(dir.path()),
+        "no git on PATH"
+    );
     dir
 }
 

@@ -300,6 +300,17 @@ pub(crate) fn create_in(
     source: Option<&ChangeSource>,
     now: DateTime<Utc>,
 ) -> Result<std::result::Result<EntityId, (String, EntityId)>> {
+    create_as(conn, new, None, source, now)
+}
+
+/// [`create_in`] under a given id (an entity another device made), or a fresh one.
+fn create_as(
+    conn: &Connection,
+    new: &NewEntity,
+    id: Option<&str>,
+    source: Option<&ChangeSource>,
+    now: DateTime<Utc>,
+) -> Result<std::result::Result<EntityId, (String, EntityId)>> {
     let name = clean_name("entity name", &new.canonical_name)?;
     let kind = clean_kind(&new.kind)?;
     let deadline = new.deadline.as_deref().map(clean_deadline).transpose()?;
@@ -316,7 +327,10 @@ pub(crate) fn create_in(
             return Ok(Err((n.clone(), existing)));
         }
     }
-    let id = fresh_entity_id(conn, &name).map_err(&sql)?;
+    let id = match id {
+        Some(id) => EntityId::new(id)?.to_string(),
+        None => fresh_entity_id(conn, &name).map_err(&sql)?,
+    };
     let at = ts(now);
     conn.execute(
         "INSERT INTO entities (entity_id, kind, canonical_name, deadline, created_at, updated_at)
@@ -433,6 +447,25 @@ impl Graph {
             what: "entity",
             id: id.to_string(),
         })
+    }
+
+    /// Makes an entity another device's person made, under its id (sync). False when it could
+    /// not be made here: one of its names already names another entity (the person merges the
+    /// two); nothing happens when the entity is here already.
+    pub(crate) fn insert_synced_entity(
+        &self,
+        id: &str,
+        new: &NewEntity,
+        now: DateTime<Utc>,
+    ) -> Result<bool> {
+        if self.entity(id).is_ok() {
+            return Ok(true);
+        }
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        let made = create_as(&tx, new, Some(id), Some(&ChangeSource::manual()), now)?.is_ok();
+        tx.commit().map_err(|e| self.sql(e))?;
+        Ok(made)
     }
 
     /// One entity.

@@ -736,6 +736,67 @@ impl Graph {
         })
     }
 
+    /// Puts another device's change of a node's fields in force here (sync), whatever state
+    /// the node is in: the fields given are the ones whose write is the newest (see
+    /// `Graph::sync_write`), so a retire made after an edit keeps the node retired and an edit
+    /// made after a retire brings it back, on every device alike. `None` when the node is not
+    /// here (its approval has not arrived).
+    pub(crate) fn sync_node(
+        &self,
+        id: &str,
+        fields: &SyncedNodeFields,
+        action: &str,
+        note: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Node>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        let Some(node) = get_in(&tx, id).map_err(|e| self.sql(e))? else {
+            return Ok(None);
+        };
+        let text = fields.text.as_deref().unwrap_or(&node.text);
+        let lifecycle = fields.lifecycle.unwrap_or(node.lifecycle);
+        // The person's word makes a node fresh again, as `edit_node` and `confirm_node` do.
+        let staleness = match fields.lifecycle {
+            Some(Lifecycle::Active | Lifecycle::Confirmed) => Staleness::Fresh,
+            _ => node.staleness,
+        };
+        let warrant = fields.warrant.unwrap_or(node.warrant);
+        let reason = node.warrant_reason.as_deref().unwrap_or_default();
+        let reason = if fields.lifecycle.is_some() || fields.warrant.is_some() {
+            note
+        } else {
+            reason
+        };
+        write_state(
+            &tx,
+            &node,
+            text,
+            lifecycle,
+            staleness,
+            warrant,
+            reason,
+            node.superseded_by.as_ref(),
+            at,
+        )
+        .and_then(|()| {
+            history_in(
+                &tx,
+                &node.node_id,
+                action,
+                fields.text.as_deref(),
+                lifecycle.as_str(),
+                Some(note),
+                at,
+            )
+        })
+        .and_then(|()| touch_views(&tx, &node))
+        .map_err(|e| self.sql(e))?;
+        let out = get_in(&tx, id).map_err(|e| self.sql(e))?;
+        tx.commit().map_err(|e| self.sql(e))?;
+        Ok(out)
+    }
+
     /// Runs one person's change in a transaction: reads the live node, applies `f`, marks the
     /// views that show it stale, and returns the node `f` names (the changed or the new one).
     fn node_change(
@@ -755,6 +816,14 @@ impl Graph {
         tx.commit().map_err(|e| self.sql(e))?;
         Ok(out)
     }
+}
+
+/// The fields of a node another device changed, each `Some` when that write is in force.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SyncedNodeFields {
+    pub text: Option<String>,
+    pub lifecycle: Option<Lifecycle>,
+    pub warrant: Option<Warrant>,
 }
 
 /// A change the person makes to a durable node.

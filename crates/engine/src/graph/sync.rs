@@ -78,6 +78,71 @@ pub enum GraphChange {
         #[serde(default)]
         note: Option<String>,
     },
+    /// An entity the person made by hand, as made (its id is its name's slug, so the same
+    /// name made on two devices is one entity).
+    EntityKnown {
+        entity: String,
+        name: String,
+        entity_kind: String,
+        #[serde(default)]
+        aliases: Vec<String>,
+        #[serde(default)]
+        deadline: Option<String>,
+    },
+    /// Fields of an entity set by the person: `canonical_name`, `kind`, `deadline` (null
+    /// clears it).
+    EntitySet {
+        entity: String,
+        set: BTreeMap<String, serde_json::Value>,
+    },
+    /// An alias added (`present`) or removed by the person.
+    EntityAlias {
+        entity: String,
+        alias: String,
+        present: bool,
+    },
+    /// Entity `absorb` merged into `keep` by the person.
+    EntityMerge { keep: String, absorb: String },
+    /// A Topic, as made (its id comes along: it is made from the name and the time).
+    TopicKnown {
+        topic: String,
+        name: String,
+        description: String,
+        rules: serde_json::Value,
+        collecting: bool,
+    },
+    /// Fields of a Topic set by the person: `name`, `description`, `rules`, `collecting`.
+    TopicSet {
+        topic: String,
+        set: BTreeMap<String, serde_json::Value>,
+    },
+    /// A Topic deleted: it stays deleted whatever edit of it arrives later.
+    TopicDeleted { topic: String },
+    /// A document pinned into a Topic (`present`) or taken out of it.
+    TopicPin {
+        topic: String,
+        doc_ref: String,
+        doc_kind: String,
+        label: String,
+        #[serde(default)]
+        doc_at: Option<DateTime<Utc>>,
+        present: bool,
+    },
+    /// Fields of a durable node set by the person: `text`, `lifecycle`, `warrant`; `reason`
+    /// is what they said.
+    NodeSet {
+        node: String,
+        set: BTreeMap<String, serde_json::Value>,
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// A durable node replaced by a new one (`successor`, made from the node, the text and
+    /// the time, so every device makes the same one).
+    NodeSuperseded {
+        node: String,
+        successor: String,
+        text: String,
+    },
 }
 
 impl GraphChange {
@@ -89,6 +154,16 @@ impl GraphChange {
             GraphChange::RuleSet { .. } => "rule_set",
             GraphChange::ContextMerge { .. } => "context_merge",
             GraphChange::ReviewDecided { .. } => "review_decided",
+            GraphChange::EntityKnown { .. } => "entity_known",
+            GraphChange::EntitySet { .. } => "entity_set",
+            GraphChange::EntityAlias { .. } => "entity_alias",
+            GraphChange::EntityMerge { .. } => "entity_merge",
+            GraphChange::TopicKnown { .. } => "topic_known",
+            GraphChange::TopicSet { .. } => "topic_set",
+            GraphChange::TopicDeleted { .. } => "topic_deleted",
+            GraphChange::TopicPin { .. } => "topic_pin",
+            GraphChange::NodeSet { .. } => "node_set",
+            GraphChange::NodeSuperseded { .. } => "node_superseded",
         }
     }
 }
@@ -385,6 +460,27 @@ impl Graph {
         Ok(Write::Apply)
     }
 
+    /// The newest row of the graph's own event table (`events`, entity news), 0 when empty.
+    pub(crate) fn last_graph_event_row(&self) -> Result<i64> {
+        self.with_conn_result(|c| {
+            c.query_row("SELECT COALESCE(MAX(event_id), 0) FROM events", [], |r| {
+                r.get(0)
+            })
+        })
+    }
+
+    /// Marks the entity news written after row `after` as delivered: it came from another
+    /// device, which delivered it where it made it.
+    pub(crate) fn consume_graph_events_after(&self, after: i64, at: DateTime<Utc>) -> Result<()> {
+        self.with_conn_result(|c| {
+            c.execute(
+                "UPDATE events SET consumed_at = ?2 WHERE event_id > ?1 AND consumed_at IS NULL",
+                params![after, ts(at)],
+            )
+        })
+        .map(|_| ())
+    }
+
     /// Whether a field of a subject has a write in force.
     pub(crate) fn has_clock(&self, subject: &str, field: &str) -> Result<bool> {
         self.with_conn_result(|c| {
@@ -518,7 +614,43 @@ pub(crate) fn fields_of(change: &GraphChange) -> Vec<(String, String)> {
         GraphChange::ReviewDecided { entry_id, rule, .. } => {
             vec![(review_subject(entry_id, rule), "decision".to_owned())]
         }
+        GraphChange::EntityKnown { entity, .. } => ENTITY_FIELDS
+            .iter()
+            .map(|f| (entity.clone(), (*f).to_owned()))
+            .collect(),
+        GraphChange::EntitySet { entity: s, set } | GraphChange::TopicSet { topic: s, set } => {
+            set.keys().map(|f| (s.clone(), f.clone())).collect()
+        }
+        GraphChange::EntityAlias { entity, alias, .. } => {
+            vec![(entity.clone(), alias_field(alias))]
+        }
+        GraphChange::EntityMerge { absorb, .. } => {
+            vec![(absorb.clone(), "merged_into".to_owned())]
+        }
+        GraphChange::TopicKnown { topic, .. } => TOPIC_FIELDS
+            .iter()
+            .map(|f| (topic.clone(), (*f).to_owned()))
+            .collect(),
+        GraphChange::TopicDeleted { topic } => vec![(topic.clone(), "deleted".to_owned())],
+        GraphChange::TopicPin { topic, doc_ref, .. } => {
+            vec![(topic.clone(), format!("pin {doc_ref}"))]
+        }
+        GraphChange::NodeSet { node, set, .. } => {
+            set.keys().map(|f| (node.clone(), f.clone())).collect()
+        }
+        GraphChange::NodeSuperseded { node, .. } => vec![(node.clone(), "lifecycle".to_owned())],
     }
+}
+
+/// The fields of an entity under last-writer-wins.
+pub(crate) const ENTITY_FIELDS: [&str; 3] = ["canonical_name", "kind", "deadline"];
+
+/// The fields of a Topic under last-writer-wins.
+pub(crate) const TOPIC_FIELDS: [&str; 4] = ["name", "description", "rules", "collecting"];
+
+/// The field an alias is written under: one per alias, case folded as names are matched.
+pub(crate) fn alias_field(alias: &str) -> String {
+    format!("alias {}", alias.trim().to_lowercase())
 }
 
 /// The sync subject of a proposal: its entry and rule, the same on every device.

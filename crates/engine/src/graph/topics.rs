@@ -171,6 +171,27 @@ fn check_rules(rules: &TopicRules, collecting: bool) -> Result<()> {
     Ok(())
 }
 
+/// Writes a new Topic's row: (id, name, description, rules as JSON, directive on).
+fn insert_row(
+    c: &Connection,
+    (id, name, description, rules_json, collecting): (&TopicId, &str, &str, &str, bool),
+    at: DateTime<Utc>,
+) -> rusqlite::Result<usize> {
+    c.execute(
+        "INSERT INTO topics (topic_id, name, description, rules, collecting, collect_since,
+                             created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6, ?6)",
+        params![
+            id,
+            name,
+            description.trim(),
+            rules_json,
+            collecting as i64,
+            ts(at)
+        ],
+    )
+}
+
 impl Graph {
     /// Creates a Topic; its name must be new (case aside).
     pub(crate) fn create_topic(
@@ -200,21 +221,14 @@ impl Graph {
                 "a Topic named {name:?} exists already"
             )));
         }
-        self.with_conn_result(|c| {
-            c.execute(
-                "INSERT INTO topics (topic_id, name, description, rules, collecting, collect_since,
-                                     created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6, ?6)",
-                params![
-                    id,
-                    name,
-                    description.trim(),
-                    rules_json,
-                    collecting as i64,
-                    ts(now)
-                ],
-            )
-        })?;
+        let row = (
+            &id,
+            name.as_str(),
+            description,
+            rules_json.as_str(),
+            collecting,
+        );
+        self.with_conn_result(|c| insert_row(c, row, now))?;
         self.topic(&id)
     }
 
@@ -262,6 +276,89 @@ impl Graph {
         self.with_conn_result(|c| {
             c.execute("DELETE FROM topic_members WHERE topic_id = ?1", [id])?;
             c.execute("DELETE FROM topics WHERE topic_id = ?1", [id])
+        })?;
+        Ok(())
+    }
+
+    /// Makes a Topic another device made, under its id (sync); nothing when it is here. Two
+    /// devices that each made a Topic of one name keep both: the smaller id keeps the name and
+    /// the other is told apart by its id, the same way on every device.
+    pub(crate) fn insert_synced_topic(
+        &self,
+        id: &TopicId,
+        name: &str,
+        description: &str,
+        rules: &TopicRules,
+        collecting: bool,
+        at: DateTime<Utc>,
+    ) -> Result<()> {
+        if self.topic(id).is_ok() {
+            return Ok(());
+        }
+        let name = clean_name(name)?;
+        let rules_json = serde_json::to_string(rules)
+            .map_err(|e| Error::InvalidInput(format!("Topic rules: {e}")))?;
+        let other: Option<String> = self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT topic_id FROM topics WHERE name = ?1 COLLATE NOCASE",
+                [&name],
+                |r| r.get(0),
+            )
+            .optional()
+        })?;
+        let name = match other {
+            Some(other) if other.as_str() < id.as_str() => format!("{name} ({id})"),
+            Some(other) => {
+                self.with_conn_result(|c| {
+                    c.execute(
+                        "UPDATE topics SET name = name || ' (' || topic_id || ')'
+                         WHERE topic_id = ?1",
+                        [&other],
+                    )
+                })?;
+                name
+            }
+            None => name,
+        };
+        let row = (
+            id,
+            name.as_str(),
+            description,
+            rules_json.as_str(),
+            collecting,
+        );
+        self.with_conn_result(|c| insert_row(c, row, at))?;
+        Ok(())
+    }
+
+    /// Pins a document into a Topic, or takes it out (sync: the person did it on another
+    /// device). Unlike [`Graph::unpin_member`], taking out a document this device never had
+    /// keeps it out: the row is made rejected.
+    pub(crate) fn set_member_pinned(
+        &self,
+        id: &TopicId,
+        member: &NewMember,
+        pinned: bool,
+        at: DateTime<Utc>,
+    ) -> Result<()> {
+        let status = if pinned { "pinned" } else { "rejected" };
+        self.with_conn_result(|c| {
+            c.execute(
+                "INSERT INTO topic_members (topic_id, doc_ref, kind, label, status, reason, at,
+                                            proposed_at, decided_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6, ?7, ?7)
+                 ON CONFLICT (topic_id, doc_ref)
+                 DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at",
+                params![
+                    id,
+                    member.doc_ref,
+                    member.kind,
+                    member.label,
+                    status,
+                    member.at.map(ts),
+                    ts(at)
+                ],
+            )
         })?;
         Ok(())
     }

@@ -514,7 +514,11 @@ pub fn unlink_entity(
 
 /// Creates an entity by hand (`elnor entities add`, the app's entity form).
 pub fn create_entity(store: &Store, new: &NewEntity, now: DateTime<Utc>) -> Result<Edited<Entity>> {
-    edit_then_deliver(store, now, |g| g.create_entity(new, now))
+    edit_then_deliver(store, now, |g| {
+        let made = g.create_entity(new, now)?;
+        g.record_change(sync::record::entity_made(&made), now)?;
+        Ok(made)
+    })
 }
 
 /// Edits an entity's name, kind, aliases or deadline.
@@ -524,7 +528,13 @@ pub fn edit_entity(
     edit: &EntityEdit,
     now: DateTime<Utc>,
 ) -> Result<Edited<Entity>> {
-    edit_then_deliver(store, now, |g| g.edit_entity(id.as_str(), edit, now))
+    edit_then_deliver(store, now, |g| {
+        let edited = g.edit_entity(id.as_str(), edit, now)?;
+        for change in sync::record::entity_edited(edit, &edited) {
+            g.record_change(change, now)?;
+        }
+        Ok(edited)
+    })
 }
 
 /// Merges entity `absorb` into `keep`: names become aliases, links and mentions move over.
@@ -535,7 +545,15 @@ pub fn merge_entities(
     now: DateTime<Utc>,
 ) -> Result<Edited<Entity>> {
     edit_then_deliver(store, now, |g| {
-        g.merge_entities(keep.as_str(), absorb.as_str(), now)
+        let kept = g.merge_entities(keep.as_str(), absorb.as_str(), now)?;
+        g.record_change(
+            GraphChange::EntityMerge {
+                keep: keep.to_string(),
+                absorb: absorb.to_string(),
+            },
+            now,
+        )?;
+        Ok(kept)
     })
 }
 
@@ -787,6 +805,9 @@ pub fn create_topic(store: &Store, new: &NewTopic, now: DateTime<Utc>) -> Result
         store
             .graph()
             .create_topic(&new.name, &new.description, &new.rules, new.collecting, now)?;
+    store
+        .graph()
+        .record_change(sync::record::topic_made(&topic), now)?;
     let collected = if topic.collecting {
         crate::review::topics::collect(store, now)?
     } else {
@@ -811,6 +832,9 @@ pub fn edit_topic(
         edit.collecting,
         now,
     )?;
+    if let Some(change) = sync::record::topic_edited(edit, &topic) {
+        store.graph().record_change(change, now)?;
+    }
     let collected = if topic.collecting {
         crate::review::topics::collect(store, now)?
     } else {
@@ -822,7 +846,14 @@ pub fn edit_topic(
 
 /// Deletes a Topic and its memberships; no document goes with it.
 pub fn delete_topic(store: &Store, id: &crate::base::ids::TopicId) -> Result<()> {
-    store.graph().delete_topic(id)
+    store.graph().delete_topic(id)?;
+    store.graph().record_change(
+        GraphChange::TopicDeleted {
+            topic: id.to_string(),
+        },
+        crate::base::clock::now(),
+    )?;
+    Ok(())
 }
 
 /// Pins a search document (by its id, as a search hit gives it) into a Topic.
@@ -849,7 +880,19 @@ pub fn pin_topic_member(
         reason: None,
         at: hit.at,
     };
-    store.graph().pin_member(id, &member, now)
+    let pinned = store.graph().pin_member(id, &member, now)?;
+    store.graph().record_change(
+        GraphChange::TopicPin {
+            topic: id.to_string(),
+            doc_ref: member.doc_ref,
+            doc_kind: member.kind,
+            label: member.label,
+            doc_at: member.at,
+            present: true,
+        },
+        now,
+    )?;
+    Ok(pinned)
 }
 
 /// Takes a member out of a Topic; the directive will not propose it again.
@@ -859,7 +902,24 @@ pub fn unpin_topic_member(
     doc_id: &str,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    store.graph().unpin_member(id, doc_id, now)
+    store.graph().unpin_member(id, doc_id, now)?;
+    let member = store
+        .graph()
+        .topic_members(id, &[])?
+        .into_iter()
+        .find(|m| m.doc_ref == doc_id);
+    store.graph().record_change(
+        GraphChange::TopicPin {
+            topic: id.to_string(),
+            doc_ref: doc_id.to_owned(),
+            doc_kind: member.as_ref().map(|m| m.kind.clone()).unwrap_or_default(),
+            label: member.as_ref().map(|m| m.label.clone()).unwrap_or_default(),
+            doc_at: member.and_then(|m| m.at),
+            present: false,
+        },
+        now,
+    )?;
+    Ok(())
 }
 
 /// Runs every Topic's collection directive now (`elnor topics collect`); ingest, pushes and the
@@ -916,13 +976,14 @@ pub fn deliver_updates(store: &Store, now: DateTime<Utc>) -> Result<usize> {
 /// the changed node, or the new one for a supersession.
 pub fn change_node(store: &Store, id: &str, change: Change, now: DateTime<Utc>) -> Result<Node> {
     let graph = store.graph();
-    let node = match change {
-        Change::Edit(text) => graph.edit_node(id, &text, now)?,
+    let node = match &change {
+        Change::Edit(text) => graph.edit_node(id, text, now)?,
         Change::Confirm => graph.confirm_node(id, now)?,
-        Change::Warrant(w, reason) => graph.set_node_warrant(id, w, reason.as_deref(), now)?,
+        Change::Warrant(w, reason) => graph.set_node_warrant(id, *w, reason.as_deref(), now)?,
         Change::Retire(reason) => graph.retire_node(id, reason.as_deref(), now)?,
-        Change::Supersede(text) => graph.supersede_node(id, &text, now)?,
+        Change::Supersede(text) => graph.supersede_node(id, text, now)?,
     };
+    graph.record_change(sync::record::node_changed(id, &change, &node), now)?;
     crate::views::constellation::refresh_for_node(store, &node, now)?;
     sync_search(store);
     Ok(node)

@@ -1,6 +1,11 @@
 //! What another device's graph change does here. Each field is written only when the change is
 //! the newest write of it (`Graph::sync_write`), so the order changes arrive in never matters;
-//! a change to a context this store no longer has (merged away) follows the merge.
+//! a change to a context this store no longer has (merged away) follows the merge. Entities,
+//! Topics and durable nodes have their own modules.
+
+mod entities;
+mod nodes;
+mod topics;
 
 use std::collections::BTreeSet;
 
@@ -191,6 +196,48 @@ pub(super) fn apply(
                 touched.insert(id);
             }
         }
+        GraphChange::EntityKnown {
+            entity,
+            name,
+            entity_kind,
+            aliases,
+            deadline,
+        } => {
+            let new = crate::graph::entities::NewEntity {
+                kind: entity_kind.clone(),
+                canonical_name: name.clone(),
+                aliases: aliases.clone(),
+                deadline: deadline.clone(),
+            };
+            quietly(graph, |g| entities::known(g, ev, &new, entity))?;
+        }
+        GraphChange::EntitySet { entity, set } => {
+            quietly(graph, |g| entities::set(g, ev, entity, set))?;
+        }
+        GraphChange::EntityAlias {
+            entity,
+            alias,
+            present,
+        } => quietly(graph, |g| entities::alias(g, ev, entity, alias, *present))?,
+        GraphChange::EntityMerge { keep, absorb } => {
+            quietly(graph, |g| entities::merge(g, ev, keep, absorb))?;
+        }
+        GraphChange::TopicKnown { .. }
+        | GraphChange::TopicSet { .. }
+        | GraphChange::TopicDeleted { .. }
+        | GraphChange::TopicPin { .. } => topics::apply(graph, ev)?,
+        GraphChange::NodeSet { node, set, reason } => {
+            nodes::set(graph, ev, node, set, reason.as_deref())?;
+            touch_node_context(graph, node, touched);
+        }
+        GraphChange::NodeSuperseded {
+            node,
+            successor,
+            text,
+        } => {
+            nodes::supersede(graph, ev, node, successor, text)?;
+            touch_node_context(graph, node, touched);
+        }
         GraphChange::ContextMerge { keep, absorb } => {
             graph.sync_write(ev, absorb, "merged_into", None)?;
             let keep = graph.merged_into(keep)?;
@@ -207,6 +254,28 @@ pub(super) fn apply(
         }
     }
     Ok(())
+}
+
+/// Runs an entity change without delivering it as news: the device that made the change
+/// delivered it to the contexts that share the entity, and those entries travel too.
+fn quietly(
+    graph: &crate::graph::Graph,
+    f: impl FnOnce(&crate::graph::Graph) -> Result<()>,
+) -> Result<()> {
+    let before = graph.last_graph_event_row()?;
+    f(graph)?;
+    graph.consume_graph_events_after(before, crate::base::clock::now())
+}
+
+/// A node's work context's view shows the node: it is rebuilt.
+fn touch_node_context(
+    graph: &crate::graph::Graph,
+    node: &str,
+    touched: &mut BTreeSet<WorkContextId>,
+) {
+    if let Some(wc) = graph.node(node).ok().and_then(|d| d.node.work_context_id) {
+        touched.insert(wc);
+    }
 }
 
 /// The node an approval of this entry writes: its id is derived from the entry (see

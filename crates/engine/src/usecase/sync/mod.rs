@@ -21,7 +21,10 @@
 //! secrets (they live in the keyring).
 
 mod apply;
+#[cfg(test)]
+mod converge_tests;
 mod git;
+pub(crate) mod record;
 mod repo;
 #[cfg(test)]
 mod tests;

@@ -406,7 +406,39 @@ fn is_local_only(store: &Store, change: &GraphChange) -> Result<bool> {
         GraphChange::ContextSet { context, .. } | GraphChange::RuleSet { context, .. } => context,
         GraphChange::ContextMerge { keep, .. } => keep,
         GraphChange::ReviewDecided { work_context, .. } => work_context,
+        GraphChange::NodeSet { node, .. } | GraphChange::NodeSuperseded { node, .. } => match store
+            .graph()
+            .node(node)
+            .ok()
+            .and_then(|d| d.node.work_context_id)
+        {
+            Some(wc) => return context_local_only(store, wc.as_str()),
+            None => return Ok(false),
+        },
+        GraphChange::TopicKnown { topic, .. }
+        | GraphChange::TopicSet { topic, .. }
+        | GraphChange::TopicDeleted { topic }
+        | GraphChange::TopicPin { topic, .. } => {
+            // A Topic scoped to a local-only context is that context's.
+            let scope = crate::base::ids::TopicId::new(topic)
+                .ok()
+                .and_then(|id| store.graph().topic(&id).ok())
+                .and_then(|t| t.rules.work_context);
+            match scope {
+                Some(wc) => return context_local_only(store, wc.as_str()),
+                None => return Ok(false),
+            }
+        }
+        // Entities belong to no one context.
+        GraphChange::EntityKnown { .. }
+        | GraphChange::EntitySet { .. }
+        | GraphChange::EntityAlias { .. }
+        | GraphChange::EntityMerge { .. } => return Ok(false),
     };
+    context_local_only(store, context)
+}
+
+fn context_local_only(store: &Store, context: &str) -> Result<bool> {
     Ok(store
         .graph()
         .work_context(context)

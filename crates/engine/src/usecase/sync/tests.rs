@@ -38,12 +38,8 @@ fn review_decisions_travel_and_the_later_one_is_in_force() {
     }
     let remote = tempfile::tempdir().unwrap();
     assert!(
-        std::process::Command::new("git")
-            .args(["init", "-q", "--bare", "-b", "main"])
-            .arg(remote.path())
-            .status()
-            .unwrap()
-            .success()
+        elnor_fixtures::bare_git_remote(remote.path()),
+        "no git on PATH"
     );
     let req = SyncRequest {
         remote: Some(remote.path().display().to_string()),

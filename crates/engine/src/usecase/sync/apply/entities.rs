@@ -1,0 +1,156 @@
+//! What another device's change to an entity the person made or edited does here. The entity's
+//! id is its name's slug, so one made by hand on two devices is one entity; a name that already
+//! names another entity here is left for the person to merge, never forced.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+use crate::base::error::{Error, Result};
+use crate::graph::Graph;
+use crate::graph::entities::{Entity, EntityEdit, NewEntity};
+use crate::graph::sync::{GraphEvent, Write, alias_field};
+
+/// An entity as made on another device.
+pub(super) fn known(graph: &Graph, ev: &GraphEvent, new: &NewEntity, entity: &str) -> Result<()> {
+    if graph.has_clock(entity, "merged_into")? {
+        return Ok(());
+    }
+    let here = graph.entity(entity).ok();
+    if here.is_none() && !graph.insert_synced_entity(entity, new, ev.at)? {
+        tracing::warn!(
+            entity,
+            "sync: an entity's name names another entity here; not made"
+        );
+        return Ok(());
+    }
+    let values = [
+        (
+            "canonical_name",
+            serde_json::Value::from(new.canonical_name.clone()),
+        ),
+        ("kind", serde_json::Value::from(new.kind.clone())),
+        (
+            "deadline",
+            new.deadline
+                .clone()
+                .map_or(serde_json::Value::Null, serde_json::Value::from),
+        ),
+    ];
+    for (field, value) in values {
+        let applies = graph.sync_write(ev, entity, field, None)? == Write::Apply;
+        if applies && here.is_some() {
+            set_field(graph, entity, field, &value, ev.at)?;
+        }
+    }
+    for alias in &new.aliases {
+        let applies = graph.sync_write(ev, entity, &alias_field(alias), None)? == Write::Apply;
+        if applies && here.is_some() {
+            set_alias(graph, entity, alias, true, ev.at)?;
+        }
+    }
+    Ok(())
+}
+
+/// Fields of an entity set on another device.
+pub(super) fn set(
+    graph: &Graph,
+    ev: &GraphEvent,
+    entity: &str,
+    set: &BTreeMap<String, serde_json::Value>,
+) -> Result<()> {
+    let here = graph.entity(entity).ok();
+    for (field, value) in set {
+        let incoming = super::text_of(value);
+        let in_force = value_of(here.as_ref(), field);
+        let write = graph.sync_write(ev, entity, field, Some((&incoming, &in_force)))?;
+        if write == Write::Apply && here.is_some() {
+            set_field(graph, entity, field, value, ev.at)?;
+        }
+    }
+    Ok(())
+}
+
+/// An alias added or removed on another device.
+pub(super) fn alias(
+    graph: &Graph,
+    ev: &GraphEvent,
+    entity: &str,
+    alias: &str,
+    present: bool,
+) -> Result<()> {
+    let write = graph.sync_write(ev, entity, &alias_field(alias), None)?;
+    if write == Write::Apply && graph.entity(entity).is_ok() {
+        set_alias(graph, entity, alias, present, ev.at)?;
+    }
+    Ok(())
+}
+
+/// Two entities merged on another device.
+pub(super) fn merge(graph: &Graph, ev: &GraphEvent, keep: &str, absorb: &str) -> Result<()> {
+    graph.sync_write(ev, absorb, "merged_into", None)?;
+    if keep != absorb && graph.entity(keep).is_ok() && graph.entity(absorb).is_ok() {
+        graph.merge_entities(keep, absorb, ev.at)?;
+    }
+    Ok(())
+}
+
+fn value_of(entity: Option<&Entity>, field: &str) -> String {
+    let Some(e) = entity else {
+        return String::new();
+    };
+    match field {
+        "canonical_name" => e.canonical_name.clone(),
+        "kind" => e.kind.clone(),
+        "deadline" => e.deadline.clone().unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+fn set_field(
+    graph: &Graph,
+    entity: &str,
+    field: &str,
+    value: &serde_json::Value,
+    at: DateTime<Utc>,
+) -> Result<()> {
+    let mut edit = EntityEdit::default();
+    match (field, value) {
+        ("canonical_name", serde_json::Value::String(n)) => edit.canonical_name = Some(n.clone()),
+        ("kind", serde_json::Value::String(k)) => edit.kind = Some(k.clone()),
+        ("deadline", serde_json::Value::String(d)) => edit.deadline = Some(Some(d.clone())),
+        ("deadline", serde_json::Value::Null) => edit.deadline = Some(None),
+        // A field this version does not know, or a value of the wrong shape: left alone.
+        _ => return Ok(()),
+    }
+    edit_quietly(graph, entity, &edit, at)
+}
+
+fn set_alias(
+    graph: &Graph,
+    entity: &str,
+    alias: &str,
+    present: bool,
+    at: DateTime<Utc>,
+) -> Result<()> {
+    let mut edit = EntityEdit::default();
+    if present {
+        edit.add_aliases.push(alias.to_owned());
+    } else {
+        edit.remove_aliases.push(alias.to_owned());
+    }
+    edit_quietly(graph, entity, &edit, at)
+}
+
+/// Edits an entity; a name that names another entity here is left out and said, not fatal:
+/// the person merges the two.
+fn edit_quietly(graph: &Graph, entity: &str, edit: &EntityEdit, at: DateTime<Utc>) -> Result<()> {
+    match graph.edit_entity(entity, edit, at) {
+        Ok(_) => Ok(()),
+        Err(Error::InvalidEntry(why)) => {
+            tracing::warn!(entity, %why, "sync: an entity edit left out");
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,326 @@
+//! Entities, Topics and durable nodes between two and three devices through a bare repository:
+//! concurrent edits of one entity, Topic and node; a merge and a delete against later edits; a
+//! retire against an edit made before it. Every device ends with the same graph, and a device
+//! that joins afterwards folds the same graph from the events alone.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+
+use super::{SyncRequest, sync};
+use crate::base::ids::{EntityId, TopicId};
+use crate::graph::contexts::NewWorkContext;
+use crate::graph::entities::{EntityEdit, NewEntity};
+use crate::graph::nodes::{Change, Warrant};
+use crate::graph::store::Store;
+use crate::graph::topics::TopicRules;
+use crate::review::promotion::{Evidence, ReviewDecision, Rule, decide};
+use crate::usecase::{self, NewTopic, TopicEdit};
+
+fn t(minutes: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 20, 9, 0, 0).unwrap() + Duration::minutes(minutes)
+}
+
+fn git_missing() -> bool {
+    std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_err()
+}
+
+fn bare_remote() -> (tempfile::TempDir, SyncRequest) {
+    let remote = tempfile::tempdir().unwrap();
+    assert!(
+        elnor_fixtures::bare_git_remote(remote.path()),
+        "no git on PATH"
+    );
+    let req = SyncRequest {
+        remote: Some(remote.path().display().to_string()),
+        owner: Some("dana".into()),
+    };
+    (remote, req)
+}
+
+/// What the person made of entities, Topics and nodes, as text to compare (times left out:
+/// each device stamps its own `updated_at`).
+fn graph_state(store: &Store) -> BTreeMap<String, String> {
+    let g = store.graph();
+    let mut out = BTreeMap::new();
+    for e in g.entities(None).unwrap() {
+        let mut aliases = e.aliases.clone();
+        aliases.sort();
+        out.insert(
+            format!("entity {}", e.entity_id),
+            format!(
+                "{} | {} | {:?} | {aliases:?}",
+                e.canonical_name, e.kind, e.deadline
+            ),
+        );
+    }
+    for tp in g.topics().unwrap() {
+        let members: Vec<String> = g
+            .topic_members(&tp.topic_id, &[])
+            .unwrap()
+            .into_iter()
+            .map(|m| format!("{}={}", m.doc_ref, m.status.as_str()))
+            .collect();
+        out.insert(
+            format!("topic {}", tp.topic_id),
+            format!(
+                "{} | {} | {} | {members:?}",
+                tp.name, tp.description, tp.collecting
+            ),
+        );
+    }
+    let nodes: Vec<(String, String, String, String)> = g
+        .with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT obligation_id, text, lifecycle_state, use_warrant FROM obligations
+                 UNION ALL
+                 SELECT directive_id, text, lifecycle_state, use_warrant FROM memory_directives
+                 ORDER BY 1",
+            )?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect()
+        })
+        .unwrap();
+    for (id, text, lifecycle, warrant) in nodes {
+        out.insert(
+            format!("node {id}"),
+            format!("{text} | {lifecycle} | {warrant}"),
+        );
+    }
+    out
+}
+
+fn entity(store: &Store, name: &str, kind: &str, now: DateTime<Utc>) -> EntityId {
+    let new = NewEntity {
+        kind: kind.into(),
+        canonical_name: name.into(),
+        aliases: Vec::new(),
+        deadline: None,
+    };
+    usecase::create_entity(store, &new, now)
+        .unwrap()
+        .value
+        .entity_id
+}
+
+fn topic(store: &Store, name: &str, now: DateTime<Utc>) -> TopicId {
+    let new = NewTopic {
+        name: name.into(),
+        description: String::new(),
+        rules: TopicRules::default(),
+        collecting: false,
+    };
+    usecase::create_topic(store, &new, now)
+        .unwrap()
+        .topic
+        .topic_id
+}
+
+/// An approved decision: the node every device will hold once the approval arrived.
+fn node(store: &Store, wc: &str, now: DateTime<Utc>) -> String {
+    let evidence = Evidence {
+        captured_at: now,
+        sessions: Vec::new(),
+        age_days: 3,
+        entity_id: None,
+        entity_name: None,
+        deadline: None,
+        because: "referenced in two sessions".into(),
+    };
+    let p = store
+        .graph()
+        .insert_synced_proposal(
+            Rule::ReferencedDecision,
+            wc,
+            "ce_decision",
+            "Parse with a hand-written lexer",
+            &evidence,
+            now,
+        )
+        .unwrap();
+    let approve = ReviewDecision::Approve { text: None };
+    decide(store, &[p.proposal_id], &approve, now).unwrap();
+    super::apply::node_id_for("ce_decision", Rule::ReferencedDecision)
+}
+
+fn converge(n: usize) {
+    let (_remote, req) = bare_remote();
+    let dirs: Vec<tempfile::TempDir> = (0..n).map(|_| tempfile::tempdir().unwrap()).collect();
+    let stores: Vec<Store> = dirs
+        .iter()
+        .map(|d| Store::open(d.path()).unwrap())
+        .collect();
+    let first = &stores[0];
+
+    // Device 0 makes the things everyone will edit, and sends them.
+    let wc = usecase::create_work_context(
+        first,
+        &NewWorkContext {
+            name: "Compiler".into(),
+            ..NewWorkContext::default()
+        },
+        t(0),
+    )
+    .unwrap()
+    .value
+    .work_context_id;
+    let parser = entity(first, "Parser", "component", t(1));
+    let lexer = entity(first, "Lexer", "component", t(1));
+    let papers = topic(first, "Papers", t(2));
+    let scratch = topic(first, "Scratch", t(2));
+    let decision = node(first, wc.as_str(), t(3));
+    for s in &stores {
+        sync(s, &req, t(5)).unwrap();
+    }
+    for (i, s) in stores.iter().enumerate() {
+        assert_eq!(
+            graph_state(s),
+            graph_state(first),
+            "device {i} after the first round"
+        );
+    }
+
+    // Offline, every device edits the same entity, Topic and node.
+    for (i, s) in stores.iter().enumerate() {
+        let at = t(40 + i as i64);
+        let edit = EntityEdit {
+            deadline: Some(Some(format!("2026-12-0{}", i + 1))),
+            add_aliases: vec![format!("parser {i}")],
+            ..EntityEdit::default()
+        };
+        usecase::edit_entity(s, &parser, &edit, at).unwrap();
+        let rename = TopicEdit {
+            name: Some(format!("Papers (device {i})")),
+            ..TopicEdit::default()
+        };
+        usecase::edit_topic(s, &papers, &rename, at).unwrap();
+    }
+    // Device 1 edits the node before device 0 retires it: the retire is in force everywhere,
+    // over the edited text. A third device hedges it in between: the retire's warrant wins.
+    usecase::change_node(
+        &stores[1],
+        &decision,
+        Change::Edit("Parse with a hand-written lexer and a Pratt parser".into()),
+        t(41),
+    )
+    .unwrap();
+    if n > 2 {
+        usecase::change_node(
+            &stores[2],
+            &decision,
+            Change::Warrant(Warrant::Hedge, Some("not sure any more".into())),
+            t(42),
+        )
+        .unwrap();
+    }
+    usecase::change_node(
+        first,
+        &decision,
+        Change::Retire(Some("moved to a parser generator".into())),
+        t(45),
+    )
+    .unwrap();
+    // Device 1 merges the lexer into the parser while device 0 changes the lexer's kind: the
+    // merge applies everywhere. Device 1 deletes a Topic that device 0 renames afterwards: it
+    // stays deleted.
+    usecase::merge_entities(&stores[1], &parser, &lexer, t(46)).unwrap();
+    let kind = EntityEdit {
+        kind: Some("tool".into()),
+        ..EntityEdit::default()
+    };
+    usecase::edit_entity(first, &lexer, &kind, t(47)).unwrap();
+    usecase::delete_topic(&stores[1], &scratch).unwrap();
+    let rename = TopicEdit {
+        name: Some("Scratch notes".into()),
+        ..TopicEdit::default()
+    };
+    usecase::edit_topic(first, &scratch, &rename, t(48)).unwrap();
+
+    // Syncs in both orders, twice around.
+    for round in 0..2 {
+        let order: Vec<usize> = if round == 0 {
+            (0..n).collect()
+        } else {
+            (0..n).rev().collect()
+        };
+        for i in order {
+            sync(&stores[i], &req, t(60 + round)).unwrap();
+        }
+    }
+    for s in &stores {
+        sync(s, &req, t(70)).unwrap();
+    }
+
+    let want = graph_state(first);
+    for (i, s) in stores.iter().enumerate().skip(1) {
+        assert_eq!(graph_state(s), want, "device {i} differs from device 0");
+    }
+    let last = n - 1;
+    let e = first.graph().entity(parser.as_str()).unwrap();
+    let deadline = format!("2026-12-0{}", last + 1);
+    assert!(
+        e.deadline
+            .as_deref()
+            .is_some_and(|d| d.starts_with(&deadline)),
+        "the last deadline set is kept: {:?}",
+        e.deadline
+    );
+    for i in 0..n {
+        assert!(
+            e.aliases.contains(&format!("parser {i}")),
+            "{:?}",
+            e.aliases
+        );
+    }
+    assert!(
+        e.aliases.iter().any(|a| a == "Lexer"),
+        "the merge: {:?}",
+        e.aliases
+    );
+    assert!(first.graph().entity(lexer.as_str()).is_err());
+    assert_eq!(
+        first.graph().topic(&papers).unwrap().name,
+        format!("Papers (device {last})")
+    );
+    assert!(first.graph().topic(&scratch).is_err(), "a delete stays");
+    let d = first.graph().node(&decision).unwrap().node;
+    assert_eq!(d.lifecycle.as_str(), "retired");
+    assert_eq!(d.warrant, Warrant::DoNotInject);
+    assert_eq!(d.text, "Parse with a hand-written lexer and a Pratt parser");
+    // The concurrent edits of one field are listed as conflicts on the devices that met them.
+    let fields: Vec<String> = stores
+        .iter()
+        .flat_map(|s| s.graph().sync_conflicts().unwrap())
+        .map(|c| c.field)
+        .collect();
+    for field in ["deadline", "name"] {
+        assert!(fields.iter().any(|f| f == field), "{field}: {fields:?}");
+    }
+
+    // A device that joins now folds the same graph from the events alone.
+    let late_dir = tempfile::tempdir().unwrap();
+    let late = Store::open(late_dir.path()).unwrap();
+    sync(&late, &req, t(80)).unwrap();
+    assert_eq!(graph_state(&late), want, "a device that joins late");
+}
+
+#[test]
+fn entities_topics_and_nodes_converge_on_two_devices() {
+    if git_missing() {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    converge(2);
+}
+
+#[test]
+fn entities_topics_and_nodes_converge_on_three_devices() {
+    if git_missing() {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    converge(3);
+}
