@@ -54,6 +54,9 @@ pub fn sync(store: &Store, a: &SyncArgs, json: bool) -> anyhow::Result<ExitCode>
                 .collect();
             println!("devices    {}", names.join(", "));
         }
+        if let Some(a) = &s.last_arrival {
+            println!("last in    {} ({})", a.sentence(), a.at);
+        }
         print_conflicts(&s.conflicts);
         return Ok(ExitCode::SUCCESS);
     }
@@ -77,15 +80,9 @@ pub fn sync(store: &Store, a: &SyncArgs, json: bool) -> anyhow::Result<ExitCode>
         "sent       {} entries, {} changes",
         done.sent_entries, done.sent_changes
     );
-    if done.from_devices.is_empty() {
-        println!("arrived    nothing new");
-    } else {
-        println!(
-            "arrived    {} entries, {} changes from {}",
-            done.arrived_entries,
-            done.arrived_changes,
-            done.from_devices.join(", ")
-        );
+    match &done.arrival {
+        None => println!("arrived    nothing new"),
+        Some(a) => println!("arrived    {}", a.sentence()),
     }
     print_conflicts(&done.conflicts);
     Ok(ExitCode::SUCCESS)

@@ -56,7 +56,10 @@ pub use usecase::reconstruct::{
     DiffCounts as ReconstructCounts, DiffItem as ReconstructItem, ItemChange as ReconstructChange,
     ReconstructMode, ReconstructReport, ReconstructRequest, reconstruct,
 };
-pub use usecase::sync::{SyncConflict, SyncRequest, SyncStatus, Synced, sync, sync_status};
+pub use usecase::sync::{
+    Arrival as SyncArrival, SyncConflict, SyncRequest, SyncStatus, Synced, sync, sync_due,
+    sync_status,
+};
 pub use usecase::today::{
     ACTIVE_DAYS as TODAY_ACTIVE_DAYS, AlertKind, HealthAlert, MovedContext, Today, WaitingQuestion,
     pending_review_count, today, today_with,

@@ -96,6 +96,8 @@ pub enum AlertKind {
     LostTurns,
     /// Two devices changed one thing without seeing each other's change; sync kept the later.
     SyncConflict,
+    /// A sync brought entries or changes from the person's other devices.
+    SyncArrived,
 }
 
 impl AlertKind {
@@ -110,6 +112,7 @@ impl AlertKind {
             AlertKind::DreamingOn => "dreaming_on",
             AlertKind::LostTurns => "lost_turns",
             AlertKind::SyncConflict => "sync_conflict",
+            AlertKind::SyncArrived => "sync_arrived",
         }
     }
 }
@@ -376,6 +379,14 @@ fn alerts(
     }
     out.extend(lost_turns_alert(store)?);
     out.extend(sync_conflict_alerts(store, now)?);
+    out.extend(
+        crate::usecase::sync::take_unseen_arrivals(store)?
+            .into_iter()
+            .map(|a| HealthAlert {
+                kind: AlertKind::SyncArrived,
+                message: format!("Arrived from your other devices. {}", a.sentence()),
+            }),
+    );
     if skipped_lines > 0 {
         out.push(HealthAlert {
             kind: AlertKind::UnreadableLines,
@@ -396,16 +407,7 @@ fn sync_conflict_alerts(store: &Store, now: DateTime<Utc>) -> Result<Vec<HealthA
     let graph = store.graph();
     let mut out = Vec::new();
     for c in graph.take_unseen_sync_conflicts(now)? {
-        let what = match graph.work_context(&c.subject) {
-            Ok(wc) => format!("the {} of \"{}\"", c.field.replace('_', " "), wc.name),
-            Err(_) => match c.subject.strip_prefix("review ") {
-                Some(rest) => format!(
-                    "the review of the proposal from entry {}",
-                    rest.split(' ').next().unwrap_or(rest)
-                ),
-                None => format!("{} of {}", c.field, c.subject),
-            },
-        };
+        let what = conflict_subject(graph, &c.subject, &c.field);
         out.push(HealthAlert {
             kind: AlertKind::SyncConflict,
             message: format!(
@@ -416,6 +418,40 @@ fn sync_conflict_alerts(store: &Store, now: DateTime<Utc>) -> Result<Vec<HealthA
         });
     }
     Ok(out)
+}
+
+/// What a conflict was about, named the way the person knows it: a work context, an entity or
+/// a Topic by its name, a piece of knowledge by its text, a review by its entry.
+fn conflict_subject(graph: &crate::graph::Graph, subject: &str, field: &str) -> String {
+    let field = field.replace('_', " ");
+    if let Ok(wc) = graph.work_context(subject) {
+        return format!("the {field} of \"{}\"", wc.name);
+    }
+    if let Some(rest) = subject.strip_prefix("review ") {
+        return format!(
+            "the review of the proposal from entry {}",
+            rest.split(' ').next().unwrap_or(rest)
+        );
+    }
+    if let Ok(e) = graph.entity(subject) {
+        return format!("the {field} of entity \"{}\"", e.canonical_name);
+    }
+    if let Some(t) = crate::base::ids::TopicId::new(subject)
+        .ok()
+        .and_then(|id| graph.topic(&id).ok())
+    {
+        return format!("the {field} of Topic \"{}\"", t.name);
+    }
+    if let Ok(n) = graph.node(subject) {
+        let text: String = n.node.text.chars().take(80).collect();
+        let more = if n.node.text.chars().count() > 80 {
+            "…"
+        } else {
+            ""
+        };
+        return format!("the {field} of \"{text}{more}\"");
+    }
+    format!("{field} of {subject}")
 }
 
 /// One alert for the transcript files that lost turns, naming the worst of them and the record

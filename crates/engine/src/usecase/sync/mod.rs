@@ -46,6 +46,13 @@ const REMOTE: &str = "remote";
 const OWNER: &str = "owner";
 const LAST_SYNC: &str = "last_sync_at";
 const LAST_PUSH: &str = "last_push_at";
+const LAST_ARRIVAL: &str = "last_arrival";
+const UNSEEN_ARRIVALS: &str = "unseen_arrivals";
+
+/// How long the background sync waits between syncs when nothing changed here, and at least
+/// between two syncs when something did (a capture, an edit).
+pub(crate) const SYNC_EVERY: chrono::Duration = chrono::Duration::minutes(15);
+pub(crate) const SYNC_AFTER_CHANGE: chrono::Duration = chrono::Duration::minutes(2);
 
 /// How many times a refused push fetches, merges and tries again before giving up for now.
 const PUSH_ATTEMPTS: usize = 4;
@@ -81,7 +88,65 @@ pub struct Synced {
     pub touched: Vec<WorkContextId>,
     /// Conflicts this sync found (all of them are in [`SyncStatus::conflicts`]).
     pub conflicts: Vec<SyncConflict>,
+    /// What arrived, in words for the person; `None` when nothing did.
+    pub arrival: Option<Arrival>,
     pub at: String,
+}
+
+/// What one sync brought from the person's other devices.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Arrival {
+    pub at: String,
+    /// The devices it came from, by name (and id when two share a name).
+    pub from: Vec<String>,
+    pub entries: usize,
+    /// The work contexts whose logs or settings changed, by name.
+    pub contexts: Vec<String>,
+    /// Graph changes by what they were about ("review decisions", "Topic changes", …).
+    pub changes: std::collections::BTreeMap<String, usize>,
+}
+
+impl Arrival {
+    /// One sentence: "From laptop: 120 entries in Thesis and Side work; 2 review decisions."
+    pub fn sentence(&self) -> String {
+        let mut parts = Vec::new();
+        if self.entries > 0 {
+            let mut p = format!("{} entr{}", self.entries, plural_y(self.entries));
+            if !self.contexts.is_empty() {
+                p.push_str(&format!(" in {}", and_list(&self.contexts)));
+            }
+            parts.push(p);
+        }
+        let changes: Vec<String> = self
+            .changes
+            .iter()
+            .map(|(what, n)| format!("{n} {}", singular_if_one(what, *n)))
+            .collect();
+        if !changes.is_empty() {
+            parts.push(and_list(&changes));
+        }
+        format!("From {}: {}.", and_list(&self.from), parts.join("; "))
+    }
+}
+
+fn plural_y(n: usize) -> &'static str {
+    if n == 1 { "y" } else { "ies" }
+}
+
+fn singular_if_one(what: &str, n: usize) -> String {
+    if n == 1 {
+        what.strip_suffix('s').unwrap_or(what).to_owned()
+    } else {
+        what.to_owned()
+    }
+}
+
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// Where sync stands (`elnor sync --status`, Settings → Sync).
@@ -102,6 +167,8 @@ pub struct SyncStatus {
     /// Devices that have written to the remote, by id and name.
     pub devices: Vec<(String, String)>,
     pub conflicts: Vec<SyncConflict>,
+    /// What the last sync that brought anything brought.
+    pub last_arrival: Option<Arrival>,
 }
 
 /// The sync repository's work tree: inside the store, never read by anything but sync.
@@ -163,6 +230,7 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
     };
     let mut touched: BTreeSet<WorkContextId> = BTreeSet::new();
     let mut from: BTreeSet<String> = BTreeSet::new();
+    let mut change_kinds: std::collections::BTreeMap<String, usize> = Default::default();
     for attempt in 1..=PUSH_ATTEMPTS {
         out.offline = git.fetch()?.err();
         if out.offline.is_none() {
@@ -175,6 +243,9 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
         let arrived = repo::take_in(store, &git, &device, now, &mut touched, &mut from)?;
         out.arrived_entries += arrived.entries;
         out.arrived_changes += arrived.changes;
+        for (what, n) in arrived.change_kinds {
+            *change_kinds.entry(what.to_owned()).or_default() += n;
+        }
         out.conflicts.extend(arrived.conflicts);
         let sent = repo::write_out(store, &git, &device, &owner)?;
         out.sent_entries += sent.entries;
@@ -205,8 +276,110 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
     graph.set_sync_state(LAST_SYNC, Some(&stamp(now)))?;
     out.from_devices = from.into_iter().collect();
     out.touched = touched.into_iter().collect();
+    out.arrival = record_arrival(store, &git, &out, change_kinds)?;
     rebuild(store, &out.touched, now);
     Ok(out)
+}
+
+/// Keeps what arrived, for Settings → Sync (the last arrival) and Today (each arrival once).
+fn record_arrival(
+    store: &Store,
+    git: &Git,
+    out: &Synced,
+    changes: std::collections::BTreeMap<String, usize>,
+) -> Result<Option<Arrival>> {
+    if out.arrived_entries == 0 && out.arrived_changes == 0 {
+        return Ok(None);
+    }
+    let graph = store.graph();
+    let names: std::collections::BTreeMap<String, String> =
+        repo::devices(git.dir())?.into_iter().collect();
+    let arrival = Arrival {
+        at: out.at.clone(),
+        from: out
+            .from_devices
+            .iter()
+            .map(|d| match names.get(d) {
+                Some(name) => format!("{name} ({d})"),
+                None => d.clone(),
+            })
+            .collect(),
+        entries: out.arrived_entries,
+        contexts: out
+            .touched
+            .iter()
+            .filter_map(|wc| graph.work_context(wc.as_str()).ok().map(|c| c.name))
+            .collect(),
+        changes,
+    };
+    let line = serde_json::to_string(&arrival)
+        .map_err(|e| Error::InvalidInput(format!("sync arrival: {e}")))?;
+    graph.set_sync_state(LAST_ARRIVAL, Some(&line))?;
+    let mut unseen = unseen_arrivals(store)?;
+    unseen.push(arrival.clone());
+    // Today shows each arrival once; a store nobody looks at keeps only the last few.
+    let keep = unseen.len().saturating_sub(20);
+    let list = serde_json::to_string(&unseen[keep..])
+        .map_err(|e| Error::InvalidInput(format!("sync arrivals: {e}")))?;
+    graph.set_sync_state(UNSEEN_ARRIVALS, Some(&list))?;
+    Ok(Some(arrival))
+}
+
+fn unseen_arrivals(store: &Store) -> Result<Vec<Arrival>> {
+    Ok(store
+        .graph()
+        .sync_state(UNSEEN_ARRIVALS)?
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default())
+}
+
+/// The arrivals nobody was shown yet, oldest first, marked shown by this call: Today lists each
+/// once.
+pub(crate) fn take_unseen_arrivals(store: &Store) -> Result<Vec<Arrival>> {
+    let unseen = unseen_arrivals(store)?;
+    if !unseen.is_empty() {
+        store.graph().set_sync_state(UNSEEN_ARRIVALS, None)?;
+    }
+    Ok(unseen)
+}
+
+/// Whether the background sync (the app's, after captures and on a timer) should sync now: a
+/// remote is set, and either [`SYNC_EVERY`] passed since the last sync, or something changed
+/// here since and [`SYNC_AFTER_CHANGE`] passed. Cheap: a few rows and one `stat` per log.
+pub fn sync_due(store: &Store, now: DateTime<Utc>) -> Result<bool> {
+    let graph = store.graph();
+    if graph.sync_state(REMOTE)?.is_none() {
+        return Ok(false);
+    }
+    let Some(last) = graph
+        .sync_state(LAST_SYNC)?
+        .and_then(|s| DateTime::parse_from_rfc3339(&s).ok())
+        .map(|t| t.with_timezone(&Utc))
+    else {
+        return Ok(true);
+    };
+    let since = now - last;
+    if since >= SYNC_EVERY {
+        return Ok(true);
+    }
+    if since < SYNC_AFTER_CHANGE {
+        return Ok(false);
+    }
+    let device = graph.device(now)?;
+    if graph.unexported_event_count(&device)? > 0 {
+        return Ok(true);
+    }
+    // A log written after the last sync holds entries not yet sent (or arrived ones: then the
+    // next sync finds nothing to send, which costs one fetch).
+    for wc in store.log_ids()? {
+        let written = std::fs::metadata(store.log(&wc).path())
+            .and_then(|m| m.modified())
+            .map(DateTime::<Utc>::from);
+        if written.is_ok_and(|w| w > last) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Derived data of what arrived is rebuilt here, as after any other canonical write.
@@ -236,6 +409,9 @@ pub fn sync_status(store: &Store, now: DateTime<Utc>) -> Result<SyncStatus> {
         unsent_changes: graph.unexported_event_count(&device)?,
         unsent_entries: repo::unsent_entries(store)?,
         conflicts: graph.sync_conflicts()?,
+        last_arrival: graph
+            .sync_state(LAST_ARRIVAL)?
+            .and_then(|s| serde_json::from_str(&s).ok()),
         ..SyncStatus::default()
     };
     let tree = work_tree(store);

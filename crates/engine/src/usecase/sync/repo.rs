@@ -139,7 +139,29 @@ pub(super) fn merge_remote(git: &Git) -> Result<()> {
 pub(super) struct Arrived {
     pub(super) entries: usize,
     pub(super) changes: usize,
+    /// The changes by what they were about (see [`change_topic`]).
+    pub(super) change_kinds: BTreeMap<&'static str, usize>,
     pub(super) conflicts: Vec<SyncConflict>,
+}
+
+/// What a graph change was about, in the words Today uses for what arrived.
+pub(super) fn change_topic(change: &GraphChange) -> &'static str {
+    match change {
+        GraphChange::ContextKnown { .. }
+        | GraphChange::ContextSet { .. }
+        | GraphChange::RuleSet { .. }
+        | GraphChange::ContextMerge { .. } => "work context changes",
+        GraphChange::ReviewDecided { .. } => "review decisions",
+        GraphChange::EntityKnown { .. }
+        | GraphChange::EntitySet { .. }
+        | GraphChange::EntityAlias { .. }
+        | GraphChange::EntityMerge { .. } => "entity edits",
+        GraphChange::TopicKnown { .. }
+        | GraphChange::TopicSet { .. }
+        | GraphChange::TopicDeleted { .. }
+        | GraphChange::TopicPin { .. } => "Topic changes",
+        GraphChange::NodeSet { .. } | GraphChange::NodeSuperseded { .. } => "knowledge edits",
+    }
 }
 
 /// The complete lines of a file past `offset`, and the offset after the last of them.
@@ -227,6 +249,10 @@ pub(super) fn take_in(
     events.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     for ev in &events {
         from.insert(ev.device.clone());
+        *arrived
+            .change_kinds
+            .entry(change_topic(&ev.change))
+            .or_default() += 1;
         super::apply::apply(store, ev, touched)?;
         graph.store_event(ev, Some(now))?;
     }
@@ -345,6 +371,9 @@ pub(super) fn write_out(store: &Store, git: &Git, device: &str, owner: &str) -> 
         if context.as_ref().is_some_and(|c| c.local_only) {
             continue;
         }
+        let Some(signature) = unread_since_sent(store, &wc)? else {
+            continue;
+        };
         let fresh: Vec<ContinuityEntry> = store
             .log(&wc)
             .read()?
@@ -353,6 +382,7 @@ pub(super) fn write_out(store: &Store, git: &Git, device: &str, owner: &str) -> 
             .filter(|e| !seen.contains(e.entry_id.as_str()))
             .collect();
         if fresh.is_empty() {
+            graph.set_sync_state(&sent_key(&wc), Some(&signature))?;
             continue;
         }
         if let Some(context) = &context {
@@ -372,6 +402,7 @@ pub(super) fn write_out(store: &Store, git: &Git, device: &str, owner: &str) -> 
             .map(|e| (e.entry_id.to_string(), wc.to_string(), device.to_owned()))
             .collect();
         graph.mark_entries_synced(&marks)?;
+        graph.set_sync_state(&sent_key(&wc), Some(&signature))?;
         sent.entries += fresh.len();
     }
 
@@ -469,6 +500,30 @@ fn ensure_known(store: &Store, context: &crate::graph::contexts::WorkContext) ->
     Ok(())
 }
 
+/// The `sync_state` key of a log's sent mark.
+fn sent_key(wc: &WorkContextId) -> String {
+    format!("sent {wc}")
+}
+
+/// The log's file as it is now (length and modification time), when it changed since every
+/// entry in it was sent or received; `None` when it did not, so a sync and the status read only
+/// the logs that moved instead of every log of the store. A log rewritten (a merge of arrivals,
+/// an eviction) has a new time, so it is read again: the mark saves work, never an entry.
+fn unread_since_sent(store: &Store, wc: &WorkContextId) -> Result<Option<String>> {
+    let log = store.log(wc);
+    let Ok(meta) = fs::metadata(log.path()) else {
+        return Ok(Some(String::new()));
+    };
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let signature = format!("{}:{modified}", meta.len());
+    let mark = store.graph().sync_state(&sent_key(wc))?;
+    Ok((mark.as_deref() != Some(signature.as_str())).then_some(signature))
+}
+
 /// Entries in this store's logs not yet sent.
 pub(super) fn unsent_entries(store: &Store) -> Result<u64> {
     let graph = store.graph();
@@ -479,6 +534,7 @@ pub(super) fn unsent_entries(store: &Store) -> Result<u64> {
             .work_context(wc.as_str())
             .map(|c| c.local_only)
             .unwrap_or(false)
+            || unread_since_sent(store, &wc)?.is_none()
         {
             continue;
         }

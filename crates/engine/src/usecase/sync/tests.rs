@@ -189,3 +189,96 @@ fn review_decisions_travel_and_the_later_one_is_in_force() {
     );
     assert!(shown(&a).is_empty() && shown(&b).is_empty());
 }
+
+#[test]
+fn what_arrived_is_said_once_and_the_background_sync_runs_when_due() {
+    let remote = tempfile::tempdir().unwrap();
+    if !elnor_fixtures::bare_git_remote(remote.path()) {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    let req = SyncRequest {
+        remote: Some(remote.path().display().to_string()),
+        owner: Some("dana".into()),
+    };
+    // Real time: the background rule compares log files' modification times with the last
+    // sync, and the file system stamps those with the clock.
+    let base = Utc::now();
+    let at = |m: i64| base + Duration::minutes(m);
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = Store::open(dirs[0].path()).unwrap();
+    let b = Store::open(dirs[1].path()).unwrap();
+    let wc = crate::usecase::create_work_context(
+        &a,
+        &NewWorkContext {
+            name: "Thesis".into(),
+            ..NewWorkContext::default()
+        },
+        at(0),
+    )
+    .unwrap()
+    .value
+    .work_context_id;
+    let push = crate::inputs::observe::Push {
+        text: "Drafted chapter two".into(),
+        work_context: Some(wc.clone()),
+        entities: Vec::new(),
+    };
+    crate::usecase::push(&a, &push, at(0)).unwrap();
+
+    // No remote: never due. A remote never synced with: due.
+    assert!(!super::sync_due(&b, at(0)).unwrap());
+    let sent = sync(&a, &req, at(1)).unwrap();
+    assert!(
+        sent.arrival.is_none(),
+        "nothing arrived on the first device"
+    );
+    assert!(!super::sync_due(&a, at(2)).unwrap(), "just synced");
+    assert!(
+        !super::sync_due(&a, at(10)).unwrap(),
+        "nothing changed here"
+    );
+    assert!(super::sync_due(&a, at(16)).unwrap(), "the timer");
+    let rename = crate::graph::contexts::WorkContextEdit {
+        name: Some("Thesis, chapter two".into()),
+        ..Default::default()
+    };
+    crate::usecase::edit_work_context(&a, &wc, &rename, at(3)).unwrap();
+    assert!(
+        super::sync_due(&a, at(4)).unwrap(),
+        "an edit waits to be sent"
+    );
+
+    // The second device: what arrived is said in words, kept for Settings, and shown on Today
+    // once.
+    let got = sync(&b, &req, at(5)).unwrap();
+    let arrival = got.arrival.expect("entries and changes arrived");
+    assert!(arrival.entries >= 1, "{arrival:?}");
+    assert_eq!(arrival.contexts, vec!["Thesis".to_owned()]);
+    assert!(
+        arrival.changes.contains_key("work context changes"),
+        "{arrival:?}"
+    );
+    let sentence = arrival.sentence();
+    assert!(sentence.starts_with("From "), "{sentence}");
+    assert!(sentence.contains("in Thesis"), "{sentence}");
+    assert_eq!(
+        super::sync_status(&b, at(5)).unwrap().last_arrival,
+        Some(arrival.clone())
+    );
+    let kind = crate::usecase::today::AlertKind::SyncArrived;
+    let shown = |store: &Store| -> Vec<String> {
+        crate::usecase::today::today(store, at(6))
+            .unwrap()
+            .alerts
+            .into_iter()
+            .filter(|a| a.kind == kind)
+            .map(|a| a.message)
+            .collect()
+    };
+    let first = shown(&b);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(first[0].contains(&sentence), "{}", first[0]);
+    assert!(shown(&b).is_empty(), "shown once");
+    assert!(shown(&a).is_empty(), "nothing arrived on the first device");
+}
