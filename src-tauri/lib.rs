@@ -7,11 +7,13 @@
 //! (`scheduler.rs`) and the file watcher over the tracked folders (`watcher.rs`) run beside the
 //! window for the app's lifetime. Long work the person starts from Settings (the embedding
 //! model's download, the embedding backfill, the index rebuild) runs on the job runner's threads
-//! (`jobs.rs`), which the UI polls for progress and can cancel.
+//! (`jobs.rs`), which the UI polls for progress and can cancel. With a sync remote set, the
+//! background sync (`background_sync.rs`) syncs after changes and on a timer.
 //!
 //! Diagnostics go to stderr through `tracing`; `ELNOR_LOG` (an env-filter spec, as for the CLI)
 //! chooses how much.
 
+mod background_sync;
 mod commands;
 mod jobs;
 mod scheduler;
@@ -77,12 +79,15 @@ pub fn run() {
     let state = state::AppState::open(store_flag);
     if let Ok(store) = state.store() {
         scheduler::start(store.clone(), state.nightly_handle(), state.agent_handle());
+        background_sync::start(store.clone(), state.sync_handle());
         state.watcher().start(store);
     }
     let result = tauri::Builder::default()
         .manage(state)
         .invoke_handler(tauri::generate_handler![
             commands::status::status_get,
+            commands::sync::sync_get,
+            commands::sync::sync_run,
             commands::settings::settings_get,
             commands::settings::settings_set_mode,
             commands::sessions::sessions_list,

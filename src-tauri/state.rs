@@ -10,6 +10,7 @@ use elnor_engine::Agent;
 use elnor_engine::{Store, StoreLocation};
 use elnor_types::{CommandError, ErrorKind, IngestStatus};
 
+use crate::background_sync::SyncHandle;
 use crate::jobs::Jobs;
 use crate::scheduler::NightlyHandle;
 use crate::watcher::WatcherHandle;
@@ -27,6 +28,8 @@ pub struct AppState {
     watcher: Arc<WatcherHandle>,
     /// The model download, the embedding backfill and the index rebuild, with their progress.
     jobs: Jobs,
+    /// Whether a sync runs now and how the last one ended, shared with the background sync.
+    sync: SyncHandle,
 }
 
 impl AppState {
@@ -45,7 +48,13 @@ impl AppState {
             nightly: Arc::default(),
             watcher: Arc::default(),
             jobs: Jobs::default(),
+            sync: SyncHandle::default(),
         }
+    }
+
+    /// The sync run state, shared with the background sync thread.
+    pub fn sync_handle(&self) -> SyncHandle {
+        self.sync.clone()
     }
 
     /// The shared progress of the running (or last) ingest.

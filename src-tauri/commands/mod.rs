@@ -17,5 +17,6 @@ pub mod search;
 pub mod sessions;
 pub mod settings;
 pub mod status;
+pub mod sync;
 pub mod timeline;
 pub mod topics;

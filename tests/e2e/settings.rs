@@ -1,7 +1,9 @@
 //! Settings: the tracked folders and ignore patterns the file watcher works from, and the
 //! observations of it that reach the Timeline; the Search card's long jobs (the model download
 //! from a local mirror, cancelled and then finished, the embedding backfill, and search by meaning
-//! afterwards; the backfill's error without a model, and the index rebuild). (The continuity mode and fields are checked where
+//! afterwards; the backfill's error without a model, and the index rebuild); Sync (a remote set,
+//! a sync that takes in another device's work, the sidebar's light and Today's line about what
+//! arrived). (The continuity mode and fields are checked where
 //! they matter, in `home` and `contexts`; living memory in `inspector`.)
 
 use crate::harness::{App, Check, Ui, ensure, ensure_eq};
@@ -283,4 +285,86 @@ async fn building_embeddings_without_a_model_says_why_and_the_index_rebuilds() {
         Ok(())
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn settings_sets_a_sync_remote_syncs_and_shows_what_arrived() {
+    use elnor_engine::{NewWorkContext, Push, Store, SyncRequest};
+    let world = World::new();
+    world.store();
+    let remote = world.path("memory.git");
+    std::fs::create_dir(&remote).unwrap();
+    if !elnor_fixtures::bare_git_remote(&remote) {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    let url = remote.display().to_string();
+    let owner = "dana@example.org";
+    // The laptop, another device of the same person, synced its work first.
+    let laptop = Store::open(world.path("laptop")).unwrap();
+    let now = elnor_engine::now();
+    let new = NewWorkContext {
+        name: "Grant proposal".into(),
+        ..NewWorkContext::default()
+    };
+    let wc = elnor_engine::create_work_context(&laptop, &new, now)
+        .unwrap()
+        .value
+        .work_context_id;
+    let push = Push {
+        text: "Sent the budget table to the co-applicants".into(),
+        work_context: Some(wc.clone()),
+        entities: Vec::new(),
+    };
+    elnor_engine::push(&laptop, &push, now).unwrap();
+    let req = SyncRequest {
+        remote: Some(url.clone()),
+        owner: Some(owner.into()),
+    };
+    elnor_engine::sync(&laptop, &req, now).unwrap();
+
+    App::with(&world, async |ui| {
+        ui.find("#sync-light[data-light='off']").await?;
+        ui.click("#nav-settings").await?;
+        ui.find("#sync-off").await?;
+        ui.type_into("#sync-owner", owner).await?;
+        ui.type_into("#sync-remote", &url).await?;
+        ui.click("#sync-set-remote").await?;
+        let said = ui
+            .wait_text("#sync-result", |t| t.starts_with("Synced"))
+            .await?;
+        ensure!(said.contains("in Grant proposal"), "{said}");
+        ensure_eq!(ui.text("#sync-remote-now").await?, url);
+        let arrival = ui.text("#sync-arrival").await?;
+        ensure!(arrival.contains("Grant proposal"), "{arrival}");
+        let devices = ui.text("#sync-devices").await?;
+        ensure!(devices.contains("(this one)"), "{devices}");
+        ensure_eq!(devices.matches("), ").count(), 1, "two devices: {devices}");
+        ui.find("#sync-light[data-light='synced']").await?;
+        ui.screenshot("sync").await;
+        // Today says what arrived, once.
+        ui.click("#nav-home").await?;
+        let line = ui
+            .wait_text("li.need.alert[data-kind='sync_arrived']", |t| {
+                t.contains("Arrived from your other devices")
+            })
+            .await?;
+        ensure!(line.contains("Grant proposal"), "{line}");
+        Ok(())
+    })
+    .await;
+
+    // On disk: the remote is set, and the laptop's entry is in this store's log.
+    let store = world.store();
+    let status = elnor_engine::sync_status(&store, elnor_engine::now()).unwrap();
+    assert_eq!(status.remote.as_deref(), Some(url.as_str()));
+    let tail = elnor_engine::log_tail(&store, &wc, 10).unwrap();
+    assert!(
+        tail.entries
+            .iter()
+            .any(|e| format!("{:?}", e.content).contains("budget table")),
+        "{:?}",
+        tail.entries
+    );
 }

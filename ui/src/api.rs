@@ -31,6 +31,7 @@ use elnor_types::{
 };
 use elnor_types::{HeadWriteOutcome, HeadWriteRequest, HeadsRefreshed, HeadsRequest, HeadsView};
 use elnor_types::{JobKind, JobRef, JobStatus, ReconstructStartRequest};
+use elnor_types::{SyncRan, SyncRunRequest, SyncView};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -545,6 +546,16 @@ pub async fn job_cancel(kind: JobKind) -> Result<JobStatus, CommandError> {
 /// Every background job's status, in `JobKind::ALL` order.
 pub async fn jobs_get() -> Result<Vec<JobStatus>, CommandError> {
     invoke::<cmd::JobsGet>(()).await
+}
+
+/// Where sync stands (Settings → Sync, the sidebar's light); no network.
+pub async fn sync_get() -> Result<SyncView, CommandError> {
+    invoke::<cmd::SyncGet>(()).await
+}
+
+/// Sets the remote when the request names one, then syncs now.
+pub async fn sync_run(request: SyncRunRequest) -> Result<SyncRan, CommandError> {
+    invoke::<cmd::SyncRun>(request).await
 }
 
 /// The tracked folders, the ignore rules and the file watcher's state.

@@ -67,6 +67,91 @@ pub fn use_activity() -> Activity {
     expect_context::<Activity>()
 }
 
+/// Bumped to make the sidebar's sync light read again: by a timer, and by Settings → Sync after
+/// a sync it ran.
+#[derive(Debug, Clone, Copy)]
+pub struct SyncBeat(RwSignal<u32>);
+
+impl SyncBeat {
+    pub fn bump(self) {
+        self.0.update(|g| *g += 1);
+    }
+}
+
+/// The sync beat provided by [`App`].
+pub fn use_sync_beat() -> SyncBeat {
+    expect_context::<SyncBeat>()
+}
+
+/// The sidebar's sync light: off, synced, waiting to send (or offline), running or failed, read
+/// every [`PENDING_POLL_MS`] and after Settings ran a sync; a click opens Settings.
+#[component]
+fn SyncLight() -> impl IntoView {
+    let nav = crate::nav::use_nav();
+    let beat = use_sync_beat();
+    let light = LocalResource::new(move || {
+        beat.0.track();
+        api::sync_get()
+    });
+    let said = move || {
+        light.with(|v| match v.as_ref().and_then(|r| r.as_ref().ok()) {
+            None => ("off", "Sync: reading…".to_owned()),
+            Some(v) => {
+                let text = match v.light.as_str() {
+                    "off" => "Sync is off: set a remote in Settings".to_owned(),
+                    "running" => "Syncing now".to_owned(),
+                    "failed" => format!(
+                        "The last sync failed: {}",
+                        v.problem.clone().unwrap_or_default()
+                    ),
+                    "waiting" => match &v.problem {
+                        Some(p) => format!("Waiting to send ({p})"),
+                        None => format!(
+                            "{} entries and {} changes wait for the next sync",
+                            v.unsent_entries, v.unsent_changes
+                        ),
+                    },
+                    _ => format!(
+                        "Synced {}",
+                        v.last_sync_at
+                            .as_deref()
+                            .map(crate::components::short_time)
+                            .unwrap_or_default()
+                    ),
+                };
+                (
+                    match v.light.as_str() {
+                        "synced" => "synced",
+                        "waiting" => "waiting",
+                        "running" => "running",
+                        "failed" => "failed",
+                        _ => "off",
+                    },
+                    text,
+                )
+            }
+        })
+    };
+    view! {
+        <button
+            id="sync-light"
+            class="sync-light"
+            data-light=move || said().0
+            title=move || said().1
+            on:click=move |_| nav.go(Route::of(Page::Settings))
+        >
+            <span class="dot" aria-hidden="true"></span>
+            {move || match said().0 {
+                "synced" => "Synced",
+                "waiting" => "Sync waiting",
+                "running" => "Syncing…",
+                "failed" => "Sync failed",
+                _ => "Sync off",
+            }}
+        </button>
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let nav = Nav::provide();
@@ -78,6 +163,8 @@ pub fn App() -> impl IntoView {
     let pending = PendingReviews(RwSignal::new(None));
     provide_context(pending);
     provide_context(Activity(RwSignal::new(0)));
+    let sync_beat = SyncBeat(RwSignal::new(0));
+    provide_context(sync_beat);
     // Whether the push dialog is open. The shortcut works from any page and inside text fields
     // too: Ctrl+Shift+P types nothing, and none of the pages' own keys (the Review page's plain
     // letters and arrows) carries a modifier, so it clashes with none of them.
@@ -105,6 +192,7 @@ pub fn App() -> impl IntoView {
                 .0
                 .set(api::review_count().await.ok().map(|c| c.pending));
             api::sleep(PENDING_POLL_MS).await;
+            sync_beat.bump();
         }
     });
     let button = move |id: &'static str, label: &'static str, target: Page| {
@@ -172,6 +260,7 @@ pub fn App() -> impl IntoView {
                     <kbd>"Ctrl+Shift+P"</kbd>
                 </button>
                 <div class="sidebar-foot">
+                    <SyncLight />
                     <ThemeSwitch />
                     <button
                         id="nav-keys"

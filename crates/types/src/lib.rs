@@ -280,7 +280,88 @@ pub mod commands {
         JobCancel = "job_cancel"(JobRef) -> JobStatus;
         /// `jobs_get`: `() -> Vec<JobStatus>` (every kind of job, in `JobKind::ALL` order)
         JobsGet = "jobs_get"() -> Vec<JobStatus>;
+        /// `sync_get`: `() -> SyncView` (where sync stands, without the network: the remote, the
+        /// last sync, what waits to be sent, the devices, what came in last, the conflicts, and
+        /// the background sync's state)
+        SyncGet = "sync_get"() -> SyncView;
+        /// `sync_run`: `SyncRunRequest -> SyncRan` (sets the remote when given, then syncs now)
+        SyncRun = "sync_run"(SyncRunRequest) -> SyncRan;
     }
+}
+
+/// Reply of [`commands::SyncGet`]: Settings → Sync and the sidebar's light.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncView {
+    pub device: String,
+    pub device_name: Option<String>,
+    /// The remote, when one is set: sync is off until then.
+    pub remote: Option<String>,
+    pub owner: Option<String>,
+    /// RFC 3339.
+    pub last_sync_at: Option<String>,
+    pub unsent_entries: u64,
+    pub unsent_changes: u64,
+    pub ahead_commits: u64,
+    pub behind_commits: u64,
+    /// The devices that wrote to the remote.
+    pub devices: Vec<SyncDeviceRow>,
+    /// What the last sync that brought anything brought, in a sentence, and when.
+    pub last_arrival: Option<String>,
+    pub last_arrival_at: Option<String>,
+    /// Every conflict sync resolved, newest first.
+    pub conflicts: Vec<SyncConflictRow>,
+    /// Whether a sync is running now (the background one or the button's).
+    pub running: bool,
+    /// Why the last sync failed or could not reach the remote, until one succeeds.
+    pub problem: Option<String>,
+    /// `off` (no remote), `synced`, `waiting` (something to send, or offline), `failed` or
+    /// `running`: the sidebar's light.
+    pub light: String,
+}
+
+/// One device of [`SyncView`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncDeviceRow {
+    pub device: String,
+    pub name: String,
+    /// Whether it is this machine.
+    pub this: bool,
+}
+
+/// One resolved conflict of [`SyncView`]: two devices wrote one field, the later write is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncConflictRow {
+    pub subject: String,
+    pub field: String,
+    pub kept_device: String,
+    pub kept_value: String,
+    pub lost_device: String,
+    pub lost_value: String,
+    pub found_at: String,
+}
+
+/// Request of [`commands::SyncRun`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncRunRequest {
+    /// Set (or change) the remote: a git URL or a bare repository's path.
+    pub remote: Option<String>,
+    /// Whose memory this is; by default the person's git `user.email`.
+    pub owner: Option<String>,
+}
+
+/// Reply of [`commands::SyncRun`]: what the sync did, and where sync stands after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncRan {
+    pub pushed: bool,
+    /// Why the remote could not be reached (the work is committed here and goes next time).
+    pub offline: Option<String>,
+    pub sent_entries: u64,
+    pub sent_changes: u64,
+    /// What arrived, in a sentence; `None` when nothing did.
+    pub arrival: Option<String>,
+    /// Conflicts this sync resolved.
+    pub conflicts: u64,
+    pub view: SyncView,
 }
 
 /// The continuity mode (CSA §5.1), as the UI shows it.

@@ -286,6 +286,8 @@ pub enum SettingsSection {
     ReviewAndNightly,
     Search,
     FoldersAndSources,
+    /// The sync remote and where sync stands (no config field: the remote is the store's).
+    Sync,
     Privacy,
     /// Not the person's to change (the config format's version).
     Internal,
@@ -293,13 +295,14 @@ pub enum SettingsSection {
 
 impl SettingsSection {
     /// Every section a person sees, in order.
-    pub const SHOWN: [SettingsSection; 7] = [
+    pub const SHOWN: [SettingsSection; 8] = [
         SettingsSection::Capture,
         SettingsSection::ModelsAndKeys,
         SettingsSection::Brief,
         SettingsSection::ReviewAndNightly,
         SettingsSection::Search,
         SettingsSection::FoldersAndSources,
+        SettingsSection::Sync,
         SettingsSection::Privacy,
     ];
 
@@ -312,6 +315,7 @@ impl SettingsSection {
             SettingsSection::ReviewAndNightly => "review",
             SettingsSection::Search => "search",
             SettingsSection::FoldersAndSources => "sources",
+            SettingsSection::Sync => "sync",
             SettingsSection::Privacy => "privacy",
             SettingsSection::Internal => "internal",
         }
@@ -326,6 +330,7 @@ impl SettingsSection {
             SettingsSection::ReviewAndNightly => "Review & nightly",
             SettingsSection::Search => "Search",
             SettingsSection::FoldersAndSources => "Folders & sources",
+            SettingsSection::Sync => "Sync",
             SettingsSection::Privacy => "Privacy",
             SettingsSection::Internal => "Internal",
         }

@@ -64,10 +64,25 @@ pub(super) fn NeedsCard(today: TodayView) -> impl IntoView {
                     </a>
                 }
             });
+            // What sync brought or resolved is shown in full in Settings → Sync.
+            let sync = matches!(a.kind.as_str(), "sync_arrived" | "sync_conflict").then(|| {
+                view! {
+                    <a
+                        href="#"
+                        class="alert-link"
+                        on:click=move |ev| {
+                            ev.prevent_default();
+                            nav.go(Route::of(Page::Settings));
+                        }
+                    >
+                        "See Sync"
+                    </a>
+                }
+            });
             view! {
                 <li class="need alert" data-kind=a.kind.clone()>
                     <span class="alert-mark" aria-hidden="true">"!"</span>
-                    <span>{a.message.clone()} " " {health}</span>
+                    <span>{a.message.clone()} " " {health} {sync}</span>
                 </li>
             }
         })

@@ -3,7 +3,8 @@
 //! test), Brief (what briefs keep, and living memory: the person's own facts and preferences,
 //! Tier 3 of every brief), Review & nightly, Search (the embedder, its jobs, its settings),
 //! Folders & sources (the transcript sources, managed only here, and the tracked folders whose
-//! file changes become observations), and Privacy (what agents may read and search).
+//! file changes become observations), Sync (the git remote the person's devices share), and
+//! Privacy (what agents may read and search).
 //!
 //! Every field's label, help and refusal come from the engine in plain words. Saving goes
 //! through the shell to the engine, which validates and writes the config atomically.
@@ -16,6 +17,7 @@ mod continuity;
 mod folders;
 mod living_memory;
 mod search;
+mod sync;
 
 use elnor_types::ContinuitySettings;
 use leptos::prelude::*;
@@ -27,6 +29,7 @@ use continuity::{ContinuitySection, section_fields};
 use folders::TrackedFoldersCard;
 use living_memory::LivingMemoryCard;
 use search::SearchCard;
+use sync::SyncCard;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -80,6 +83,7 @@ fn SettingsSections(settings: ContinuitySettings) -> impl IntoView {
                 }
                 "brief" => view! { <LivingMemoryCard /> }.into_any(),
                 "search" => view! { <SearchCard /> }.into_any(),
+                "sync" => view! { <SyncCard /> }.into_any(),
                 "sources" => {
                     let generation = RwSignal::new(0u32);
                     view! {
