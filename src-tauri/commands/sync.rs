@@ -115,3 +115,29 @@ pub async fn sync_run(
     })
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use elnor_engine::SyncStatus;
+
+    use super::light;
+
+    #[test]
+    fn the_light_says_off_running_failed_waiting_or_synced() {
+        let off = SyncStatus::default();
+        assert_eq!(light(&off, false, None), "off");
+        let set = SyncStatus {
+            remote: Some("/srv/memory.git".into()),
+            ..SyncStatus::default()
+        };
+        assert_eq!(light(&set, false, None), "synced");
+        assert_eq!(light(&set, true, Some("git said no")), "running");
+        assert_eq!(light(&set, false, Some("git said no")), "failed");
+        assert_eq!(light(&set, false, Some("offline: no route")), "waiting");
+        let unsent = SyncStatus {
+            unsent_changes: 2,
+            ..set.clone()
+        };
+        assert_eq!(light(&unsent, false, None), "waiting");
+    }
+}
