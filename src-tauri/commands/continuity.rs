@@ -45,6 +45,7 @@ fn fields(store: &Store, config: &ContinuityConfig) -> ConfigFields {
                 choices,
                 choice_labels: f.choice_labels.iter().map(|l| (*l).to_owned()).collect(),
                 ask: f.ask(),
+                travels: f.travels(),
             }
         })
         .collect();

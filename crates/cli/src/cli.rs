@@ -187,7 +187,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config_get(&store, key.as_deref(), args.json)
         }
         Command::Config(ConfigCommand::Set { key, value }) => {
-            let config = store.set_config(key, value)?;
+            let config = elnor_engine::configure(&store, key, value, elnor_engine::now())?;
             let value = config.get(key)?;
             if args.json {
                 output::json(&serde_json::json!({ "key": key, "value": value }))?;

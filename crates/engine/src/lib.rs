@@ -67,12 +67,12 @@ pub use usecase::today::{
 pub use usecase::watcher::{FileWatcher, OnObservation, WatcherState, WatcherStatus};
 pub use usecase::{
     Edited, NewTopic, Pass, TopicChange, TopicEdit, add_library_collection, add_link_rule,
-    capture_due, capture_session, change_node, collect_topics, create_entity, create_topic,
-    create_work_context, delete_topic, deliver_updates, download_embedding_model, edit_entity,
-    edit_topic, edit_work_context, embed, embed_status, find_sessions, ingest, link_entity,
-    log_tail, merge_entities, merge_work_contexts, pass, pin_topic_member, preview_push, push,
-    reconcile_folders, refresh_heads, refresh_views, reindex, remove_link_rule, search,
-    set_setting, sweep_nodes, unlink_entity, unpin_topic_member,
+    capture_due, capture_session, change_node, collect_topics, configure, create_entity,
+    create_topic, create_work_context, delete_topic, deliver_updates, download_embedding_model,
+    edit_entity, edit_topic, edit_work_context, embed, embed_status, find_sessions, ingest,
+    link_entity, log_tail, merge_entities, merge_work_contexts, pass, pin_topic_member,
+    preview_push, push, reconcile_folders, refresh_heads, refresh_views, reindex, remove_link_rule,
+    search, set_setting, sweep_nodes, unlink_entity, unpin_topic_member,
 };
 
 // The parsers of outside input as functions of bytes, for the fuzz targets in `fuzz/` only.

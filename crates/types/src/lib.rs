@@ -972,6 +972,10 @@ pub struct ConfigFieldRow {
     pub choice_labels: Vec<String>,
     /// What to enter, said to a person ("Enter a whole number from 1 to 50.").
     pub ask: String,
+    /// Whether a change travels to the person's other devices through sync; the others are
+    /// this machine's alone (the mode, models, embedder, folders).
+    #[serde(default)]
+    pub travels: bool,
 }
 
 /// A section of Settings: its id (an anchor) and heading.

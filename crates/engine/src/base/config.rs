@@ -338,6 +338,25 @@ impl SettingsSection {
 }
 
 impl ConfigField {
+    /// Whether the setting is the person's wherever they work, so it travels to their other
+    /// devices through sync: what is captured and kept, what briefs hold, review and the nightly
+    /// job, and what agents may read. Settings that depend on the machine stay on it: the
+    /// continuity mode and the models (one machine has a local model, another does not), the
+    /// embedder and its files, the folders and the watcher's timing.
+    pub fn travels(&self) -> bool {
+        match self.section {
+            SettingsSection::Capture => self.key != "mode",
+            SettingsSection::Brief
+            | SettingsSection::ReviewAndNightly
+            | SettingsSection::Privacy => true,
+            SettingsSection::ModelsAndKeys
+            | SettingsSection::Search
+            | SettingsSection::FoldersAndSources
+            | SettingsSection::Sync
+            | SettingsSection::Internal => false,
+        }
+    }
+
     /// What the field asks for, said to a person ("Enter a whole number from 1 to 50.").
     pub fn ask(&self) -> String {
         match self.rule {

@@ -136,6 +136,11 @@ pub enum GraphChange {
         #[serde(default)]
         reason: Option<String>,
     },
+    /// A setting that travels (`ConfigField::travels`) set by the person, with its new value.
+    SettingSet {
+        key: String,
+        value: serde_json::Value,
+    },
     /// A durable node replaced by a new one (`successor`, made from the node, the text and
     /// the time, so every device makes the same one).
     NodeSuperseded {
@@ -164,6 +169,7 @@ impl GraphChange {
             GraphChange::TopicPin { .. } => "topic_pin",
             GraphChange::NodeSet { .. } => "node_set",
             GraphChange::NodeSuperseded { .. } => "node_superseded",
+            GraphChange::SettingSet { .. } => "setting_set",
         }
     }
 }
@@ -639,8 +645,12 @@ pub(crate) fn fields_of(change: &GraphChange) -> Vec<(String, String)> {
             set.keys().map(|f| (node.clone(), f.clone())).collect()
         }
         GraphChange::NodeSuperseded { node, .. } => vec![(node.clone(), "lifecycle".to_owned())],
+        GraphChange::SettingSet { key, .. } => vec![(SETTINGS_SUBJECT.to_owned(), key.clone())],
     }
 }
+
+/// The sync subject of the settings that travel: one field per setting.
+pub(crate) const SETTINGS_SUBJECT: &str = "settings";
 
 /// The fields of an entity under last-writer-wins.
 pub(crate) const ENTITY_FIELDS: [&str; 3] = ["canonical_name", "kind", "deadline"];

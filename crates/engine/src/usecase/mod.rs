@@ -271,7 +271,29 @@ pub fn set_setting(store: &Store, key: &str, raw: &str) -> Result<crate::Continu
         )));
     }
     field.check_input(raw).map_err(crate::Error::InvalidInput)?;
-    store.set_config(key, raw)
+    configure(store, key, raw, crate::base::clock::now())
+}
+
+/// Sets one config field (`elnor config set`, and Settings through [`set_setting`]); a setting
+/// that travels (`ConfigField::travels`) is recorded for the person's other devices.
+pub fn configure(
+    store: &Store,
+    key: &str,
+    raw: &str,
+    now: DateTime<Utc>,
+) -> Result<crate::ContinuityConfig> {
+    let config = store.set_config(key, raw)?;
+    if crate::base::config::field(key).is_some_and(|f| f.travels()) {
+        let value = config.get(key)?;
+        store.graph().record_change(
+            GraphChange::SettingSet {
+                key: key.to_owned(),
+                value,
+            },
+            now,
+        )?;
+    }
+    Ok(config)
 }
 
 /// Where a push would reach, without storing it (the push box's preview, `elnor push

@@ -190,7 +190,20 @@ pub(super) fn FieldEditor(row: ConfigFieldRow) -> impl IntoView {
         <div class="field">
             {input}
             {move || saved().then(|| view! { <span class="saved-mark">"saved"</span> })}
-            <p class="hint" title=row.ask.clone()>{row.help.clone()}</p>
+            <p class="hint" title=row.ask.clone()>
+                {row.help.clone()}
+                {(!row.travels)
+                    .then(|| {
+                        view! {
+                            <span
+                                class="badge machine-only"
+                                title="Sync leaves this setting on this machine: your other devices keep their own."
+                            >
+                                "this machine only"
+                            </span>
+                        }
+                    })}
+            </p>
             {move || {
                 error()
                     .map(|e| {

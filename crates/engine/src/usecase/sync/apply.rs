@@ -238,6 +238,7 @@ pub(super) fn apply(
             nodes::supersede(graph, ev, node, successor, text)?;
             touch_node_context(graph, node, touched);
         }
+        GraphChange::SettingSet { key, value } => setting(store, ev, key, value)?,
         GraphChange::ContextMerge { keep, absorb } => {
             graph.sync_write(ev, absorb, "merged_into", None)?;
             let keep = graph.merged_into(keep)?;
@@ -251,6 +252,35 @@ pub(super) fn apply(
                 touched.remove(&absorbed);
                 touched.insert(WorkContextId::new(&keep)?);
             }
+        }
+    }
+    Ok(())
+}
+
+/// A setting another device's person set: written here when it is the newest write and the
+/// setting travels in this version; a value this version refuses is left out and said.
+fn setting(store: &Store, ev: &GraphEvent, key: &str, value: &serde_json::Value) -> Result<()> {
+    let graph = store.graph();
+    let Some(field) = crate::base::config::field(key).filter(|f| f.travels()) else {
+        return Ok(());
+    };
+    let incoming = text_of(value);
+    let in_force = store
+        .config()
+        .ok()
+        .and_then(|c| c.get(key).ok())
+        .map(|v| text_of(&v))
+        .unwrap_or_default();
+    let subject = crate::graph::sync::SETTINGS_SUBJECT;
+    let write = graph.sync_write(ev, subject, key, Some((&incoming, &in_force)))?;
+    if write == Write::Apply && incoming != in_force {
+        let raw = if value.is_null() {
+            "null".to_owned()
+        } else {
+            incoming
+        };
+        if let Err(e) = store.set_config(field.key, &raw) {
+            tracing::warn!(key, error = %e, "sync: a setting from another device left out");
         }
     }
     Ok(())

@@ -90,6 +90,13 @@ fn graph_state(store: &Store) -> BTreeMap<String, String> {
             format!("{text} | {lifecycle} | {warrant}"),
         );
     }
+    let config = store.config().unwrap();
+    for f in crate::base::config::FIELDS.iter().filter(|f| f.travels()) {
+        out.insert(
+            format!("setting {}", f.key),
+            config.get(f.key).unwrap().to_string(),
+        );
+    }
     out
 }
 
@@ -198,6 +205,13 @@ fn converge(n: usize) {
         };
         usecase::edit_topic(s, &papers, &rename, at).unwrap();
     }
+    // Every device sets how long session summaries are kept (the last one is kept everywhere);
+    // device 0 also points its embedder at a local server, which stays on device 0.
+    for (i, s) in stores.iter().enumerate() {
+        let days = format!("{}", 40 + i);
+        usecase::configure(s, "session_summary_ttl_days", &days, t(40 + i as i64)).unwrap();
+    }
+    usecase::configure(first, "embedding_base_url", "http://127.0.0.1:9", t(40)).unwrap();
     // Device 1 edits the node before device 0 retires it: the retire is in force everywhere,
     // over the edited text. A third device hedges it in between: the retire's warrant wins.
     usecase::change_node(
@@ -290,13 +304,27 @@ fn converge(n: usize) {
     assert_eq!(d.lifecycle.as_str(), "retired");
     assert_eq!(d.warrant, Warrant::DoNotInject);
     assert_eq!(d.text, "Parse with a hand-written lexer and a Pratt parser");
+    let ttl = first
+        .config()
+        .unwrap()
+        .get("session_summary_ttl_days")
+        .unwrap();
+    assert_eq!(ttl, serde_json::json!(40 + last));
+    for s in &stores[1..] {
+        let url = s.config().unwrap().get("embedding_base_url").unwrap();
+        assert_ne!(
+            url,
+            serde_json::json!("http://127.0.0.1:9"),
+            "a machine's setting stays"
+        );
+    }
     // The concurrent edits of one field are listed as conflicts on the devices that met them.
     let fields: Vec<String> = stores
         .iter()
         .flat_map(|s| s.graph().sync_conflicts().unwrap())
         .map(|c| c.field)
         .collect();
-    for field in ["deadline", "name"] {
+    for field in ["deadline", "name", "session_summary_ttl_days"] {
         assert!(fields.iter().any(|f| f == field), "{field}: {fields:?}");
     }
 

@@ -161,6 +161,7 @@ pub(super) fn change_topic(change: &GraphChange) -> &'static str {
         | GraphChange::TopicDeleted { .. }
         | GraphChange::TopicPin { .. } => "Topic changes",
         GraphChange::NodeSet { .. } | GraphChange::NodeSuperseded { .. } => "knowledge edits",
+        GraphChange::SettingSet { .. } => "setting changes",
     }
 }
 
@@ -464,7 +465,8 @@ fn is_local_only(store: &Store, change: &GraphChange) -> Result<bool> {
         GraphChange::EntityKnown { .. }
         | GraphChange::EntitySet { .. }
         | GraphChange::EntityAlias { .. }
-        | GraphChange::EntityMerge { .. } => return Ok(false),
+        | GraphChange::EntityMerge { .. }
+        | GraphChange::SettingSet { .. } => return Ok(false),
     };
     context_local_only(store, context)
 }
