@@ -563,10 +563,7 @@ pub async fn living_facts_add(
 ) -> ReplyOf<cmd::LivingFactsAdd> {
     let store = state.store()?;
     blocking(move || {
-        store
-            .graph()
-            .add_living_fact(&request.text, elnor_engine::now())
-            .map_err(err)?;
+        elnor_engine::add_living_fact(&store, &request.text, elnor_engine::now()).map_err(err)?;
         facts(&store)
     })
     .await
@@ -579,15 +576,14 @@ pub async fn living_facts_edit(
 ) -> ReplyOf<cmd::LivingFactsEdit> {
     let store = state.store()?;
     blocking(move || {
-        store
-            .graph()
-            .edit_living_fact(
-                request.fact_id,
-                request.text.as_deref(),
-                request.position,
-                elnor_engine::now(),
-            )
-            .map_err(err)?;
+        elnor_engine::edit_living_fact(
+            &store,
+            request.fact_id,
+            request.text.as_deref(),
+            request.position,
+            elnor_engine::now(),
+        )
+        .map_err(err)?;
         facts(&store)
     })
     .await
@@ -600,9 +596,7 @@ pub async fn living_facts_remove(
 ) -> ReplyOf<cmd::LivingFactsRemove> {
     let store = state.store()?;
     blocking(move || {
-        store
-            .graph()
-            .remove_living_fact(request.fact_id)
+        elnor_engine::remove_living_fact(&store, request.fact_id, elnor_engine::now())
             .map_err(err)?;
         facts(&store)
     })

@@ -401,18 +401,18 @@ pub fn facts_cmd(store: &Store, cmd: &FactsCommand, json: bool) -> anyhow::Resul
             }
         }
         FactsCommand::Add { text } => {
-            let f = graph.add_living_fact(text, now)?;
+            let f = elnor_engine::add_living_fact(store, text, now)?;
             print_fact(&f, json)?;
         }
         FactsCommand::Edit { id, text, position } => {
             if text.is_none() && position.is_none() {
                 crate::usage!("nothing to change: pass --text or --position");
             }
-            let f = graph.edit_living_fact(*id, text.as_deref(), *position, now)?;
+            let f = elnor_engine::edit_living_fact(store, *id, text.as_deref(), *position, now)?;
             print_fact(&f, json)?;
         }
         FactsCommand::Remove { id } => {
-            graph.remove_living_fact(*id)?;
+            elnor_engine::remove_living_fact(store, *id, now)?;
             if json {
                 output::json(&serde_json::json!({ "removed": id }))?;
             } else {

@@ -47,6 +47,7 @@ pub use usecase::lineage::{
     drill_down_from as lineage_drill_down_from, expand_lineage, lineage_node_of, locate_lineage,
     rebuild_lineage, refresh_lineage,
 };
+pub use usecase::living::{add_living_fact, edit_living_fact, remove_living_fact};
 pub use usecase::nightly::{
     NightlyReport, is_due as nightly_is_due, last_run as nightly_last_run,
     next_scheduled as nightly_next_scheduled, run as run_nightly,

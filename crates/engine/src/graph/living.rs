@@ -24,6 +24,8 @@ pub const MAX_FACTS: usize = 50;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LivingFact {
     pub fact_id: i64,
+    /// The fact's key on every device it travels to (the id is this store's).
+    pub fact_key: String,
     pub text: String,
     /// 1-based order in Tier 3.
     pub position: i64,
@@ -70,13 +72,15 @@ fn validate(text: &str) -> Result<String> {
 
 fn fact_in(c: &Connection, id: i64) -> rusqlite::Result<Option<LivingFact>> {
     c.query_row(
-        "SELECT fact_id, text, position, tokens, created_at, updated_at FROM living_facts
-         WHERE fact_id = ?1",
+        &format!("SELECT {FACT_COLUMNS} FROM living_facts WHERE fact_id = ?1"),
         [id],
         row_fact,
     )
     .optional()
 }
+
+/// The columns [`row_fact`] reads, in its order.
+const FACT_COLUMNS: &str = "fact_id, text, position, tokens, created_at, updated_at, fact_key";
 
 fn row_fact(r: &rusqlite::Row<'_>) -> rusqlite::Result<LivingFact> {
     Ok(LivingFact {
@@ -86,7 +90,21 @@ fn row_fact(r: &rusqlite::Row<'_>) -> rusqlite::Result<LivingFact> {
         tokens: r.get(3)?,
         created_at: r.get(4)?,
         updated_at: r.get(5)?,
+        fact_key: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
     })
+}
+
+/// A new fact's key: unique across devices (the text, the instant and this process).
+fn new_key(text: &str, now: DateTime<Utc>, n: i64) -> String {
+    use sha2::{Digest, Sha256};
+    let seed = format!(
+        "{text}\n{}\n{n}\n{}",
+        now.timestamp_nanos_opt().unwrap_or_default(),
+        std::process::id()
+    );
+    let digest = Sha256::digest(seed.as_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("lf_{hex}")
 }
 
 fn not_found(id: i64) -> Error {
@@ -100,10 +118,9 @@ impl Graph {
     /// The person's facts, in Tier 3 order.
     pub fn living_facts(&self) -> Result<Vec<LivingFact>> {
         self.with_conn_result(|c| {
-            let mut stmt = c.prepare(
-                "SELECT fact_id, text, position, tokens, created_at, updated_at FROM living_facts
-                 ORDER BY position, fact_id",
-            )?;
+            let mut stmt = c.prepare(&format!(
+                "SELECT {FACT_COLUMNS} FROM living_facts ORDER BY position, fact_id"
+            ))?;
             stmt.query_map([], row_fact)?.collect()
         })
     }
@@ -123,9 +140,9 @@ impl Graph {
             )));
         }
         tx.execute(
-            "INSERT INTO living_facts (text, position, tokens, created_at, updated_at)
-             VALUES (?1, (SELECT coalesce(max(position), 0) + 1 FROM living_facts), ?2, ?3, ?3)",
-            params![text, tokens, ts(now)],
+            "INSERT INTO living_facts (text, position, tokens, created_at, updated_at, fact_key)
+             VALUES (?1, (SELECT coalesce(max(position), 0) + 1 FROM living_facts), ?2, ?3, ?3, ?4)",
+            params![text, tokens, ts(now), new_key(&text, now, n)],
         )
         .map_err(|e| self.sql(e))?;
         let id = tx.last_insert_rowid();
@@ -195,6 +212,87 @@ impl Graph {
             return Err(not_found(id));
         }
         Ok(())
+    }
+
+    /// The fact with this key, if it is here.
+    pub(crate) fn living_fact_by_key(&self, key: &str) -> Result<Option<LivingFact>> {
+        self.with_conn_result(|c| {
+            c.query_row(
+                &format!("SELECT {FACT_COLUMNS} FROM living_facts WHERE fact_key = ?1"),
+                [key],
+                row_fact,
+            )
+            .optional()
+        })
+    }
+
+    /// Writes a fact another device's person made or edited (sync), under its key: made when
+    /// absent (at the end, until the order is derived again), its text set when present.
+    pub(crate) fn sync_living_fact(
+        &self,
+        key: &str,
+        text: &str,
+        created_at: &str,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        let text = validate(text)?;
+        let tokens = Line::new(&text).tokens;
+        self.with_conn_result(|c| {
+            c.execute(
+                "INSERT INTO living_facts (text, position, tokens, created_at, updated_at, fact_key)
+                 VALUES (?1, (SELECT coalesce(max(position), 0) + 1 FROM living_facts), ?2, ?3,
+                         ?4, ?5)
+                 ON CONFLICT (fact_key) DO UPDATE
+                 SET text = excluded.text, tokens = excluded.tokens, updated_at = excluded.updated_at",
+                params![text, tokens, created_at, ts(now), key],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Removes the fact with this key, if it is here.
+    pub(crate) fn remove_living_fact_by_key(&self, key: &str) -> Result<()> {
+        self.with_conn_result(|c| {
+            c.execute("DELETE FROM living_facts WHERE fact_key = ?1", [key])
+        })?;
+        Ok(())
+    }
+
+    /// Puts the facts in `order` (by key) first, in that order, and the others after them by
+    /// when they were made: the order the person set on any device, with what other devices
+    /// added since at the end, the same on every device.
+    pub(crate) fn order_living_facts(&self, order: &[String]) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        let facts: Vec<(i64, String, String)> = tx
+            .prepare("SELECT fact_id, coalesce(fact_key, ''), created_at FROM living_facts")
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .map_err(|e| self.sql(e))?;
+        let rank = |key: &str| order.iter().position(|k| k == key).unwrap_or(usize::MAX);
+        let mut sorted = facts;
+        sorted.sort_by(|a, b| (rank(&a.1), &a.2, &a.1).cmp(&(rank(&b.1), &b.2, &b.1)));
+        for (i, (id, _, _)) in sorted.iter().enumerate() {
+            tx.execute(
+                "UPDATE living_facts SET position = ?2 WHERE fact_id = ?1",
+                params![id, i as i64 + 1],
+            )
+            .map_err(|e| self.sql(e))?;
+        }
+        tx.commit().map_err(|e| self.sql(e))
+    }
+
+    /// Derives the facts' positions from the order the person last set on any device (kept by
+    /// sync), with the facts it does not name after it: what every device does after a change,
+    /// so two devices with the same facts show them in the same order.
+    pub(crate) fn order_living_facts_as_set(&self) -> Result<()> {
+        let order: Vec<String> = self
+            .sync_state(crate::graph::sync::LIVING_ORDER)?
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default();
+        self.order_living_facts(&order)
     }
 
     /// Tier 3's candidates: the person's facts in order, then memory directives, oldest first.

@@ -136,6 +136,18 @@ pub enum GraphChange {
         #[serde(default)]
         reason: Option<String>,
     },
+    /// A living-memory fact the person added, under its key.
+    FactKnown {
+        fact: String,
+        text: String,
+        created_at: String,
+    },
+    /// A living-memory fact's text changed by the person.
+    FactSet { fact: String, text: String },
+    /// A living-memory fact removed: it stays removed whatever edit of it arrives later.
+    FactRemoved { fact: String },
+    /// The order the person gave their facts (keys, first first); facts not in it follow.
+    FactOrder { order: Vec<String> },
     /// A setting that travels (`ConfigField::travels`) set by the person, with its new value.
     SettingSet {
         key: String,
@@ -170,6 +182,10 @@ impl GraphChange {
             GraphChange::NodeSet { .. } => "node_set",
             GraphChange::NodeSuperseded { .. } => "node_superseded",
             GraphChange::SettingSet { .. } => "setting_set",
+            GraphChange::FactKnown { .. } => "fact_known",
+            GraphChange::FactSet { .. } => "fact_set",
+            GraphChange::FactRemoved { .. } => "fact_removed",
+            GraphChange::FactOrder { .. } => "fact_order",
         }
     }
 }
@@ -646,11 +662,22 @@ pub(crate) fn fields_of(change: &GraphChange) -> Vec<(String, String)> {
         }
         GraphChange::NodeSuperseded { node, .. } => vec![(node.clone(), "lifecycle".to_owned())],
         GraphChange::SettingSet { key, .. } => vec![(SETTINGS_SUBJECT.to_owned(), key.clone())],
+        GraphChange::FactKnown { fact, .. } | GraphChange::FactSet { fact, .. } => {
+            vec![(fact.clone(), "text".to_owned())]
+        }
+        GraphChange::FactRemoved { fact } => vec![(fact.clone(), "removed".to_owned())],
+        GraphChange::FactOrder { .. } => vec![(LIVING_SUBJECT.to_owned(), "order".to_owned())],
     }
 }
 
 /// The sync subject of the settings that travel: one field per setting.
 pub(crate) const SETTINGS_SUBJECT: &str = "settings";
+
+/// The sync subject of the living-memory facts' order.
+pub(crate) const LIVING_SUBJECT: &str = "living memory";
+
+/// The `sync_state` key of the facts' order in force (keys, JSON).
+pub(crate) const LIVING_ORDER: &str = "living_order";
 
 /// The fields of an entity under last-writer-wins.
 pub(crate) const ENTITY_FIELDS: [&str; 3] = ["canonical_name", "kind", "deadline"];

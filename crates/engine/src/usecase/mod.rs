@@ -12,6 +12,7 @@ pub mod fuzzing;
 pub mod harness;
 pub mod health;
 pub mod lineage;
+pub mod living;
 pub mod nightly;
 pub mod reconstruct;
 pub mod sync;

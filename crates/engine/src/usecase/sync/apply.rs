@@ -4,6 +4,7 @@
 //! Topics and durable nodes have their own modules.
 
 mod entities;
+mod living;
 mod nodes;
 mod topics;
 
@@ -239,6 +240,10 @@ pub(super) fn apply(
             touch_node_context(graph, node, touched);
         }
         GraphChange::SettingSet { key, value } => setting(store, ev, key, value)?,
+        GraphChange::FactKnown { .. }
+        | GraphChange::FactSet { .. }
+        | GraphChange::FactRemoved { .. }
+        | GraphChange::FactOrder { .. } => living::apply(graph, ev)?,
         GraphChange::ContextMerge { keep, absorb } => {
             graph.sync_write(ev, absorb, "merged_into", None)?;
             let keep = graph.merged_into(keep)?;

@@ -90,6 +90,13 @@ fn graph_state(store: &Store) -> BTreeMap<String, String> {
             format!("{text} | {lifecycle} | {warrant}"),
         );
     }
+    let facts: Vec<String> = g
+        .living_facts()
+        .unwrap()
+        .into_iter()
+        .map(|f| format!("{}={}", f.fact_key, f.text))
+        .collect();
+    out.insert("living memory, in order".into(), facts.join(" | "));
     let config = store.config().unwrap();
     for f in crate::base::config::FIELDS.iter().filter(|f| f.travels()) {
         out.insert(
@@ -179,6 +186,16 @@ fn converge(n: usize) {
     let papers = topic(first, "Papers", t(2));
     let scratch = topic(first, "Scratch", t(2));
     let decision = node(first, wc.as_str(), t(3));
+    let fact = |text: &str| {
+        usecase::living::add_living_fact(first, text, t(4))
+            .unwrap()
+            .fact_id
+    };
+    let (vim, tabs, mornings) = (
+        fact("Prefers vim keybindings"),
+        fact("Indents with tabs"),
+        fact("Works mornings"),
+    );
     for s in &stores {
         sync(s, &req, t(5)).unwrap();
     }
@@ -212,6 +229,28 @@ fn converge(n: usize) {
         usecase::configure(s, "session_summary_ttl_days", &days, t(40 + i as i64)).unwrap();
     }
     usecase::configure(first, "embedding_base_url", "http://127.0.0.1:9", t(40)).unwrap();
+    // Living memory: device 1 rewords a fact and adds one; device 0 puts the last fact first
+    // and removes one that device 1 rewords afterwards (a removal stays).
+    let on = |s: &Store, id: i64| -> i64 {
+        // Row ids are each store's own: the fact is found on the other store by its key.
+        let key = first
+            .graph()
+            .living_facts()
+            .unwrap()
+            .into_iter()
+            .find(|f| f.fact_id == id)
+            .unwrap()
+            .fact_key;
+        s.graph().living_fact_by_key(&key).unwrap().unwrap().fact_id
+    };
+    let second = &stores[1];
+    let (tabs_1, vim_1) = (on(second, tabs), on(second, vim));
+    usecase::living::edit_living_fact(second, tabs_1, Some("Indents with two spaces"), None, t(41))
+        .unwrap();
+    usecase::living::add_living_fact(second, "Writes in British English", t(42)).unwrap();
+    usecase::living::edit_living_fact(first, mornings, None, Some(1), t(43)).unwrap();
+    usecase::living::remove_living_fact(first, vim, t(43)).unwrap();
+    usecase::living::edit_living_fact(second, vim_1, Some("Prefers helix"), None, t(44)).unwrap();
     // Device 1 edits the node before device 0 retires it: the retire is in force everywhere,
     // over the edited text. A third device hedges it in between: the retire's warrant wins.
     usecase::change_node(
@@ -304,6 +343,22 @@ fn converge(n: usize) {
     assert_eq!(d.lifecycle.as_str(), "retired");
     assert_eq!(d.warrant, Warrant::DoNotInject);
     assert_eq!(d.text, "Parse with a hand-written lexer and a Pratt parser");
+    let texts: Vec<String> = first
+        .graph()
+        .living_facts()
+        .unwrap()
+        .into_iter()
+        .map(|f| f.text)
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Works mornings",
+            "Indents with two spaces",
+            "Writes in British English"
+        ],
+        "the order set, the edit kept, the removal kept, the new fact after"
+    );
     let ttl = first
         .config()
         .unwrap()

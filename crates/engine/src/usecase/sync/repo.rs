@@ -162,6 +162,10 @@ pub(super) fn change_topic(change: &GraphChange) -> &'static str {
         | GraphChange::TopicPin { .. } => "Topic changes",
         GraphChange::NodeSet { .. } | GraphChange::NodeSuperseded { .. } => "knowledge edits",
         GraphChange::SettingSet { .. } => "setting changes",
+        GraphChange::FactKnown { .. }
+        | GraphChange::FactSet { .. }
+        | GraphChange::FactRemoved { .. }
+        | GraphChange::FactOrder { .. } => "living-memory edits",
     }
 }
 
@@ -466,7 +470,11 @@ fn is_local_only(store: &Store, change: &GraphChange) -> Result<bool> {
         | GraphChange::EntitySet { .. }
         | GraphChange::EntityAlias { .. }
         | GraphChange::EntityMerge { .. }
-        | GraphChange::SettingSet { .. } => return Ok(false),
+        | GraphChange::SettingSet { .. }
+        | GraphChange::FactKnown { .. }
+        | GraphChange::FactSet { .. }
+        | GraphChange::FactRemoved { .. }
+        | GraphChange::FactOrder { .. } => return Ok(false),
     };
     context_local_only(store, context)
 }
