@@ -879,13 +879,21 @@ struct TurnRow {
 }
 
 /// The turn's own id in the harness's file, which a person can look up there: Claude Code's
-/// `uuid` and OpenClaw's entry `id` (the tail of our turn id), Codex's line number (Codex
-/// records carry no id of their own), counted in the file when it is still on disk.
+/// `uuid` and OpenClaw's entry `id` (the tail of our turn id); else the record's line number,
+/// counted in the file when it is still on disk: Codex records carry no id of their own, nor do
+/// the entries of pi's first session format.
 fn record_of(row: &TurnRow, lines: &mut LineNumbers) -> Option<String> {
-    if row.harness == "codex" {
-        return lines
+    native_record(row).or_else(|| {
+        lines
             .line_at(Path::new(&row.source_path), row.source_offset)
-            .map(|n| format!("line:{n}"));
+            .map(|n| format!("line:{n}"))
+    })
+}
+
+/// The harness's own id of the turn's record, when it wrote one.
+fn native_record(row: &TurnRow) -> Option<String> {
+    if row.harness == "codex" {
+        return None;
     }
     let prefix = format!(":{}:", row.session_id);
     let at = row.turn_id.find(&prefix)?;

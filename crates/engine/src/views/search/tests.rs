@@ -821,3 +821,45 @@ fn a_window_past_the_earliest_date_searches_all_time() {
     let ids = |r: &SearchResult| r.hits.iter().map(|h| h.doc_id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&found), ids(&all_time));
 }
+
+#[test]
+fn a_turn_whose_record_has_no_id_points_at_its_line() {
+    // pi's first session format wrote entries without ids: the hit names the record's line, as a
+    // Codex hit does, so every turn hit can be cited and found in its file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("session.jsonl");
+    std::fs::write(
+        &file,
+        "{\"type\":\"session\"}\n{\"type\":\"message\"}\n{\"type\":\"message\"}\n",
+    )
+    .unwrap();
+    let third_line = std::fs::read_to_string(&file)
+        .unwrap()
+        .match_indices('\n')
+        .nth(1)
+        .unwrap()
+        .0
+        + 1;
+    let row = |turn_id: &str| super::TurnRow {
+        seq: 3,
+        turn_id: turn_id.to_owned(),
+        session_id: "s1".to_owned(),
+        harness: "openclaw".to_owned(),
+        role: "user".to_owned(),
+        kind: "message".to_owned(),
+        text: "hello".to_owned(),
+        timestamp: None,
+        source_path: file.display().to_string(),
+        source_offset: third_line as i64,
+    };
+    let mut lines = super::LineNumbers::default();
+    let hashed = format!("openclaw:s1:h{}", "0".repeat(20));
+    assert_eq!(
+        super::record_of(&row(&hashed), &mut lines).as_deref(),
+        Some("line:3")
+    );
+    assert_eq!(
+        super::record_of(&row("openclaw:s1:a1b2c3d4"), &mut lines).as_deref(),
+        Some("a1b2c3d4")
+    );
+}
