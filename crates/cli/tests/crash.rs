@@ -1072,10 +1072,13 @@ fn acknowledged_writes_survive_sigkill_at_random_points() {
 }
 
 /// Sync killed at random points (issue 40): two stores (devices) share a bare repository; on
-/// each round one store appends an entry (acknowledged when `elnor log append` exits 0), then a
+/// each round one store appends an entry (acknowledged when `elnor log append` exits 0), every
+/// fifth round also a living-memory fact (a graph event, acknowledged when `elnor facts add`
+/// exits 0), then a
 /// sync of either store is killed with SIGKILL, with the git it runs (the whole process group,
 /// as a power cut would), after a random delay. At the end both sync to completion: each holds
-/// every acknowledged entry exactly once, the logs are the same bytes, and the remote passes
+/// every acknowledged entry exactly once, the logs are the same bytes, both hold every
+/// acknowledged fact exactly once and in the same order, and the remote passes
 /// `git fsck`. `ELNOR_SYNC_CRASH_ITERATIONS` (default 200) sets the number of kill points.
 #[test]
 fn a_sync_killed_at_any_point_loses_and_doubles_nothing() {
@@ -1109,6 +1112,7 @@ fn a_sync_killed_at_any_point_loses_and_doubles_nothing() {
         assert!(out.status.success(), "{}", text(&out));
     }
     let mut acked: BTreeSet<String> = BTreeSet::new();
+    let mut facts: BTreeSet<String> = BTreeSet::new();
     let (mut kills, mut finished) = (0u64, 0u64);
     // A sync's duration here, refined as the run goes, spreads the kills over it.
     let mut estimate = 0.15f64;
@@ -1121,6 +1125,13 @@ fn a_sync_killed_at_any_point_loses_and_doubles_nothing() {
         );
         assert!(out.status.success(), "{}", text(&out));
         acked.insert(question);
+        // Living memory keeps at most 50 facts; 40 leaves room whatever the iterations.
+        if i % 5 == 0 && facts.len() < 40 {
+            let fact = format!("fact {i} of seed {seed}");
+            let out = run(writer, &["facts", "add", &fact]);
+            assert!(out.status.success(), "{}", text(&out));
+            facts.insert(fact);
+        }
         let syncer = stores[rng.below(2)].path();
         let mut child = Command::new(elnor_bin())
             .arg("--store")
@@ -1180,6 +1191,29 @@ fn a_sync_killed_at_any_point_loses_and_doubles_nothing() {
         acked.len(),
         "seed {seed}: an entry nobody wrote"
     );
+    let fact_lists: Vec<Vec<String>> = stores
+        .iter()
+        .map(|s| {
+            let out = run(s.path(), &["facts", "list", "--json"]);
+            assert!(out.status.success(), "{}", text(&out));
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let list = v.as_array().or_else(|| v["facts"].as_array()).unwrap();
+            list.iter()
+                .map(|f| f["text"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        fact_lists[0], fact_lists[1],
+        "seed {seed}: the facts differ"
+    );
+    let held: BTreeSet<String> = fact_lists[0].iter().cloned().collect();
+    assert_eq!(
+        held.len(),
+        fact_lists[0].len(),
+        "seed {seed}: a fact doubled"
+    );
+    assert_eq!(held, facts, "seed {seed}: a fact lost or one nobody wrote");
     let fsck = Command::new("git")
         .arg("-C")
         .arg(remote.path())
