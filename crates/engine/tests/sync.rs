@@ -515,6 +515,22 @@ fn a_local_only_context_never_travels() {
         ..WorkContextEdit::default()
     };
     edit_work_context(a, &private, &edit, t(2)).unwrap();
+    // A Topic scoped to the private context, made and deleted: neither travels.
+    let lens = elnor_engine::NewTopic {
+        name: "Dosage lens qv3".into(),
+        description: String::new(),
+        rules: elnor_engine::TopicRules {
+            query: "dosage".into(),
+            work_context: Some(private.clone()),
+            ..elnor_engine::TopicRules::default()
+        },
+        collecting: false,
+    };
+    let topic = elnor_engine::create_topic(a, &lens, t(2))
+        .unwrap()
+        .topic
+        .topic_id;
+    elnor_engine::delete_topic(a, &topic).unwrap();
     let open = context(a, "Garden", None, t(0));
     append(a, &open, "garden", 3, t(1));
     let sent = sync(a, &remote_of(&remote), t(3)).unwrap();
@@ -531,7 +547,7 @@ fn a_local_only_context_never_travels() {
     assert!(objects.status.success());
     let all = String::from_utf8_lossy(&objects.stdout);
     assert!(all.contains("garden: open question 0?"));
-    for secret in ["zq7", "xk41", private.as_str()] {
+    for secret in ["zq7", "xk41", "qv3", private.as_str(), topic.as_str()] {
         assert!(!all.contains(secret), "{secret} was pushed");
     }
     let b = &stores[1].1;

@@ -370,6 +370,24 @@ impl Graph {
             .collect()
     }
 
+    /// The events that name `subject` (a Topic's, a node's id), newest first: what a change of
+    /// a thing that is gone since said about it.
+    pub(crate) fn events_about(&self, subject: &str) -> Result<Vec<GraphEvent>> {
+        let needle = serde_json::to_string(subject)
+            .map_err(|e| Error::InvalidEntry(format!("graph event subject: {e}")))?;
+        let bodies: Vec<String> = self.with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT body FROM sync_events WHERE instr(body, ?1) > 0
+                 ORDER BY at DESC, event_id DESC",
+            )?;
+            stmt.query_map([&needle], |r| r.get(0))?.collect()
+        })?;
+        Ok(bodies
+            .iter()
+            .filter_map(|b| serde_json::from_str(b).ok())
+            .collect())
+    }
+
     /// Marks events as written to the sync repository.
     pub(crate) fn mark_exported(&self, ids: &[String]) -> Result<()> {
         let mut conn = self.conn();

@@ -869,13 +869,23 @@ pub fn edit_topic(
 
 /// Deletes a Topic and its memberships; no document goes with it.
 pub fn delete_topic(store: &Store, id: &crate::base::ids::TopicId) -> Result<()> {
-    store.graph().delete_topic(id)?;
-    store.graph().record_change(
-        GraphChange::TopicDeleted {
-            topic: id.to_string(),
-        },
-        crate::base::clock::now(),
-    )?;
+    let graph = store.graph();
+    // A Topic scoped to a local-only context never left this machine: its deletion stays too.
+    let local = graph
+        .topic(id)?
+        .rules
+        .work_context
+        .and_then(|wc| graph.work_context(wc.as_str()).ok())
+        .is_some_and(|c| c.local_only);
+    graph.delete_topic(id)?;
+    if !local {
+        graph.record_change(
+            GraphChange::TopicDeleted {
+                topic: id.to_string(),
+            },
+            crate::base::clock::now(),
+        )?;
+    }
     Ok(())
 }
 

@@ -456,12 +456,8 @@ fn is_local_only(store: &Store, change: &GraphChange) -> Result<bool> {
         | GraphChange::TopicDeleted { topic }
         | GraphChange::TopicPin { topic, .. } => {
             // A Topic scoped to a local-only context is that context's.
-            let scope = crate::base::ids::TopicId::new(topic)
-                .ok()
-                .and_then(|id| store.graph().topic(&id).ok())
-                .and_then(|t| t.rules.work_context);
-            match scope {
-                Some(wc) => return context_local_only(store, wc.as_str()),
+            match topic_scope(store, topic, change)? {
+                Some(wc) => return context_local_only(store, &wc),
                 None => return Ok(false),
             }
         }
@@ -477,6 +473,42 @@ fn is_local_only(store: &Store, change: &GraphChange) -> Result<bool> {
         | GraphChange::FactOrder { .. } => return Ok(false),
     };
     context_local_only(store, context)
+}
+
+/// The work context a Topic is scoped to: as the change itself says it (a Topic made, or its
+/// rules changed), else as the Topic stands, else, for a Topic deleted since, as the last of this
+/// device's changes that gave its rules said it.
+fn topic_scope(store: &Store, topic: &str, change: &GraphChange) -> Result<Option<String>> {
+    let scope_of = |rules: &serde_json::Value| {
+        rules
+            .get("work_context")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
+    match change {
+        GraphChange::TopicKnown { rules, .. } => return Ok(scope_of(rules)),
+        GraphChange::TopicSet { set, .. } if set.contains_key("rules") => {
+            return Ok(scope_of(&set["rules"]));
+        }
+        _ => {}
+    }
+    let graph = store.graph();
+    if let Some(t) = crate::base::ids::TopicId::new(topic)
+        .ok()
+        .and_then(|id| graph.topic(&id).ok())
+    {
+        return Ok(t.rules.work_context.map(|wc| wc.to_string()));
+    }
+    for ev in graph.events_about(topic)? {
+        match &ev.change {
+            GraphChange::TopicKnown { rules, .. } => return Ok(scope_of(rules)),
+            GraphChange::TopicSet { set, .. } if set.contains_key("rules") => {
+                return Ok(scope_of(&set["rules"]));
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
 }
 
 fn context_local_only(store: &Store, context: &str) -> Result<bool> {
