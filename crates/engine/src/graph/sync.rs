@@ -388,6 +388,24 @@ impl Graph {
             .collect())
     }
 
+    /// Whether everything that ties an entity to work (links, mentions) is in local-only work
+    /// contexts: then its changes stay on this machine. An entity tied to nothing (made by hand)
+    /// is the person's everywhere.
+    pub(crate) fn entity_is_local_only(&self, entity: &str) -> Result<bool> {
+        let (tied, local): (i64, i64) = self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT COUNT(*), COALESCE(SUM(w.local_only), 0) FROM (
+                     SELECT work_context_id FROM work_context_entities WHERE entity_id = ?1
+                     UNION
+                     SELECT work_context_id FROM context_entity_mentions WHERE entity_id = ?1
+                 ) t JOIN work_contexts w ON w.work_context_id = t.work_context_id",
+                [entity],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })?;
+        Ok(tied > 0 && tied == local)
+    }
+
     /// Marks events as written to the sync repository.
     pub(crate) fn mark_exported(&self, ids: &[String]) -> Result<()> {
         let mut conn = self.conn();
@@ -509,16 +527,25 @@ impl Graph {
         })
     }
 
-    /// Marks the entity news written after row `after` as delivered: it came from another
-    /// device, which delivered it where it made it.
-    pub(crate) fn consume_graph_events_after(&self, after: i64, at: DateTime<Utc>) -> Result<()> {
+    /// Marks the news about `entities` written after row `after` as delivered: it came from
+    /// another device, which delivered it where it made it.
+    pub(crate) fn consume_graph_events_after(
+        &self,
+        after: i64,
+        entities: &[&str],
+        at: DateTime<Utc>,
+    ) -> Result<()> {
         self.with_conn_result(|c| {
-            c.execute(
-                "UPDATE events SET consumed_at = ?2 WHERE event_id > ?1 AND consumed_at IS NULL",
-                params![after, ts(at)],
-            )
+            for entity in entities {
+                c.execute(
+                    "UPDATE events SET consumed_at = ?2
+                     WHERE event_id > ?1 AND consumed_at IS NULL
+                       AND json_extract(payload, '$.entity_id') = ?3",
+                    params![after, ts(at), entity],
+                )?;
+            }
+            Ok(())
         })
-        .map(|_| ())
     }
 
     /// Whether a field of a subject has a write in force.

@@ -914,6 +914,15 @@ pub fn pin_topic_member(
         at: hit.at,
     };
     let pinned = store.graph().pin_member(id, &member, now)?;
+    // A document of a local-only context stays on this machine, its label (its text) with it.
+    let local = hit
+        .work_context_id
+        .as_deref()
+        .and_then(|wc| store.graph().work_context(wc).ok())
+        .is_some_and(|c| c.local_only);
+    if local {
+        return Ok(pinned);
+    }
     store.graph().record_change(
         GraphChange::TopicPin {
             topic: id.to_string(),
@@ -941,12 +950,13 @@ pub fn unpin_topic_member(
         .topic_members(id, &[])?
         .into_iter()
         .find(|m| m.doc_ref == doc_id);
+    // Taking a document out needs no text on the other device: the label stays here.
     store.graph().record_change(
         GraphChange::TopicPin {
             topic: id.to_string(),
             doc_ref: doc_id.to_owned(),
             doc_kind: member.as_ref().map(|m| m.kind.clone()).unwrap_or_default(),
-            label: member.as_ref().map(|m| m.label.clone()).unwrap_or_default(),
+            label: String::new(),
             doc_at: member.and_then(|m| m.at),
             present: false,
         },

@@ -210,18 +210,22 @@ pub(super) fn apply(
                 aliases: aliases.clone(),
                 deadline: deadline.clone(),
             };
-            quietly(graph, |g| entities::known(g, ev, &new, entity))?;
+            quietly(graph, &[entity], |g| entities::known(g, ev, &new, entity))?;
         }
         GraphChange::EntitySet { entity, set } => {
-            quietly(graph, |g| entities::set(g, ev, entity, set))?;
+            quietly(graph, &[entity], |g| entities::set(g, ev, entity, set))?;
         }
         GraphChange::EntityAlias {
             entity,
             alias,
             present,
-        } => quietly(graph, |g| entities::alias(g, ev, entity, alias, *present))?,
+        } => quietly(graph, &[entity], |g| {
+            entities::alias(g, ev, entity, alias, *present)
+        })?,
         GraphChange::EntityMerge { keep, absorb } => {
-            quietly(graph, |g| entities::merge(g, ev, keep, absorb))?;
+            quietly(graph, &[keep, absorb], |g| {
+                entities::merge(g, ev, keep, absorb)
+            })?;
         }
         GraphChange::TopicKnown { .. }
         | GraphChange::TopicSet { .. }
@@ -295,11 +299,14 @@ fn setting(store: &Store, ev: &GraphEvent, key: &str, value: &serde_json::Value)
 /// delivered it to the contexts that share the entity, and those entries travel too.
 fn quietly(
     graph: &crate::graph::Graph,
+    entities: &[&String],
     f: impl FnOnce(&crate::graph::Graph) -> Result<()>,
 ) -> Result<()> {
     let before = graph.last_graph_event_row()?;
     f(graph)?;
-    graph.consume_graph_events_after(before, crate::base::clock::now())
+    // Only this change's news: a capture running beside the sync writes its own, to deliver.
+    let ids: Vec<&str> = entities.iter().map(|e| e.as_str()).collect();
+    graph.consume_graph_events_after(before, &ids, crate::base::clock::now())
 }
 
 /// A node's work context's view shows the node: it is rebuilt.

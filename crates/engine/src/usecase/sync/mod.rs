@@ -369,17 +369,8 @@ pub fn sync_due(store: &Store, now: DateTime<Utc>) -> Result<bool> {
     if graph.unexported_event_count(&device)? > 0 {
         return Ok(true);
     }
-    // A log written after the last sync holds entries not yet sent (or arrived ones: then the
-    // next sync finds nothing to send, which costs one fetch).
-    for wc in store.log_ids()? {
-        let written = std::fs::metadata(store.log(&wc).path())
-            .and_then(|m| m.modified())
-            .map(DateTime::<Utc>::from);
-        if written.is_ok_and(|w| w > last) {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+    // A log that moved since everything in it was sent (local-only ones never travel).
+    repo::any_log_unsent(store)
 }
 
 /// Derived data of what arrived is rebuilt here, as after any other canonical write.

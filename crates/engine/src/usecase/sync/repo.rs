@@ -258,7 +258,15 @@ pub(super) fn take_in(
             .change_kinds
             .entry(change_topic(&ev.change))
             .or_default() += 1;
-        super::apply::apply(store, ev, touched)?;
+        // A change this version cannot apply (a value it refuses, a name taken here) is skipped
+        // and said, and kept as seen: it would be refused again, and the changes after it must
+        // still apply. Only a storage failure stops the sync, to be retried.
+        if let Err(e) = super::apply::apply(store, ev, touched) {
+            if e.kind() == crate::base::error::ErrorKind::Storage {
+                return Err(e);
+            }
+            tracing::warn!(event = %ev.event_id, error = %e, "sync: a change left out");
+        }
         graph.store_event(ev, Some(now))?;
     }
     for (key, end) in offsets {
@@ -461,12 +469,14 @@ fn is_local_only(store: &Store, change: &GraphChange) -> Result<bool> {
                 None => return Ok(false),
             }
         }
-        // Entities belong to no one context.
-        GraphChange::EntityKnown { .. }
-        | GraphChange::EntitySet { .. }
-        | GraphChange::EntityAlias { .. }
-        | GraphChange::EntityMerge { .. }
-        | GraphChange::SettingSet { .. }
+        // An entity belongs to no one context; one that only local-only work knows stays.
+        GraphChange::EntityKnown { entity, .. }
+        | GraphChange::EntitySet { entity, .. }
+        | GraphChange::EntityAlias { entity, .. }
+        | GraphChange::EntityMerge { keep: entity, .. } => {
+            return store.graph().entity_is_local_only(entity);
+        }
+        GraphChange::SettingSet { .. }
         | GraphChange::FactKnown { .. }
         | GraphChange::FactSet { .. }
         | GraphChange::FactRemoved { .. }
@@ -564,6 +574,21 @@ fn unread_since_sent(store: &Store, wc: &WorkContextId) -> Result<Option<String>
     let signature = format!("{}:{modified}", meta.len());
     let mark = store.graph().sync_state(&sent_key(wc))?;
     Ok((mark.as_deref() != Some(signature.as_str())).then_some(signature))
+}
+
+/// Whether a log that travels moved since everything in it was sent: one `stat` per log.
+pub(super) fn any_log_unsent(store: &Store) -> Result<bool> {
+    let graph = store.graph();
+    for wc in store.log_ids()? {
+        let local = graph
+            .work_context(wc.as_str())
+            .map(|c| c.local_only)
+            .unwrap_or(false);
+        if !local && unread_since_sent(store, &wc)?.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Entries in this store's logs not yet sent.

@@ -282,3 +282,51 @@ fn what_arrived_is_said_once_and_the_background_sync_runs_when_due() {
     assert!(shown(&b).is_empty(), "shown once");
     assert!(shown(&a).is_empty(), "nothing arrived on the first device");
 }
+
+#[test]
+fn a_change_this_device_refuses_is_left_out_and_the_rest_still_arrives() {
+    let remote = tempfile::tempdir().unwrap();
+    if !elnor_fixtures::bare_git_remote(remote.path()) {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    let req = SyncRequest {
+        remote: Some(remote.path().display().to_string()),
+        owner: Some("dana".into()),
+    };
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = Store::open(dirs[0].path()).unwrap();
+    let b = Store::open(dirs[1].path()).unwrap();
+    // A change with an id no version accepts (as a newer ELNOR's, or a damaged line might be),
+    // then an ordinary one after it.
+    a.graph()
+        .record_change(
+            crate::graph::sync::GraphChange::TopicKnown {
+                topic: "not a topic id!".into(),
+                name: "Broken".into(),
+                description: String::new(),
+                rules: serde_json::json!({"query": "x"}),
+                collecting: false,
+            },
+            t(1),
+        )
+        .unwrap();
+    let wc = crate::usecase::create_work_context(
+        &a,
+        &NewWorkContext {
+            name: "Thesis".into(),
+            ..NewWorkContext::default()
+        },
+        t(2),
+    )
+    .unwrap()
+    .value
+    .work_context_id;
+    sync(&a, &req, t(3)).unwrap();
+    let got = sync(&b, &req, t(4)).expect("one refused change does not stop the sync");
+    assert_eq!(got.arrived_changes, 2, "both were read: {got:?}");
+    assert_eq!(b.graph().work_context(wc.as_str()).unwrap().name, "Thesis");
+    // Kept as seen: the next sync does not trip over it again.
+    let again = sync(&b, &req, t(5)).unwrap();
+    assert_eq!(again.arrived_changes, 0);
+}

@@ -117,7 +117,20 @@ fn set_fields(
     if fields.is_empty() {
         return Ok(());
     }
-    let name = fields.get("name").and_then(|v| v.as_str());
+    // Another Topic here with the name would make the write fail: the name is left out.
+    let name = fields.get("name").and_then(|v| v.as_str()).filter(|n| {
+        let taken = graph
+            .topics()
+            .map(|all| {
+                all.iter()
+                    .any(|t| t.topic_id != *id && t.name.eq_ignore_ascii_case(n.trim()))
+            })
+            .unwrap_or(false);
+        if taken {
+            tracing::warn!(topic = %id, name = n, "sync: a Topic's new name is taken here");
+        }
+        !taken
+    });
     let description = fields.get("description").and_then(|v| v.as_str());
     let rules = fields
         .get("rules")
