@@ -388,6 +388,19 @@ impl Graph {
             .collect())
     }
 
+    /// The entities the person made by hand (their creation recorded as `manual`).
+    pub(crate) fn hand_made_entities(&self) -> Result<Vec<crate::graph::entities::Entity>> {
+        let ids: Vec<String> = self.with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT DISTINCT p.node_id FROM provenance p
+                 JOIN entities e ON e.entity_id = p.node_id
+                 WHERE p.source_kind = 'manual' ORDER BY p.node_id",
+            )?;
+            stmt.query_map([], |r| r.get(0))?.collect()
+        })?;
+        ids.iter().map(|id| self.entity(id)).collect()
+    }
+
     /// Whether everything that ties an entity to work (links, mentions) is in local-only work
     /// contexts: then its changes stay on this machine. An entity tied to nothing (made by hand)
     /// is the person's everywhere.

@@ -419,6 +419,7 @@ pub(super) fn write_out(store: &Store, git: &Git, device: &str, owner: &str) -> 
         sent.entries += fresh.len();
     }
 
+    ensure_graph_known(store)?;
     let events = graph.unexported_events(device)?;
     let mut by_month: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for ev in &events {
@@ -527,6 +528,40 @@ fn context_local_only(store: &Store, context: &str) -> Result<bool> {
         .work_context(context)
         .map(|c| c.local_only)
         .unwrap_or(false))
+}
+
+/// Records the Topics, living-memory facts and hand-made entities that exist without an event
+/// (made before this version recorded them), each once and at the time it was made: a store's
+/// first sync sends the year of work it already holds, and any change made since wins over it.
+fn ensure_graph_known(store: &Store) -> Result<()> {
+    use crate::usecase::sync::record;
+    let graph = store.graph();
+    let made = |at: &str| {
+        chrono::DateTime::parse_from_rfc3339(at)
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_else(|_| Utc::now())
+    };
+    for t in graph.topics()? {
+        if !graph.has_clock(t.topic_id.as_str(), "name")? {
+            graph.record_change(record::topic_made(&t), t.created_at)?;
+        }
+    }
+    for f in graph.living_facts()? {
+        if !f.fact_key.is_empty() && !graph.has_clock(&f.fact_key, "text")? {
+            let change = GraphChange::FactKnown {
+                fact: f.fact_key.clone(),
+                text: f.text.clone(),
+                created_at: f.created_at.clone(),
+            };
+            graph.record_change(change, made(&f.created_at))?;
+        }
+    }
+    for e in graph.hand_made_entities()? {
+        if !graph.has_clock(e.entity_id.as_str(), "canonical_name")? {
+            graph.record_change(record::entity_made(&e), made(&e.created_at))?;
+        }
+    }
+    Ok(())
 }
 
 /// Records that a context exists (once per context), so a device that receives its entries

@@ -26,6 +26,29 @@ fn evidence() -> Evidence {
     }
 }
 
+/// A bare remote and two empty stores (devices) that sync with it; `None`, said, without git.
+fn two_devices() -> Option<(
+    tempfile::TempDir,
+    SyncRequest,
+    Vec<tempfile::TempDir>,
+    Store,
+    Store,
+)> {
+    let remote = tempfile::tempdir().unwrap();
+    if !elnor_fixtures::bare_git_remote(remote.path()) {
+        eprintln!("skipped: no git on PATH");
+        return None;
+    }
+    let req = SyncRequest {
+        remote: Some(remote.path().display().to_string()),
+        owner: Some("dana".into()),
+    };
+    let dirs = vec![tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = Store::open(dirs[0].path()).unwrap();
+    let b = Store::open(dirs[1].path()).unwrap();
+    Some((remote, req, dirs, a, b))
+}
+
 #[test]
 fn review_decisions_travel_and_the_later_one_is_in_force() {
     if std::process::Command::new("git")
@@ -192,22 +215,13 @@ fn review_decisions_travel_and_the_later_one_is_in_force() {
 
 #[test]
 fn what_arrived_is_said_once_and_the_background_sync_runs_when_due() {
-    let remote = tempfile::tempdir().unwrap();
-    if !elnor_fixtures::bare_git_remote(remote.path()) {
-        eprintln!("skipped: no git on PATH");
+    let Some((_remote, req, _dirs, a, b)) = two_devices() else {
         return;
-    }
-    let req = SyncRequest {
-        remote: Some(remote.path().display().to_string()),
-        owner: Some("dana".into()),
     };
     // Real time: the background rule compares log files' modification times with the last
     // sync, and the file system stamps those with the clock.
     let base = Utc::now();
     let at = |m: i64| base + Duration::minutes(m);
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    let a = Store::open(dirs[0].path()).unwrap();
-    let b = Store::open(dirs[1].path()).unwrap();
     let wc = crate::usecase::create_work_context(
         &a,
         &NewWorkContext {
@@ -285,18 +299,9 @@ fn what_arrived_is_said_once_and_the_background_sync_runs_when_due() {
 
 #[test]
 fn a_change_this_device_refuses_is_left_out_and_the_rest_still_arrives() {
-    let remote = tempfile::tempdir().unwrap();
-    if !elnor_fixtures::bare_git_remote(remote.path()) {
-        eprintln!("skipped: no git on PATH");
+    let Some((_remote, req, _dirs, a, b)) = two_devices() else {
         return;
-    }
-    let req = SyncRequest {
-        remote: Some(remote.path().display().to_string()),
-        owner: Some("dana".into()),
     };
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    let a = Store::open(dirs[0].path()).unwrap();
-    let b = Store::open(dirs[1].path()).unwrap();
     // A change with an id no version accepts (as a newer ELNOR's, or a damaged line might be),
     // then an ordinary one after it.
     a.graph()
@@ -329,4 +334,57 @@ fn a_change_this_device_refuses_is_left_out_and_the_rest_still_arrives() {
     // Kept as seen: the next sync does not trip over it again.
     let again = sync(&b, &req, t(5)).unwrap();
     assert_eq!(again.arrived_changes, 0);
+}
+
+#[test]
+fn what_a_store_held_before_sync_recorded_it_travels_on_its_first_sync() {
+    let Some((_remote, req, _dirs, a, b)) = two_devices() else {
+        return;
+    };
+    // Written straight into the graph, as a store made before this version holds them.
+    let g = a.graph();
+    let topic = g
+        .create_topic(
+            "Reading list",
+            "",
+            &crate::graph::topics::TopicRules::default(),
+            false,
+            t(0),
+        )
+        .unwrap();
+    g.add_living_fact("Prefers short answers", t(0)).unwrap();
+    let entity = g
+        .create_entity(
+            &crate::graph::entities::NewEntity {
+                kind: "project".into(),
+                canonical_name: "Atlas".into(),
+                aliases: Vec::new(),
+                deadline: None,
+            },
+            t(0),
+        )
+        .unwrap();
+    sync(&a, &req, t(1)).unwrap();
+    sync(&b, &req, t(2)).unwrap();
+    assert_eq!(
+        b.graph().topic(&topic.topic_id).unwrap().name,
+        "Reading list"
+    );
+    let facts: Vec<String> = b
+        .graph()
+        .living_facts()
+        .unwrap()
+        .into_iter()
+        .map(|f| f.text)
+        .collect();
+    assert_eq!(facts, ["Prefers short answers"]);
+    assert_eq!(
+        b.graph()
+            .entity(entity.entity_id.as_str())
+            .unwrap()
+            .canonical_name,
+        "Atlas"
+    );
+    // Sent once: a second sync records nothing more.
+    assert_eq!(sync(&a, &req, t(3)).unwrap().sent_changes, 0);
 }
