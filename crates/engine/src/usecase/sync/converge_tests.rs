@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 
-use super::{SyncRequest, sync};
+use super::sync;
 use crate::base::ids::{EntityId, TopicId};
 use crate::graph::contexts::NewWorkContext;
 use crate::graph::entities::{EntityEdit, NewEntity};
@@ -19,26 +19,6 @@ use crate::usecase::{self, NewTopic, TopicEdit};
 
 fn t(minutes: i64) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 20, 9, 0, 0).unwrap() + Duration::minutes(minutes)
-}
-
-fn git_missing() -> bool {
-    std::process::Command::new("git")
-        .arg("--version")
-        .output()
-        .is_err()
-}
-
-fn bare_remote() -> (tempfile::TempDir, SyncRequest) {
-    let remote = tempfile::tempdir().unwrap();
-    assert!(
-        elnor_fixtures::bare_git_remote(remote.path()),
-        "no git on PATH"
-    );
-    let req = SyncRequest {
-        remote: Some(remote.path().display().to_string()),
-        owner: Some("dana".into()),
-    };
-    (remote, req)
 }
 
 /// What the person made of entities, Topics and nodes, as text to compare (times left out:
@@ -161,7 +141,9 @@ fn node(store: &Store, wc: &str, now: DateTime<Utc>) -> String {
 }
 
 fn converge(n: usize) {
-    let (_remote, req) = bare_remote();
+    let Some((_remote, req)) = super::tests::bare_remote() else {
+        return;
+    };
     let dirs: Vec<tempfile::TempDir> = (0..n).map(|_| tempfile::tempdir().unwrap()).collect();
     let stores: Vec<Store> = dirs
         .iter()
@@ -392,18 +374,10 @@ fn converge(n: usize) {
 
 #[test]
 fn entities_topics_and_nodes_converge_on_two_devices() {
-    if git_missing() {
-        eprintln!("skipped: no git on PATH");
-        return;
-    }
     converge(2);
 }
 
 #[test]
 fn entities_topics_and_nodes_converge_on_three_devices() {
-    if git_missing() {
-        eprintln!("skipped: no git on PATH");
-        return;
-    }
     converge(3);
 }

@@ -26,14 +26,8 @@ fn evidence() -> Evidence {
     }
 }
 
-/// A bare remote and two empty stores (devices) that sync with it; `None`, said, without git.
-fn two_devices() -> Option<(
-    tempfile::TempDir,
-    SyncRequest,
-    Vec<tempfile::TempDir>,
-    Store,
-    Store,
-)> {
+/// A bare remote and the request that syncs with it; `None`, said, without git.
+pub(super) fn bare_remote() -> Option<(tempfile::TempDir, SyncRequest)> {
     let remote = tempfile::tempdir().unwrap();
     if !elnor_fixtures::bare_git_remote(remote.path()) {
         eprintln!("skipped: no git on PATH");
@@ -43,6 +37,18 @@ fn two_devices() -> Option<(
         remote: Some(remote.path().display().to_string()),
         owner: Some("dana".into()),
     };
+    Some((remote, req))
+}
+
+/// A bare remote and two empty stores (devices) that sync with it; `None`, said, without git.
+fn two_devices() -> Option<(
+    tempfile::TempDir,
+    SyncRequest,
+    Vec<tempfile::TempDir>,
+    Store,
+    Store,
+)> {
+    let (remote, req) = bare_remote()?;
     let dirs = vec![tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
     let a = Store::open(dirs[0].path()).unwrap();
     let b = Store::open(dirs[1].path()).unwrap();
@@ -51,26 +57,9 @@ fn two_devices() -> Option<(
 
 #[test]
 fn review_decisions_travel_and_the_later_one_is_in_force() {
-    if std::process::Command::new("git")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: no git on PATH");
+    let Some((_remote, req, _dirs, a, b)) = two_devices() else {
         return;
-    }
-    let remote = tempfile::tempdir().unwrap();
-    assert!(
-        elnor_fixtures::bare_git_remote(remote.path()),
-        "no git on PATH"
-    );
-    let req = SyncRequest {
-        remote: Some(remote.path().display().to_string()),
-        owner: Some("dana".into()),
     };
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    let a = Store::open(dirs[0].path()).unwrap();
-    let b = Store::open(dirs[1].path()).unwrap();
     let wc = crate::usecase::create_work_context(
         &a,
         &NewWorkContext {
