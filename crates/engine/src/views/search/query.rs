@@ -380,7 +380,7 @@ impl SearchIndex {
             filters,
             query,
             rescore,
-        } = self.lexical(req, None)?;
+        } = self.lexical(&searcher, req, None)?;
         let limit = req.max_results.clamp(1, MAX_RESULTS);
         let documents = searcher.num_docs();
 
@@ -525,13 +525,12 @@ impl SearchIndex {
     /// `indexed_after`, it must have entered the index in or after that second.
     pub(super) fn lexical(
         &self,
+        searcher: &tantivy::Searcher,
         req: &SearchRequest,
         indexed_after: Option<i64>,
     ) -> Result<Lexical> {
         let query_text = req.query.trim();
         let f = self.fields;
-        let reader = self.reader()?;
-        let searcher = reader.searcher();
         // The query is a bag of words per field, built here rather than by tantivy's query
         // parser: a person's words are not syntax ("-", quotes and colons mean nothing), and
         // phrase and exclusion scorers are left out of the picture entirely.
@@ -743,7 +742,7 @@ impl SearchIndex {
             query,
             rescore,
             ..
-        } = self.lexical(&req, indexed_after)?;
+        } = self.lexical(&searcher, &req, indexed_after)?;
         let top = self.refined_top(&searcher, query.as_ref(), rescore.as_deref(), limit.max(1))?;
         let best = top
             .first()
@@ -773,9 +772,9 @@ impl SearchIndex {
         let mut req = req.clone();
         req.all_words = true;
         let reader = self.reader()?;
-        let Lexical { query, .. } = self.lexical(&req, indexed_after)?;
-        reader
-            .searcher()
+        let searcher = reader.searcher();
+        let Lexical { query, .. } = self.lexical(&searcher, &req, indexed_after)?;
+        searcher
             .search(&query, &tantivy::collector::Count)
             .map_err(|e| index_err(&self.dir, e))
     }

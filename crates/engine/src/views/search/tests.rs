@@ -665,8 +665,8 @@ fn an_index_trailing_an_ingest_indexes_each_turn_once() {
 /// The neighbourhood and a plain word's written form only re-score the best candidates, those
 /// that match by their own words; what they add is the score the whole query would give. On the
 /// samples, where the candidates are every such match that counts, the re-scored top is the
-/// whole query's top among them, score for score. (A turn matching only by its neighbourhood is
-/// not a candidate: the turn next to it that holds the words is.)
+/// whole query's top among them, score for score. (A turn matching only by common words of its
+/// neighbourhood is not a candidate: the turn next to it that holds the words is.)
 #[test]
 fn rescored_candidates_score_what_the_whole_query_gives_them() {
     let (_dir, _store, index) = indexed();
@@ -678,7 +678,8 @@ fn rescored_candidates_score_what_the_whole_query_gives_them() {
         "ledger export retry",
     ];
     for text in queries {
-        let Lexical { query, rescore, .. } = index.lexical(&request(text), None).unwrap();
+        let Lexical { query, rescore, .. } =
+            index.lexical(&searcher, &request(text), None).unwrap();
         let rescore = rescore.expect("every query here has words to re-score with");
         let whole = BooleanQuery::new(vec![
             (Occur::Must, query.box_clone()),
