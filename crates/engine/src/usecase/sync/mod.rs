@@ -336,11 +336,11 @@ fn unseen_arrivals(store: &Store) -> Result<Vec<Arrival>> {
 /// The arrivals nobody was shown yet, oldest first, marked shown by this call: Today lists each
 /// once.
 pub(crate) fn take_unseen_arrivals(store: &Store) -> Result<Vec<Arrival>> {
-    let unseen = unseen_arrivals(store)?;
-    if !unseen.is_empty() {
-        store.graph().set_sync_state(UNSEEN_ARRIVALS, None)?;
-    }
-    Ok(unseen)
+    Ok(store
+        .graph()
+        .take_sync_state(UNSEEN_ARRIVALS)?
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default())
 }
 
 /// Whether the background sync (the app's, after captures and on a timer) should sync now: a
