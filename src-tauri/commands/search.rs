@@ -120,6 +120,8 @@ pub(crate) fn hit(h: elnor_engine::Hit) -> SearchHitRow {
             vector_rank: rank(why.vector_rank),
             similarity: why.similarity,
             fused_score: why.fused_score,
+            lexical_weight: why.lexical_weight,
+            weighing: why.weighing(),
             fields: why.fields.into_iter().map(str::to_owned).collect(),
             age_days: why.age_days,
         },

@@ -207,6 +207,7 @@ fn why_line(why: &elnor_engine::Why) -> String {
     if let (Some(rank), Some(similarity)) = (why.vector_rank, why.similarity) {
         parts.push(format!("meaning rank {rank} (similarity {similarity:.2})"));
     }
+    parts.extend(why.weighing());
     if !why.fields.is_empty() {
         parts.push(format!("matched {}", why.fields.join(", ")));
     }

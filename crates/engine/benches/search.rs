@@ -17,7 +17,8 @@
 //! `cargo bench -p elnor-engine --bench search`; `ELNOR_BENCH_SCALE=small` (200,000 turns,
 //! 50,000 entries, 1,000 documents) for a quick look. `rg` must be on the PATH for its column.
 //! `ELNOR_BENCH_REUSE_INDEX=1` keeps an earlier run's index; `ELNOR_BENCH_PROFILE=lexical` (or
-//! `hybrid`) runs only that strategy's queries in a loop, for a profiler.
+//! `hybrid`, or `scoped`: lexical within one work context) runs only those queries in a loop, for
+//! a profiler.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -306,6 +307,21 @@ fn engine_query(store: &Store, q: &[String], strategy: Strategy) -> (Duration, u
     windowed_query(store, q, strategy, Utc::now(), 0)
 }
 
+/// A lexical query over all time within one work context.
+fn scoped_query(
+    store: &Store,
+    q: &[String],
+    wc: &elnor_engine::WorkContextId,
+) -> (Duration, usize) {
+    let mut req = SearchRequest::new(q.join(" "), Utc::now());
+    req.strategy = Strategy::LexicalOnly;
+    req.hours = 0;
+    req.work_context = Some(wc.clone());
+    let t = Instant::now();
+    let r = elnor_engine::search(store, &req, &elnor_engine::MemorySecrets::default()).unwrap();
+    (t.elapsed(), r.hits.len())
+}
+
 /// A query within the last `hours` before `now` (the app's default is 720: thirty days).
 fn windowed_query(
     store: &Store,
@@ -357,9 +373,27 @@ fn main() {
             "hybrid" => Strategy::Hybrid,
             _ => Strategy::LexicalOnly,
         };
+        // `scoped`: lexical within one work context, where BM25's statistics are counted in
+        // the scope (what an agent's search in its project runs).
+        let scope = (which == "scoped").then(|| {
+            // One of the projects the sessions were ingested into (400 sessions each).
+            let graph = rusqlite::Connection::open(p.store.join("entity_graph.sqlite")).unwrap();
+            let id: String = graph
+                .query_row(
+                    "SELECT work_context_id FROM work_contexts WHERE work_context_id LIKE 'wc_proj_%'
+                     ORDER BY work_context_id LIMIT 1",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            elnor_engine::WorkContextId::new(id).unwrap()
+        });
         let mut times: Vec<Duration> = (0..10)
             .flat_map(|_| qs.iter())
-            .map(|q| engine_query(&store, q, strategy).0)
+            .map(|q| match &scope {
+                Some(wc) => scoped_query(&store, q, wc).0,
+                None => engine_query(&store, q, strategy).0,
+            })
             .collect();
         let (p50, p99) = percentiles(&mut times);
         println!(

@@ -27,7 +27,10 @@
 //! It embeds a few thousand turns first, so it is the slow tier: `scripts/test.sh` runs it with
 //! `cargo test -p elnor-engine --test locomo -- --ignored --nocapture`. It fails only on real
 //! errors (ingest or search failing, a conversation without a work context, no question read),
-//! never on the figures, which are for reading.
+//! never on the figures, which are for reading. They are printed for the conversations the
+//! search's parameters were chosen on and for the rest apart. `ELNOR_LOCOMO_DUMP=<file>` also
+//! writes each question's lexical and embedding lists with their scores, for comparing fusions
+//! offline on the same lists.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -45,6 +48,9 @@ const KS: [usize; 3] = [1, 5, 10];
 
 /// Hits asked of each search: the largest cut-off.
 const MAX_RESULTS: usize = 10;
+
+/// Hits asked of each list when the lists are written out: the most a search gives.
+const DUMP_RESULTS: usize = 20;
 
 /// Seconds between consecutive turns of a session: LoCoMo dates a session, not its turns, and a
 /// chat's turns come a few seconds apart.
@@ -441,11 +447,26 @@ struct EngineSearch<'a> {
 impl EngineSearch<'_> {
     /// The `dia_id`s of a question's turn hits in conversation `conversation`, best first.
     fn ranking(&mut self, conversation: usize, wc: &WorkContextId, question: &str) -> Vec<String> {
+        self.scored(conversation, wc, question, MAX_RESULTS)
+            .into_iter()
+            .map(|(dia, _)| dia)
+            .collect()
+    }
+
+    /// The same, up to `max_results` hits, each with the score its own list gave it (BM25, or
+    /// the cosine similarity): what `ELNOR_LOCOMO_DUMP` writes for studying fusions offline.
+    fn scored(
+        &mut self,
+        conversation: usize,
+        wc: &WorkContextId,
+        question: &str,
+        max_results: usize,
+    ) -> Vec<(String, f32)> {
         let mut req = SearchRequest::new(question, now());
         req.strategy = self.strategy;
         req.work_context = Some(wc.clone());
         req.hours = 0;
-        req.max_results = MAX_RESULTS;
+        req.max_results = max_results;
         let result = search(self.store, &req, self.secrets).unwrap();
         let strays = &mut self.strays;
         strays.searches += 1;
@@ -464,8 +485,13 @@ impl EngineSearch<'_> {
                 hit.session_id.unwrap_or_default(),
                 hit.record.unwrap_or_default(),
             );
+            let score = match self.strategy {
+                Strategy::LexicalOnly => hit.why.lexical_score,
+                _ => hit.why.similarity,
+            }
+            .unwrap_or_default();
             match self.turns.get(&key) {
-                Some((c, dia)) if *c == conversation => ranked.push(dia.clone()),
+                Some((c, dia)) if *c == conversation => ranked.push((dia.clone(), score)),
                 Some(_) => strays.out_of_scope += 1,
                 None => strays.unmapped.push(format!("{}/{}", key.0, key.1)),
             }
@@ -596,16 +622,28 @@ impl Recall {
     }
 }
 
-/// One ranker's recall, overall and per category.
+/// The conversations the search's parameters were chosen on are those before this one; the
+/// rest confirm them (the benchmark's other half stays outside the project altogether).
+const TUNED_ON: usize = 3;
+
+/// One ranker's recall, overall, per category, and on the conversations the search was tuned on
+/// and those it was not.
 #[derive(Default, Clone)]
 struct Figures {
     all: Recall,
     by_category: BTreeMap<u8, Recall>,
+    tuned: Recall,
+    confirming: Recall,
 }
 
 impl Figures {
-    fn add(&mut self, category: u8, ranked: &[String], evidence: &[String]) {
+    fn add(&mut self, conversation: usize, category: u8, ranked: &[String], evidence: &[String]) {
         self.all.add(ranked, evidence);
+        if conversation < TUNED_ON {
+            self.tuned.add(ranked, evidence);
+        } else {
+            self.confirming.add(ranked, evidence);
+        }
         self.by_category
             .entry(category)
             .or_default()
@@ -669,10 +707,10 @@ fn print_dataset(conversations: &[Conversation], set_aside: &SetAside, questions
 /// The peer's figures: each conversation's turns in a BM25 index of its own.
 fn peer_figures(conversations: &[Conversation]) -> Figures {
     let mut peer = Figures::default();
-    for c in conversations {
+    for (ci, c) in conversations.iter().enumerate() {
         let bm25 = Bm25Peer::build(c);
         for q in &c.questions {
-            peer.add(q.category, &bm25.ranking(&q.text), &q.evidence);
+            peer.add(ci, q.category, &bm25.ranking(&q.text), &q.evidence);
         }
     }
     peer
@@ -696,6 +734,18 @@ fn print_overview(table: &[(String, Figures)], questions: usize, embedded: bool)
         // The names without their fallback notes, which the per-ranker tables carry.
         let short = name.split(" (").next().unwrap_or(name);
         println!("  {short:<46}{}", figures.all.cells());
+    }
+    println!(
+        "\nconversations 0–{} (the search's parameters were chosen on them) | the rest (not)",
+        TUNED_ON - 1
+    );
+    for (name, figures) in table {
+        let short = name.split(" (").next().unwrap_or(name);
+        println!(
+            "  {short:<46}{} |{}",
+            figures.tuned.cells(),
+            figures.confirming.cells()
+        );
     }
 }
 
@@ -746,7 +796,12 @@ fn recall_on_locomo_dev() {
         let mut figures = Figures::default();
         for (ci, (c, wc)) in conversations.iter().zip(&contexts).enumerate() {
             for q in &c.questions {
-                figures.add(q.category, &engine.ranking(ci, wc, &q.text), &q.evidence);
+                figures.add(
+                    ci,
+                    q.category,
+                    &engine.ranking(ci, wc, &q.text),
+                    &q.evidence,
+                );
             }
         }
         println!(
@@ -756,6 +811,10 @@ fn recall_on_locomo_dev() {
             engine.strays.line()
         );
         table.push((engine.name(), figures));
+    }
+
+    if let Some(out) = std::env::var_os("ELNOR_LOCOMO_DUMP") {
+        dump_lists(&out, &store, &secrets, &turns, &conversations, &contexts);
     }
 
     table.push((
@@ -768,6 +827,47 @@ fn recall_on_locomo_dev() {
     }
     print_overview(&table, questions, embedded);
     println!("total {:.0?}", started.elapsed());
+}
+
+/// Writes, one JSON line per question, its conversation, category and evidence beside the
+/// engine's lexical and embedding lists (the engine's most hits, each with its own list's
+/// score), so that fusions can be compared offline on the same lists.
+fn dump_lists(
+    out: &std::ffi::OsStr,
+    store: &Store,
+    secrets: &MemorySecrets,
+    turns: &TurnMap,
+    conversations: &[Conversation],
+    contexts: &[WorkContextId],
+) {
+    let mut lines = String::new();
+    let engine = |strategy| EngineSearch {
+        store,
+        secrets,
+        turns,
+        strategy,
+        strays: Strays::default(),
+    };
+    let (mut lexical, mut vector) = (
+        engine(Strategy::LexicalOnly),
+        engine(Strategy::EmbeddingAugmented),
+    );
+    for (ci, (c, wc)) in conversations.iter().zip(contexts).enumerate() {
+        for q in &c.questions {
+            let line = json!({
+                "conversation": ci,
+                "category": q.category,
+                "question": q.text,
+                "evidence": q.evidence,
+                "lexical": lexical.scored(ci, wc, &q.text, DUMP_RESULTS),
+                "vector": vector.scored(ci, wc, &q.text, DUMP_RESULTS),
+            });
+            lines.push_str(&line.to_string());
+            lines.push('\n');
+        }
+    }
+    std::fs::write(out, lines).unwrap();
+    println!("lists written to {}", Path::new(out).display());
 }
 
 /// The dates as LoCoMo writes them, without the data: an hour of one digit, `am` and `pm`.

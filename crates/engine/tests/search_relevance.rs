@@ -100,6 +100,12 @@ impl Figures {
         }
     }
 
+    /// Recall@5, recall@10 and MRR.
+    fn cells(&self) -> [f64; 3] {
+        let n = self.queries.max(1) as f64;
+        [self.recall5(), self.at10 as f64 / n, self.reciprocal / n]
+    }
+
     fn recall5(&self) -> f64 {
         self.at5 as f64 / self.queries.max(1) as f64
     }
@@ -152,6 +158,9 @@ fn recall_and_mrr_on_real_history() {
         println!("no embedding model installed: hybrid falls back to lexical_only");
     }
     let mut paraphrase_recall: BTreeMap<&str, f64> = BTreeMap::new();
+    let mut overall: BTreeMap<&str, [f64; 3]> = BTreeMap::new();
+    let mut dump: Vec<serde_json::Value> = Vec::new();
+    let mut below_floor: Vec<String> = Vec::new();
     for strategy in [
         Strategy::LexicalOnly,
         Strategy::EmbeddingAugmented,
@@ -164,8 +173,12 @@ fn recall_and_mrr_on_real_history() {
             let mut req = SearchRequest::new(label.query.clone(), now());
             req.strategy = strategy;
             req.hours = 0;
-            req.max_results = 10;
-            let result = search(&store, &req, &secrets).unwrap();
+            req.max_results = if dumping() { 20 } else { 10 };
+            let mut result = search(&store, &req, &secrets).unwrap();
+            if dumping() {
+                dump.push(listed(label, strategy, &result));
+                result.hits.truncate(10);
+            }
             let rank = rank_of(&result, label);
             by_kind.entry(label.kind.clone()).or_default().add(rank);
             all.add(rank);
@@ -179,29 +192,70 @@ fn recall_and_mrr_on_real_history() {
         }
         println!("  {}", all.line("all"));
         println!("  not in the top 5: {}", missed.join("; "));
+        overall.insert(strategy.as_str(), all.cells());
         paraphrase_recall.insert(
             strategy.as_str(),
             by_kind.get("paraphrase").map_or(0.0, Figures::recall5),
         );
-        if strategy == Strategy::LexicalOnly {
-            // Floors: the figures measured when this set was written, less a little.
-            assert!(all.recall5() >= FLOOR_RECALL5, "{}", all.line("all"));
-        } else if embedded && strategy == Strategy::Hybrid {
-            assert!(all.recall5() >= FLOOR_HYBRID_RECALL5, "{}", all.line("all"));
+        // Floors: the figures measured when this set was written, less a little; checked once
+        // the lists are written out.
+        if strategy == Strategy::LexicalOnly && all.recall5() < FLOOR_RECALL5 {
+            below_floor.push(all.line("lexical_only"));
+        } else if embedded && strategy == Strategy::Hybrid && all.recall5() < FLOOR_HYBRID_RECALL5 {
+            below_floor.push(all.line("hybrid"));
         }
     }
+    if let Some(out) = std::env::var_os("ELNOR_RELEVANCE_DUMP") {
+        let lines: Vec<String> = dump.iter().map(|v| v.to_string()).collect();
+        std::fs::write(&out, lines.join("\n") + "\n").unwrap();
+        println!("lists written to {}", Path::new(&out).display());
+    }
+    assert!(below_floor.is_empty(), "below the floor: {below_floor:?}");
     if embedded {
         assert!(
             paraphrase_recall["hybrid"] > paraphrase_recall["lexical_only"],
             "hybrid beats lexical_only on paraphrases: {paraphrase_recall:?}"
         );
+        // The fusion is never worse than its lexical list (recall@5, @10, MRR).
+        let (hybrid, lexical) = (overall["hybrid"], overall["lexical_only"]);
+        assert!(
+            hybrid.iter().zip(lexical).all(|(h, l)| *h >= l),
+            "hybrid {hybrid:?} below lexical_only {lexical:?} (recall@5, @10, MRR)"
+        );
     }
+}
+
+/// Whether `ELNOR_RELEVANCE_DUMP` asks for each strategy's lists to be written out, so that
+/// fusions can be compared offline on the same lists (as the LoCoMo test's `ELNOR_LOCOMO_DUMP`).
+fn dumping() -> bool {
+    std::env::var_os("ELNOR_RELEVANCE_DUMP").is_some()
+}
+
+/// One label's list under one strategy: each hit's session and record, whether it is the
+/// labelled turn, and the score its own list gave it.
+fn listed(label: &Label, strategy: Strategy, result: &SearchResult) -> serde_json::Value {
+    let hits: Vec<serde_json::Value> = result
+        .hits
+        .iter()
+        .map(|h| {
+            let record = h.record.clone().unwrap_or_else(|| h.doc_id.clone());
+            let target = h.session_id.as_deref() == Some(label.session_id.as_str())
+                && label.records.contains(&record);
+            let score = match strategy {
+                Strategy::LexicalOnly => h.why.lexical_score,
+                _ => h.why.similarity,
+            };
+            serde_json::json!([format!("{:?}/{record}", h.session_id), target, score])
+        })
+        .collect();
+    serde_json::json!({"id": label.id, "kind": label.kind, "strategy": strategy.as_str(), "hits": hits})
 }
 
 /// Lexical recall@5 measured when the set was written: 0.66 (37 of 56; paraphrases 0 of 13,
 /// which need embeddings).
 const FLOOR_RECALL5: f64 = 0.62;
-/// Hybrid recall@5 with all-MiniLM-L6-v2: 0.68 when the set was written, 0.73 since the fusion
-/// constant fell from 60 to 3 (paraphrases 3 of 13; the model is English-only and a third of the
-/// set is German or Spanish).
+/// Hybrid recall@5 with all-MiniLM-L6-v2: 0.68 when the set was written, 0.73 with reciprocal
+/// rank fusion at k = 3 (paraphrases 3 of 13; the model is English-only and a third of the set
+/// is German or Spanish), 0.71 since the fusion weighs scores by the lexical list's confidence,
+/// which on LoCoMo kept hybrid at lexical's level where rank fusion fell 7 points below it.
 const FLOOR_HYBRID_RECALL5: f64 = 0.70;

@@ -2258,9 +2258,17 @@ pub struct SearchWhy {
     /// took part.
     pub vector_rank: Option<u32>,
     pub similarity: Option<f32>,
-    /// The score the final order is by (BM25, similarity, or the fusion of both ranks).
+    /// The score the final order is by (BM25, similarity, or both lists' scores weighed).
     pub fused_score: f32,
-    /// The fields the query matched: `text`, `ident`, `context` (the turn before), `tool`.
+    /// For hybrid, how much the words' list counted against the meanings' (1.0: its best match
+    /// stood clearly out; 0.5: both counted equally).
+    #[serde(default)]
+    pub lexical_weight: Option<f32>,
+    /// The same in words, as the engine puts it.
+    #[serde(default)]
+    pub weighing: Option<String>,
+    /// The fields the query matched: `text`, `ident`, `context` (a word found only in the
+    /// other side's turn before), `tool`.
     pub fields: Vec<String>,
     /// Days between the work and the query.
     pub age_days: Option<i64>,

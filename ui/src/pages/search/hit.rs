@@ -180,6 +180,7 @@ pub(crate) fn why_line(w: &SearchWhy) -> String {
         _ => parts.push("meaning: no rank".to_owned()),
     }
     parts.push(format!("fused score {:.3}", w.fused_score));
+    parts.extend(w.weighing.clone());
     if !w.fields.is_empty() {
         parts.push(format!("matched {}", w.fields.join(", ")));
     }

@@ -11,8 +11,8 @@
 //! Documents, one per:
 //! - transcript turn: what the person typed (`person_text`) or the assistant's prose
 //!   (`assistant_prose`) in the `text` field, tool output in the lower-weighted `tool` field, and
-//!   the session's previous turn in `context`, so a question answered across two turns is found
-//!   at either;
+//!   the whole exchange (the other side's previous turn with the turn's own words) in
+//!   `exchange`, so a question answered across two turns is found at either;
 //! - continuity entry: open questions with their context, key decisions with their rationale,
 //!   cross-conversation updates;
 //! - session summary.
@@ -60,7 +60,7 @@ pub use vectors::EmbedReport;
 pub(crate) use vectors::LocalOnly;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 5;
+const INDEX_VERSION: u32 = 6;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -68,7 +68,7 @@ const MAX_TOOL_CHARS: usize = 2_000;
 /// Turns read from the store per page of a sync; small in the unit tests, so that the samples
 /// take several pages and the paging is what the tests check.
 const TURNS_PAGE: i64 = if cfg!(test) { 7 } else { 2_000 };
-/// How much of the previous turn goes into a turn's `context` field.
+/// How much of the previous turn goes into a turn's `exchange` field.
 const MAX_CONTEXT_CHARS: usize = 1_000;
 
 /// The largest segment a sync into a built index merges: larger ones come from builds, and
@@ -165,7 +165,9 @@ struct Fields {
     key: Field,
     text: Field,
     ident: Field,
-    context: Field,
+    /// The document's own words and, for a turn, the other side's words before it, scored as one
+    /// text (see `query::EXCHANGE_BOOST`).
+    exchange: Field,
     tool: Field,
 }
 
@@ -208,7 +210,7 @@ fn schema() -> (Schema, Fields) {
         key: b.add_u64_field("key", FAST),
         text: b.add_text_field("text", analysed(PROSE, true)),
         ident: b.add_text_field("ident", analysed(IDENT, false)),
-        context: b.add_text_field("context", analysed(PROSE, false)),
+        exchange: b.add_text_field("exchange", analysed(PROSE, false)),
         tool: b.add_text_field("tool", analysed(PROSE, true)),
     };
     (b.build(), fields)
@@ -689,7 +691,7 @@ impl SearchIndex {
                 doc.add_i64(f.at, seconds(row.timestamp.as_deref()));
                 self.add_body(&mut doc, &text);
                 if !context.is_empty() {
-                    doc.add_text(f.context, bounded(&context, MAX_CONTEXT_CHARS));
+                    doc.add_text(f.exchange, bounded(&context, MAX_CONTEXT_CHARS));
                 }
                 if !tool.is_empty() {
                     doc.add_text(f.tool, &tool);
@@ -834,6 +836,7 @@ impl SearchIndex {
         let body = bounded(body, MAX_TEXT_CHARS);
         doc.add_text(self.fields.text, &body);
         doc.add_text(self.fields.ident, &body);
+        doc.add_text(self.fields.exchange, &body);
     }
 
     /// Adds a document, stamped with the time it entered the index.
@@ -931,7 +934,7 @@ impl LineNumbers {
 }
 
 /// The latest words of `role` (`user` or `assistant`) in the session before `seq`, cleaned as
-/// the sync cleans them, for the `context` field of a session's first turns in a batch. Messages
+/// the sync cleans them, for the `exchange` field of a session's first turns in a batch. Messages
 /// that clean to nothing (injected context, tool chatter) are passed over.
 fn last_text_before(store: &Store, session: &str, role: &str, seq: i64) -> Result<String> {
     let texts: Vec<String> = store.graph().with_conn_result(|c| {

@@ -1,10 +1,12 @@
 //! Queries over the search index (CSA §7.3–§7.6): the request's filters, the ranking, and for
 //! every hit the reasons it ranked where it did.
 //!
-//! Lexical retrieval is BM25 over four fields with their own weights: the turn's or entry's own
-//! `text`, its `ident` tokens and the other side of the exchange (`context`) count fully, tool
-//! output (`tool`) for less; a neighbour word finds candidates only when it is rare. A strategy that needs embeddings, asked for while there is no
-//! embedder, runs lexically and says so in `fallback_mode` with the reason: never silently.
+//! Lexical retrieval is BM25 over the document's exchange (its own words with the other side's
+//! turn before, scored as one text), with its own words' written form (`ident`) breaking ties
+//! and tool output (`tool`) for less; within a scope, words are weighed by their rarity there.
+//! `hybrid` weighs the lexical and the embedding lists' normalised scores by how sure the lexical
+//! list is. A strategy that needs embeddings, asked for while there is no embedder, runs
+//! lexically and says so in `fallback_mode` with the reason: never silently.
 
 use std::ops::Bound;
 
@@ -13,8 +15,8 @@ use serde::Serialize;
 use tantivy::DocSet;
 use tantivy::collector::TopDocs;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
-    TermSetQuery,
+    Bm25StatisticsProvider, BooleanQuery, BoostQuery, EnableScoring, Occur, Query, RangeQuery,
+    RegexQuery, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, Order, TantivyDocument, Term};
@@ -35,7 +37,7 @@ pub const DEFAULT_HOURS: u32 = 720;
 pub enum Strategy {
     LexicalOnly,
     EmbeddingAugmented,
-    /// Lexical and embedding ranks fused by reciprocal rank fusion.
+    /// Lexical and embedding scores, normalised and weighed by the lexical list's confidence.
     #[default]
     Hybrid,
 }
@@ -224,10 +226,13 @@ pub struct Why {
     pub vector_rank: Option<usize>,
     pub similarity: Option<f32>,
     /// The score the final order is by: the BM25 score for `lexical_only`, the similarity for
-    /// `embedding_augmented`, the reciprocal-rank fusion of both ranks for `hybrid`.
+    /// `embedding_augmented`, both lists' scores normalised and weighed for `hybrid`.
     pub fused_score: f32,
+    /// For `hybrid`, how much the lexical list counted against the embedding list (1.0: its
+    /// best match stood clearly out, so the order is the words'; 0.5: both counted equally).
+    pub lexical_weight: Option<f32>,
     /// The fields the query matched: `text`, `ident` (a name or path kept whole), `context`
-    /// (the turn before), `tool` (tool output).
+    /// (a word found only in the other side's turn before), `tool` (tool output).
     pub fields: Vec<&'static str>,
     /// Days between the work and the query.
     pub age_days: Option<i64>,
@@ -309,17 +314,20 @@ pub struct SearchResult {
     pub synthesis_fallback: Option<String>,
 }
 
-/// How much the other side of the exchange (`context`) and tool output (`tool`) count against a
-/// turn's own words. On LoCoMo's development half (lexical recall@5 / @10, with rare neighbour
-/// words finding candidates): 0.35 gave 0.492 / 0.568, 0.6 gave 0.505 / 0.605, 1.0 gave
-/// 0.548 / 0.625; the labelled real-history set read the same at each (recall@5 0.68, MRR 0.61).
-const CONTEXT_BOOST: f32 = 1.0;
-
-/// A neighbourhood word held by at most this share of the documents finds candidates; a more
-/// common one only re-scores them. On LoCoMo's development half 2% kept the whole gain of every
-/// neighbour word finding (0.548 / 0.625 against 0.551 / 0.630), and at two million turns it cost
-/// lexical p50 3.0 → 4.0 ms where every word finding cost 3.2 → 5.7 ms.
-const NEIGHBOUR_FINDS_SHARE: f64 = 0.02;
+/// How much a document's own words, in their written form (`ident`), count on top of its
+/// exchange (`exchange`: the other side's previous turn and the turn's own words, scored as one
+/// text), the field that finds the candidates.
+///
+/// An answer and its question are often two turns. Scored as one text, a word said on either
+/// side counts once, and the length that dampens it is the exchange's; the turn's own words then
+/// break ties between the two turns of one exchange. Before, the neighbour was a field of its
+/// own whose BM25 was added to the turn's, so a word on both sides counted twice, and only rare
+/// neighbour words found candidates. On LoCoMo's conversations 0–2 (lexical recall@1 / @5 /
+/// @10, with [`ScopeStatistics`]), own words at 0.3 through `ident` gave 0.296 / 0.628 / 0.715,
+/// through the stemmed `text` 0.300 / 0.624 / 0.715, both at 0.2 0.308 / 0.623 / 0.712, and
+/// both at 0.3 0.311 / 0.610 / 0.691; the labelled real-history set read recall@5 0.68 and MRR
+/// 0.59 at the first and third, 0.66 / 0.57 at the second. The first is the one walk fewer.
+const IDENT_PLAIN_BOOST: f32 = 0.3;
 const TOOL_BOOST: f32 = 0.3;
 
 /// The characters that join word characters into one identifier token (`ident.rs`).
@@ -329,14 +337,23 @@ const IDENT_JOINERS: &str = "./\\:@#-_";
 /// labelled set 50 keeps every answer found across two turns, and 20 lost one.
 const REFINE_POOL: usize = 50;
 
-/// How many candidates each list gives the fusion, and the constant of reciprocal rank fusion.
-/// The usual 60 suits long result lists: there a rank's weight falls off so slowly that two
-/// middling ranks beat a first place. A search answers with five hits, and that drowned the
-/// vector list's first places on paraphrases under documents both lists ranked twentieth. On
-/// the labelled set (recall@5 / MRR, hybrid): 60 gave 0.68 / 0.54, 20 gave 0.71 / 0.55, 10 gave
-/// 0.71 / 0.56, and 1 to 5 gave 0.73 / 0.58–0.60, the plateau this sits in the middle of.
+/// How many candidates each list gives the fusion.
 const CANDIDATES: usize = 50;
-const RRF_K: f32 = 3.0;
+
+/// How `hybrid` weighs its two lists, each list's scores first stretched to 0–1 over its own
+/// candidates (min-max), so that each keeps how sure it is. Ranks alone (reciprocal rank fusion,
+/// which this replaced) let a weak list's first places push out the other's whatever the scores
+/// said: on LoCoMo's development half hybrid read recall@5 0.473 against lexical 0.548.
+///
+/// The weight is the lexical list's own confidence, per query: when its best match stands
+/// clearly above its fifth ([`CLEAR_LEAD`] times its score) the words found what was meant and
+/// the order is theirs alone; when the list is flat (the words matched loosely, as in a question
+/// put in other words than the turn's) both lists count equally. Chosen on LoCoMo's
+/// conversations 0–2 and the labelled real-history set, with all-MiniLM-L6-v2; a fixed weight
+/// could not serve both: 0.8 kept LoCoMo at lexical's level and lost every paraphrase of the
+/// labelled set, 0.5 found them and lost 7 points of recall@5 on LoCoMo.
+const CLEAR_LEAD: f32 = 1.2;
+const BLEND_WEIGHT: f32 = 0.5;
 
 /// A request's lexical query, built by [`SearchIndex::lexical`].
 pub(super) struct Lexical {
@@ -344,16 +361,20 @@ pub(super) struct Lexical {
     pub(super) filters: Vec<(Occur, Box<dyn Query>)>,
     pub(super) query: Box<dyn Query>,
     /// The terms that only re-score the candidates `query` found (see [`refine`]): the
-    /// query's words asked of `context`, and its plain words in their written form (`ident`).
+    /// query's plain words in their written form (`ident`).
     pub(super) rescore: Option<Box<dyn Query>>,
+    /// The work contexts or sessions the request is scoped to, when it is: what the words'
+    /// rarity is counted in (see [`ScopeStatistics`]).
+    pub(super) scope: Option<Box<dyn Query>>,
 }
 
 /// A document on its way into the results.
-struct Candidate {
-    doc: Option<(TantivyDocument, DocAddress)>,
-    id: String,
-    lexical: Option<(usize, f32)>,
-    vector: Option<(usize, f32)>,
+pub(super) struct Candidate {
+    pub(super) doc: Option<(TantivyDocument, DocAddress)>,
+    pub(super) id: String,
+    /// Its rank and score in each list that found it.
+    pub(super) lexical: Option<(usize, f32)>,
+    pub(super) vector: Option<(usize, f32)>,
 }
 
 /// The longest excerpt a hit carries, in characters.
@@ -380,7 +401,8 @@ impl SearchIndex {
             filters,
             query,
             rescore,
-        } = self.lexical(&searcher, req, None)?;
+            scope,
+        } = self.lexical(req, None)?;
         let limit = req.max_results.clamp(1, MAX_RESULTS);
         let documents = searcher.num_docs();
 
@@ -433,7 +455,13 @@ impl SearchIndex {
         } else {
             limit
         };
-        let top = self.refined_top(&searcher, query.as_ref(), rescore.as_deref(), lexical_limit)?;
+        let top = self.refined_top(
+            &searcher,
+            query.as_ref(),
+            rescore.as_deref(),
+            scope.as_deref(),
+            lexical_limit,
+        )?;
         // Candidates by doc_id: their lexical rank and score, their vector rank and similarity.
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut position: std::collections::HashMap<String, usize> = Default::default();
@@ -462,19 +490,18 @@ impl SearchIndex {
                 }
             }
         }
-        let fused = |c: &Candidate| -> f32 {
-            match (req.strategy, vector_hits.is_some()) {
-                (_, false) | (Strategy::LexicalOnly, _) => c.lexical.map_or(0.0, |(_, s)| s),
-                (Strategy::EmbeddingAugmented, true) => c.vector.map_or(0.0, |(_, s)| s),
-                (Strategy::Hybrid, true) => {
-                    let rrf = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (RRF_K + r as f32));
-                    rrf(c.lexical.map(|(r, _)| r)) + rrf(c.vector.map(|(r, _)| r))
-                }
-            }
-        };
-        let mut ranked: Vec<(f32, Candidate)> =
-            candidates.into_iter().map(|c| (fused(&c), c)).collect();
-        ranked.retain(|(score, _)| *score > 0.0);
+        let weight = (req.strategy == Strategy::Hybrid && vector_hits.is_some())
+            .then(|| lexical_weight(&candidates));
+        let fused = fusion(
+            req.strategy,
+            vector_hits.is_some(),
+            weight.unwrap_or(1.0),
+            &candidates,
+        );
+        let mut ranked: Vec<(f32, Candidate)> = candidates
+            .into_iter()
+            .filter_map(|c| Some((fused(&c)?, c)))
+            .collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
         ranked.truncate(limit);
         let best = ranked
@@ -485,14 +512,7 @@ impl SearchIndex {
         let mut hits = Vec::with_capacity(ranked.len());
         for (score, c) in ranked {
             let (doc, fields) = match c.doc {
-                Some((doc, addr)) => {
-                    let fields = per_field
-                        .iter()
-                        .filter(|(_, q)| matches(&searcher, q.as_ref(), addr))
-                        .map(|(name, _)| *name)
-                        .collect();
-                    (doc, fields)
-                }
+                Some((doc, addr)) => (doc, matched_fields(&searcher, &per_field, addr)),
                 None => match self.by_doc_id(&searcher, &c.id)? {
                     Some(doc) => (doc, Vec::new()),
                     // A vector whose document left the index (a log merged away): passed over.
@@ -504,6 +524,7 @@ impl SearchIndex {
             hit.why.lexical_score = c.lexical.map(|(_, s)| s);
             hit.why.vector_rank = c.vector.map(|(r, _)| r);
             hit.why.similarity = c.vector.map(|(_, s)| s);
+            hit.why.lexical_weight = weight;
             hits.push(hit);
         }
         Ok(SearchResult {
@@ -525,7 +546,6 @@ impl SearchIndex {
     /// `indexed_after`, it must have entered the index in or after that second.
     pub(super) fn lexical(
         &self,
-        searcher: &tantivy::Searcher,
         req: &SearchRequest,
         indexed_after: Option<i64>,
     ) -> Result<Lexical> {
@@ -534,11 +554,13 @@ impl SearchIndex {
         // The query is a bag of words per field, built here rather than by tantivy's query
         // parser: a person's words are not syntax ("-", quotes and colons mean nothing), and
         // phrase and exclusion scorers are left out of the picture entirely.
+        // Each field with its weight; `text` (the exchange's own half) is asked only to say
+        // whether a hit's own words matched.
         let fields = [
-            ("text", f.text, super::PROSE, 1.0),
-            ("ident", f.ident, super::IDENT, 1.0),
-            ("context", f.context, super::PROSE, CONTEXT_BOOST),
-            ("tool", f.tool, super::PROSE, TOOL_BOOST),
+            ("context", f.exchange, super::PROSE, Some(1.0)),
+            ("text", f.text, super::PROSE, None),
+            ("ident", f.ident, super::IDENT, Some(1.0)),
+            ("tool", f.tool, super::PROSE, Some(TOOL_BOOST)),
         ];
         let mut per_field: Vec<(&'static str, Box<dyn Query>)> = Vec::new();
         // One flat union of every (field, word) term, each weighted by its field: a union of
@@ -577,38 +599,49 @@ impl SearchIndex {
                     IndexRecordOption::WithFreqs,
                 ))
             };
-            per_field.push((
-                name,
-                Box::new(BooleanQuery::new(
-                    words.iter().map(|w| (Occur::Should, term(w))).collect(),
-                )),
-            ));
+            if name == "context" {
+                // The exchange holds the document's own words too: it is named for a hit only
+                // when it matched a word that the document's own text does not hold.
+                for w in &words {
+                    let own: Box<dyn Query> = Box::new(TermQuery::new(
+                        Term::from_field_text(f.text, w),
+                        IndexRecordOption::Basic,
+                    ));
+                    per_field.push((
+                        name,
+                        Box::new(BooleanQuery::new(vec![
+                            (Occur::Must, term(w)),
+                            (Occur::MustNot, own),
+                        ])),
+                    ));
+                }
+            } else {
+                per_field.push((
+                    name,
+                    Box::new(BooleanQuery::new(
+                        words.iter().map(|w| (Occur::Should, term(w))).collect(),
+                    )),
+                ));
+            }
+            let Some(boost) = boost else {
+                continue;
+            };
             for w in &words {
+                // A plain word's written form (`ident`), whose stem the exchange asks, only
+                // re-scores the best candidates (see `refine`), which keeps a query to one walk
+                // of each word's postings. Joined names (paths, `snake_case`) find candidates:
+                // no other field holds them whole.
+                let plain_form = name == "ident"
+                    && has_prose
+                    && !w.contains(|c: char| IDENT_JOINERS.contains(c));
+                let boost = if plain_form { IDENT_PLAIN_BOOST } else { boost };
                 let q = term(w);
                 let q: Box<dyn Query> = if boost == 1.0 {
                     q
                 } else {
                     Box::new(BoostQuery::new(q, boost))
                 };
-                // Two kinds of term only re-score the best candidates (see `refine`), which
-                // halved a query's time at two million turns:
-                // - a common word of the neighbourhood (`context`, the other side of each
-                //   exchange, where every word of a conversation sits about once more): its
-                //   posting list is as long as the text's. A rare one finds candidates too: an
-                //   answer whose own words share none with the question ("Yes, last Tuesday")
-                //   is found by the question it answers, at a small cost (short lists);
-                // - a plain word's written form (`ident`), whose stem the `text` field asks.
-                //   Joined names (paths, `snake_case`) stay: no other field holds them whole.
-                let plain_form = name == "ident"
-                    && has_prose
-                    && !w.contains(|c: char| IDENT_JOINERS.contains(c));
-                let common_neighbour = name == "context" && {
-                    let df = searcher
-                        .doc_freq(&Term::from_field_text(field, w))
-                        .unwrap_or(u64::MAX);
-                    df as f64 > NEIGHBOUR_FINDS_SHARE * searcher.num_docs() as f64
-                };
-                if common_neighbour || plain_form {
+                if plain_form {
                     rescore.push((Occur::Should, q));
                 } else {
                     flat.push((Occur::Should, q));
@@ -637,27 +670,25 @@ impl SearchIndex {
                 any_of(f.entities, req.entities.iter().map(|e| e.as_str())),
             ));
         }
-        match (&req.scope, &req.work_context) {
+        let scope: Option<Box<dyn Query>> = match (&req.scope, &req.work_context) {
             (Some(scope), _) => {
                 let in_scope = |field: Field, values: &[String]| -> Box<dyn Query> {
                     Box::new(TermSetQuery::new(
                         values.iter().map(|v| Term::from_field_text(field, v)),
                     ))
                 };
-                filters.push((
-                    Occur::Must,
-                    Box::new(BooleanQuery::new(vec![
-                        (Occur::Should, in_scope(f.work_context_id, &scope.contexts)),
-                        (Occur::Should, in_scope(f.session_id, &scope.sessions)),
-                    ])),
-                ));
+                Some(Box::new(BooleanQuery::new(vec![
+                    (Occur::Should, in_scope(f.work_context_id, &scope.contexts)),
+                    (Occur::Should, in_scope(f.session_id, &scope.sessions)),
+                ])))
             }
             // Without the use case's scope (the index used directly), a context filter keeps
             // what carries its context: entries, nodes, observations.
-            (None, Some(wc)) => {
-                filters.push((Occur::Must, any_of(f.work_context_id, [wc.as_str()])));
-            }
-            (None, None) => {}
+            (None, Some(wc)) => Some(any_of(f.work_context_id, [wc.as_str()])),
+            (None, None) => None,
+        };
+        if let Some(scope) = &scope {
+            filters.push((Occur::Must, scope.box_clone()));
         }
         // A window reaching back past the earliest moment a date can hold is no window at all:
         // an agent may ask for any number of hours, and subtracting that many would overflow.
@@ -720,6 +751,7 @@ impl SearchIndex {
             query,
             rescore: (!rescore.is_empty())
                 .then(|| Box::new(BooleanQuery::new(rescore)) as Box<dyn Query>),
+            scope,
         })
     }
 
@@ -741,9 +773,16 @@ impl SearchIndex {
             per_field,
             query,
             rescore,
+            scope,
             ..
-        } = self.lexical(&searcher, &req, indexed_after)?;
-        let top = self.refined_top(&searcher, query.as_ref(), rescore.as_deref(), limit.max(1))?;
+        } = self.lexical(&req, indexed_after)?;
+        let top = self.refined_top(
+            &searcher,
+            query.as_ref(),
+            rescore.as_deref(),
+            scope.as_deref(),
+            limit.max(1),
+        )?;
         let best = top
             .first()
             .map(|(s, _)| *s)
@@ -754,11 +793,7 @@ impl SearchIndex {
             .map(|(rank, (score, addr))| {
                 let doc: TantivyDocument =
                     searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
-                let fields = per_field
-                    .iter()
-                    .filter(|(_, q)| matches(&searcher, q.as_ref(), addr))
-                    .map(|(name, _)| *name)
-                    .collect();
+                let fields = matched_fields(&searcher, &per_field, addr);
                 let mut hit = self.hit(&doc, score, best, fields, req.now);
                 hit.why.lexical_rank = Some(rank + 1);
                 hit.why.lexical_score = Some(score);
@@ -773,7 +808,7 @@ impl SearchIndex {
         req.all_words = true;
         let reader = self.reader()?;
         let searcher = reader.searcher();
-        let Lexical { query, .. } = self.lexical(&searcher, &req, indexed_after)?;
+        let Lexical { query, .. } = self.lexical(&req, indexed_after)?;
         searcher
             .search(&query, &tantivy::collector::Count)
             .map_err(|e| index_err(&self.dir, e))
@@ -831,25 +866,38 @@ impl SearchIndex {
     /// [`REFINE_POOL`] (or `4 × limit`, when more) by `query`, re-scored and cut to `limit`.
     /// Re-scored, a candidate's score is what the union of both would give it (the same term
     /// scores summed), so the result differs from searching that union only where `rescore`
-    /// would lift a document from beyond the pool.
+    /// would lift a document from beyond the pool. Within a `scope`, words are weighed by how
+    /// rare they are there ([`ScopeStatistics`]).
     pub(super) fn refined_top(
         &self,
         searcher: &tantivy::Searcher,
         query: &dyn Query,
         rescore: Option<&dyn Query>,
+        scope: Option<&dyn Query>,
         limit: usize,
     ) -> Result<Vec<(f32, DocAddress)>> {
-        let Some(rescore) = rescore else {
-            return searcher
-                .search(query, &TopDocs::with_limit(limit).order_by_score())
-                .map_err(|e| index_err(&self.dir, e));
-        };
-        let pool = limit.saturating_mul(4).max(REFINE_POOL);
-        let mut top = searcher
-            .search(query, &TopDocs::with_limit(pool).order_by_score())
+        let in_scope = scope
+            .map(|scope| ScopeStatistics::new(searcher, scope))
+            .transpose()
             .map_err(|e| index_err(&self.dir, e))?;
-        refine(searcher, &mut top, rescore).map_err(|e| index_err(&self.dir, e))?;
-        top.truncate(limit);
+        let statistics: &dyn Bm25StatisticsProvider = match &in_scope {
+            Some(s) => s,
+            None => searcher,
+        };
+        let pool = if rescore.is_some() {
+            limit.saturating_mul(4).max(REFINE_POOL)
+        } else {
+            limit
+        };
+        let collector = TopDocs::with_limit(pool).order_by_score();
+        let mut top = searcher
+            .search_with_statistics_provider(query, &collector, statistics)
+            .map_err(|e| index_err(&self.dir, e))?;
+        if let Some(rescore) = rescore {
+            let scoring = EnableScoring::enabled_from_statistics_provider(statistics, searcher);
+            refine(searcher, scoring, &mut top, rescore).map_err(|e| index_err(&self.dir, e))?;
+            top.truncate(limit);
+        }
         Ok(top)
     }
 
@@ -907,6 +955,7 @@ impl SearchIndex {
                 vector_rank: None,
                 similarity: None,
                 fused_score: score,
+                lexical_weight: None,
                 fields,
                 age_days: at.map(|t| (now - t).num_days()),
             },
@@ -935,10 +984,11 @@ fn any_of<'a>(field: Field, values: impl IntoIterator<Item = &'a str>) -> Box<dy
 /// term lookup per candidate.
 fn refine(
     searcher: &tantivy::Searcher,
+    scoring: EnableScoring<'_>,
     top: &mut [(f32, DocAddress)],
     extra: &dyn Query,
 ) -> tantivy::Result<()> {
-    let weight = extra.weight(EnableScoring::enabled_from_searcher(searcher))?;
+    let weight = extra.weight(scoring)?;
     top.sort_by_key(|(_, addr)| *addr);
     let mut scorer: Option<(u32, Box<dyn tantivy::query::Scorer>)> = None;
     for (score, addr) in top.iter_mut() {
@@ -960,6 +1010,183 @@ fn refine(
     }
     top.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     Ok(())
+}
+
+/// How a strategy scores a candidate, or `None` when the strategy leaves it out: the BM25 score
+/// for `lexical_only` (and whenever there is no embedding list), the similarity for
+/// `embedding_augmented`, and for `hybrid` both lists' scores, min-max normalised over their
+/// own candidates and weighed by [`lexical_weight`] (a list that did not find the candidate
+/// gives it 0).
+pub(super) fn fusion(
+    strategy: Strategy,
+    embedded: bool,
+    weight: f32,
+    candidates: &[Candidate],
+) -> impl Fn(&Candidate) -> Option<f32> + use<> {
+    let lexical = Stretch::over(candidates.iter().filter_map(|c| c.lexical.map(|(_, s)| s)));
+    let vector = Stretch::over(candidates.iter().filter_map(|c| c.vector.map(|(_, s)| s)));
+    move |c: &Candidate| {
+        let lexical_score = c.lexical.map(|(_, s)| s);
+        let similarity = c.vector.map(|(_, s)| s);
+        match (strategy, embedded) {
+            (_, false) | (Strategy::LexicalOnly, _) => lexical_score,
+            (Strategy::EmbeddingAugmented, true) => similarity,
+            (Strategy::Hybrid, true) => Some(
+                weight * lexical_score.map_or(0.0, |s| lexical.apply(s))
+                    + (1.0 - weight) * similarity.map_or(0.0, |s| vector.apply(s)),
+            ),
+        }
+    }
+}
+
+/// How much the lexical list counts in `hybrid` for this query (see [`CLEAR_LEAD`]): all of it
+/// when its best score stands clearly above its fifth, else [`BLEND_WEIGHT`].
+pub(super) fn lexical_weight(candidates: &[Candidate]) -> f32 {
+    let mut scores: Vec<f32> = candidates
+        .iter()
+        .filter_map(|c| c.lexical.map(|(_, s)| s))
+        .collect();
+    scores.sort_by(|a, b| b.total_cmp(a));
+    match (scores.first(), scores.get(4)) {
+        (Some(best), Some(fifth)) if *best >= CLEAR_LEAD * fifth => 1.0,
+        _ => BLEND_WEIGHT,
+    }
+}
+
+impl Why {
+    /// How a hybrid search weighed its two lists for this query, in words; `None` for the other
+    /// strategies.
+    pub fn weighing(&self) -> Option<String> {
+        self.lexical_weight.map(|weight| {
+            if weight >= 1.0 {
+                "ordered by the words (one match stood out)".to_owned()
+            } else {
+                format!(
+                    "words and meaning weighed {weight:.1} / {:.1}",
+                    1.0 - weight
+                )
+            }
+        })
+    }
+}
+
+/// A min-max normalisation: the lowest score of a list to 0, its highest to 1.
+#[derive(Clone, Copy)]
+struct Stretch {
+    low: f32,
+    span: f32,
+}
+
+impl Stretch {
+    fn over(scores: impl Iterator<Item = f32>) -> Stretch {
+        let (low, high) = scores.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), s| {
+            (lo.min(s), hi.max(s))
+        });
+        Stretch {
+            low,
+            span: high - low,
+        }
+    }
+
+    /// A list of one score (or of equal scores) gives each of them 1.
+    fn apply(self, score: f32) -> f32 {
+        if self.span > f32::EPSILON {
+            (score - self.low) / self.span
+        } else {
+            1.0
+        }
+    }
+}
+
+/// The fields a hit matched, by name, each once (`context` is asked word by word).
+fn matched_fields(
+    searcher: &tantivy::Searcher,
+    per_field: &[(&'static str, Box<dyn Query>)],
+    addr: DocAddress,
+) -> Vec<&'static str> {
+    let mut fields: Vec<&'static str> = Vec::new();
+    for (name, query) in per_field {
+        if !fields.contains(name) && matches(searcher, query.as_ref(), addr) {
+            fields.push(name);
+        }
+    }
+    fields
+}
+
+/// BM25's statistics counted within a search's scope (its work contexts or sessions) rather
+/// than over the whole index: a word that is everywhere in this project (its name, the people in
+/// it) says little about which of its turns is meant, however rare it is across the rest of the
+/// person's history. On LoCoMo's conversations 0–2 (each one work context, asked within it) it
+/// raised lexical recall@1 / @5 / @10 from 0.275 / 0.605 / 0.689 to 0.296 / 0.628 / 0.715, and
+/// on conversations 3–4, left out of every choice, from 0.286 / 0.596 / 0.684 to 0.294 / 0.604 /
+/// 0.685. The documents' length is the index's average, which a scope seldom departs from far.
+pub(super) struct ScopeStatistics<'a> {
+    searcher: &'a tantivy::Searcher,
+    /// The scope's live documents, one set per segment, walked once: each word's count then
+    /// walks only its own postings (building the scope's union of sessions again for every
+    /// word cost a 40,000-turn project 5 ms a query).
+    members: Vec<tantivy::BitSet>,
+    /// Documents in the scope, and their share of the index.
+    documents: u64,
+    share: f64,
+}
+
+impl<'a> ScopeStatistics<'a> {
+    pub(super) fn new(searcher: &'a tantivy::Searcher, scope: &dyn Query) -> tantivy::Result<Self> {
+        let weight = scope.weight(EnableScoring::disabled_from_searcher(searcher))?;
+        let mut members = Vec::with_capacity(searcher.segment_readers().len());
+        let mut documents = 0u64;
+        for reader in searcher.segment_readers() {
+            let mut set = tantivy::BitSet::with_max_value(reader.max_doc());
+            let alive = reader.alive_bitset();
+            let mut scorer = weight.scorer(reader, 1.0)?;
+            let mut doc = scorer.doc();
+            while doc != tantivy::TERMINATED {
+                if alive.is_none_or(|a| a.is_alive(doc)) {
+                    set.insert(doc);
+                    documents += 1;
+                }
+                doc = scorer.advance();
+            }
+            members.push(set);
+        }
+        let share = documents as f64 / searcher.num_docs().max(1) as f64;
+        Ok(ScopeStatistics {
+            searcher,
+            members,
+            documents,
+            share,
+        })
+    }
+}
+
+impl Bm25StatisticsProvider for ScopeStatistics<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        let all = self.searcher.total_num_tokens(field)?;
+        Ok(((all as f64 * self.share).round() as u64).max(1))
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.documents.max(1))
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        let mut count = 0u64;
+        for (reader, members) in self.searcher.segment_readers().iter().zip(&self.members) {
+            let postings = reader
+                .inverted_index(term.field())?
+                .read_postings(term, IndexRecordOption::Basic)?;
+            let Some(mut postings) = postings else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != tantivy::TERMINATED {
+                count += u64::from(members.contains(doc));
+                doc = postings.advance();
+            }
+        }
+        Ok(count)
+    }
 }
 
 /// Whether the document at `addr` matches `query`. A fresh scorer is walked to the document

@@ -6,7 +6,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur};
 
-use super::query::Lexical;
+use super::query::{Candidate, Lexical, ScopeStatistics, fusion, lexical_weight};
 use super::*;
 use crate::test_support::ingest_dir;
 
@@ -270,6 +270,13 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
     );
     assert!(result.hits.iter().any(|h| h.why.similarity.is_some()));
     let fused: Vec<f32> = result.hits.iter().map(|h| h.why.fused_score).collect();
+    // Every hit says how the lists were weighed for this query, the same for all of them.
+    let weight = result.hits[0].why.lexical_weight;
+    assert!(
+        matches!(weight, Some(w) if w == 1.0 || w == 0.5),
+        "{weight:?}"
+    );
+    assert!(result.hits.iter().all(|h| h.why.lexical_weight == weight));
     assert!(
         fused.windows(2).all(|w| w[0] >= w[1]),
         "ordered by the fused score: {fused:?}"
@@ -678,8 +685,7 @@ fn rescored_candidates_score_what_the_whole_query_gives_them() {
         "ledger export retry",
     ];
     for text in queries {
-        let Lexical { query, rescore, .. } =
-            index.lexical(&searcher, &request(text), None).unwrap();
+        let Lexical { query, rescore, .. } = index.lexical(&request(text), None).unwrap();
         let rescore = rescore.expect("every query here has words to re-score with");
         let whole = BooleanQuery::new(vec![
             (Occur::Must, query.box_clone()),
@@ -689,7 +695,7 @@ fn rescored_candidates_score_what_the_whole_query_gives_them() {
             .search(&whole, &TopDocs::with_limit(8).order_by_score())
             .unwrap();
         let found = index
-            .refined_top(&searcher, query.as_ref(), Some(rescore.as_ref()), 8)
+            .refined_top(&searcher, query.as_ref(), Some(rescore.as_ref()), None, 8)
             .unwrap();
         assert_eq!(
             found.iter().map(|(_, a)| *a).collect::<Vec<_>>(),
@@ -863,4 +869,94 @@ fn a_turn_whose_record_has_no_id_points_at_its_line() {
         super::record_of(&row("openclaw:s1:a1b2c3d4"), &mut lines).as_deref(),
         Some("a1b2c3d4")
     );
+}
+
+/// A candidate found by the lists with these scores (ranks follow from the scores here).
+fn candidate(id: &str, lexical: Option<f32>, vector: Option<f32>) -> Candidate {
+    Candidate {
+        doc: None,
+        id: id.to_owned(),
+        lexical: lexical.map(|s| (1, s)),
+        vector: vector.map(|s| (1, s)),
+    }
+}
+
+#[test]
+fn hybrid_keeps_a_clear_lexical_leader_and_blends_a_flat_list() {
+    // A best match well above the fifth: the words found what was meant.
+    let clear: Vec<Candidate> = [9.0, 6.0, 5.5, 5.2, 5.0, 4.0]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| candidate(&format!("l{i}"), Some(*s), None))
+        .chain([candidate("v", None, Some(0.9))])
+        .collect();
+    assert_eq!(lexical_weight(&clear), 1.0);
+    // A flat list (the best within 1.2× the fifth), and a list of fewer than five: blended.
+    let flat: Vec<Candidate> = [6.0, 5.9, 5.8, 5.5, 5.1]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| candidate(&format!("l{i}"), Some(*s), Some(0.2)))
+        .chain([candidate("v", None, Some(0.9))])
+        .collect();
+    assert_eq!(lexical_weight(&flat), 0.5);
+    assert_eq!(lexical_weight(&flat[..3]), 0.5);
+
+    let order = |candidates: &[Candidate], weight: f32| -> Vec<String> {
+        let score = fusion(Strategy::Hybrid, true, weight, candidates);
+        let mut scored: Vec<(f32, &str)> = candidates
+            .iter()
+            .filter_map(|c| Some((score(c)?, c.id.as_str())))
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        scored.into_iter().map(|(_, id)| id.to_owned()).collect()
+    };
+    // Weight 1: the lexical order, the vector's find after every lexical one.
+    assert_eq!(
+        order(&clear, 1.0),
+        ["l0", "l1", "l2", "l3", "l4", "l5", "v"]
+    );
+    // Weight 0.5: the vector's confident find rises above the flat list's weaker half.
+    let blended = order(&flat, 0.5);
+    assert_eq!(blended[0], "l0");
+    assert!(
+        blended.iter().position(|id| id == "v") < blended.iter().position(|id| id == "l3"),
+        "{blended:?}"
+    );
+    // The other strategies keep their own list and leave out what it did not find.
+    let lexical = fusion(Strategy::LexicalOnly, true, 1.0, &flat);
+    assert_eq!(lexical(&flat[5]), None);
+    let vector = fusion(Strategy::EmbeddingAugmented, true, 1.0, &flat);
+    assert_eq!(vector(&flat[0]), Some(0.2));
+}
+
+#[test]
+fn word_rarity_is_counted_in_the_scope() {
+    use tantivy::query::{Bm25StatisticsProvider, Query, TermQuery};
+    use tantivy::schema::IndexRecordOption;
+
+    let (_dir, _store, index) = indexed();
+    let searcher = index.reader().unwrap().searcher();
+    let f = index.fields;
+    let session = Term::from_field_text(f.session_id, "5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11");
+    let scope = TermQuery::new(session, IndexRecordOption::Basic);
+    let stats = ScopeStatistics::new(&searcher, &scope).unwrap();
+    let in_session = scope.count(&searcher).unwrap() as u64;
+    assert!(0 < in_session && in_session < searcher.num_docs());
+    assert_eq!(stats.total_num_docs().unwrap(), in_session);
+    // A word of the session that other sessions use too: rarer in the whole index than in it.
+    let word = Term::from_field_text(f.exchange, "sync");
+    let (everywhere, here) = (
+        searcher.doc_freq(&word).unwrap(),
+        stats.doc_freq(&word).unwrap(),
+    );
+    assert!(0 < here && here < everywhere, "{here} of {everywhere}");
+    let share = |df: u64, docs: u64| df as f64 / docs as f64;
+    assert!(
+        share(here, in_session) > share(everywhere, searcher.num_docs()),
+        "the word is commoner in its session than in the index"
+    );
+    // The documents' length is scaled with the scope's share of the index.
+    let tokens = searcher.total_num_tokens(f.exchange).unwrap();
+    let scoped_tokens = stats.total_num_tokens(f.exchange).unwrap();
+    assert!(0 < scoped_tokens && scoped_tokens < tokens);
 }
