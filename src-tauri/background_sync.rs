@@ -10,7 +10,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use elnor_engine::{Store, SyncRequest, Synced};
+use elnor_engine::{Store, SyncProblem, SyncRequest, Synced};
 
 /// How often the thread asks whether a sync is due.
 const CHECK_EVERY: Duration = Duration::from_secs(60);
@@ -20,7 +20,7 @@ const CHECK_EVERY: Duration = Duration::from_secs(60);
 pub struct SyncRunState {
     pub running: bool,
     /// Why the last sync failed, or could not reach the remote, until one succeeds.
-    pub problem: Option<String>,
+    pub problem: Option<SyncProblem>,
 }
 
 /// Shared by the thread and the Sync commands.
@@ -54,13 +54,7 @@ pub fn run_one(
     }
     let _running = Running(handle);
     let result = elnor_engine::sync(store, req, elnor_engine::now());
-    lock(handle).problem = match &result {
-        Ok(done) => done
-            .offline
-            .as_ref()
-            .map(|why| format!("offline: {}", why.lines().next().unwrap_or(why))),
-        Err(e) => Some(e.to_string()),
-    };
+    lock(handle).problem = SyncProblem::of(&result);
     Some(result)
 }
 
@@ -94,8 +88,9 @@ pub fn start(store: Arc<Store>, handle: SyncHandle) {
                     }
                     Err(_) => {
                         tracing::error!("background sync panicked; retrying at the next check");
-                        lock(&handle).problem =
-                            Some("the sync stopped unexpectedly; see the app's log".into());
+                        lock(&handle).problem = Some(SyncProblem::Failed(
+                            "the sync stopped unexpectedly; see the app's log".into(),
+                        ));
                     }
                 }
             }

@@ -11,25 +11,13 @@ use tauri::State;
 use crate::background_sync::{SyncHandle, run_one};
 use crate::state::{AppState, blocking, to_command_error};
 
-/// The sidebar's light, from what the store says and how the last run ended.
-fn light(s: &SyncStatus, running: bool, problem: Option<&str>) -> &'static str {
-    match (&s.remote, running, problem) {
-        (None, _, _) => "off",
-        (_, true, _) => "running",
-        (_, _, Some(p)) if !p.starts_with("offline") => "failed",
-        (_, _, Some(_)) => "waiting",
-        _ if s.unsent_entries + s.unsent_changes + s.ahead_commits > 0 => "waiting",
-        _ => "synced",
-    }
-}
-
 fn view(s: SyncStatus, handle: &SyncHandle) -> SyncView {
     let (running, problem) = {
         let state = handle.lock().unwrap_or_else(|e| e.into_inner());
         (state.running, state.problem.clone())
     };
     SyncView {
-        light: light(&s, running, problem.as_deref()).to_owned(),
+        light: s.light(running, problem.as_ref()).as_str().to_owned(),
         devices: s
             .devices
             .iter()
@@ -64,7 +52,7 @@ fn view(s: SyncStatus, handle: &SyncHandle) -> SyncView {
         ahead_commits: s.ahead_commits,
         behind_commits: s.behind_commits,
         running,
-        problem,
+        problem: problem.map(|p| p.message()),
     }
 }
 
@@ -114,30 +102,4 @@ pub async fn sync_run(
         })
     })
     .await
-}
-
-#[cfg(test)]
-mod tests {
-    use elnor_engine::SyncStatus;
-
-    use super::light;
-
-    #[test]
-    fn the_light_says_off_running_failed_waiting_or_synced() {
-        let off = SyncStatus::default();
-        assert_eq!(light(&off, false, None), "off");
-        let set = SyncStatus {
-            remote: Some("/srv/memory.git".into()),
-            ..SyncStatus::default()
-        };
-        assert_eq!(light(&set, false, None), "synced");
-        assert_eq!(light(&set, true, Some("git said no")), "running");
-        assert_eq!(light(&set, false, Some("git said no")), "failed");
-        assert_eq!(light(&set, false, Some("offline: no route")), "waiting");
-        let unsent = SyncStatus {
-            unsent_changes: 2,
-            ..set.clone()
-        };
-        assert_eq!(light(&unsent, false, None), "waiting");
-    }
 }

@@ -58,8 +58,8 @@ pub use usecase::reconstruct::{
     ReconstructMode, ReconstructReport, ReconstructRequest, reconstruct,
 };
 pub use usecase::sync::{
-    Arrival as SyncArrival, SyncConflict, SyncRequest, SyncStatus, Synced, sync, sync_due,
-    sync_status,
+    Arrival as SyncArrival, SyncConflict, SyncLight, SyncProblem, SyncRequest, SyncStatus, Synced,
+    sync, sync_due, sync_status,
 };
 pub use usecase::today::{
     ACTIVE_DAYS as TODAY_ACTIVE_DAYS, AlertKind, HealthAlert, MovedContext, Today, WaitingQuestion,

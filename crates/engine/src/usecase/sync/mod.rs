@@ -149,6 +149,62 @@ fn and_list(items: &[String]) -> String {
     }
 }
 
+/// How a process's last sync ended, when it did not go through: what the store cannot know (the
+/// app keeps it until a sync succeeds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncProblem {
+    /// The remote could not be reached; the work is committed here and waits.
+    Offline(String),
+    /// The sync failed.
+    Failed(String),
+}
+
+impl SyncProblem {
+    /// What the last run of `sync` says about the next one: nothing when it went through.
+    pub fn of(result: &Result<Synced>) -> Option<SyncProblem> {
+        match result {
+            Ok(done) => done
+                .offline
+                .as_ref()
+                .map(|why| SyncProblem::Offline(why.lines().next().unwrap_or(why).to_owned())),
+            Err(e) => Some(SyncProblem::Failed(e.to_string())),
+        }
+    }
+
+    /// Said to the person.
+    pub fn message(&self) -> String {
+        match self {
+            SyncProblem::Offline(why) => format!("offline: {why}"),
+            SyncProblem::Failed(why) => why.clone(),
+        }
+    }
+}
+
+/// The one-word state of sync a glance needs (the app's sidebar light).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncLight {
+    /// No remote is set.
+    Off,
+    Running,
+    /// The last sync failed.
+    Failed,
+    /// Something waits to be sent, or the remote could not be reached.
+    Waiting,
+    Synced,
+}
+
+impl SyncLight {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncLight::Off => "off",
+            SyncLight::Running => "running",
+            SyncLight::Failed => "failed",
+            SyncLight::Waiting => "waiting",
+            SyncLight::Synced => "synced",
+        }
+    }
+}
+
 /// Where sync stands (`elnor sync --status`, Settings → Sync).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SyncStatus {
@@ -169,6 +225,22 @@ pub struct SyncStatus {
     pub conflicts: Vec<SyncConflict>,
     /// What the last sync that brought anything brought.
     pub last_arrival: Option<Arrival>,
+}
+
+impl SyncStatus {
+    /// The light for this state, given whether a sync is running and how the last one ended.
+    pub fn light(&self, running: bool, problem: Option<&SyncProblem>) -> SyncLight {
+        match (&self.remote, running, problem) {
+            (None, _, _) => SyncLight::Off,
+            (_, true, _) => SyncLight::Running,
+            (_, _, Some(SyncProblem::Failed(_))) => SyncLight::Failed,
+            (_, _, Some(SyncProblem::Offline(_))) => SyncLight::Waiting,
+            _ if self.unsent_entries + self.unsent_changes + self.ahead_commits > 0 => {
+                SyncLight::Waiting
+            }
+            _ => SyncLight::Synced,
+        }
+    }
 }
 
 /// The sync repository's work tree: inside the store, never read by anything but sync.

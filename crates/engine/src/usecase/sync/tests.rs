@@ -377,3 +377,38 @@ fn what_a_store_held_before_sync_recorded_it_travels_on_its_first_sync() {
     // Sent once: a second sync records nothing more.
     assert_eq!(sync(&a, &req, t(3)).unwrap().sent_changes, 0);
 }
+
+#[test]
+fn the_light_says_off_running_failed_waiting_or_synced() {
+    use super::{SyncLight, SyncProblem, SyncStatus, Synced};
+    use crate::base::error::Error;
+
+    let off = SyncStatus::default();
+    assert_eq!(off.light(false, None), SyncLight::Off);
+    let set = SyncStatus {
+        remote: Some("/srv/memory.git".into()),
+        ..SyncStatus::default()
+    };
+    assert_eq!(set.light(false, None), SyncLight::Synced);
+    let failed = SyncProblem::of(&Err(Error::InvalidInput("git said no".into())));
+    assert!(matches!(failed, Some(SyncProblem::Failed(_))));
+    assert_eq!(set.light(true, failed.as_ref()), SyncLight::Running);
+    assert_eq!(set.light(false, failed.as_ref()), SyncLight::Failed);
+    // An unreachable remote waits: the work is committed here and goes with the next sync.
+    let offline = SyncProblem::of(&Ok(Synced {
+        offline: Some("no route to host\nsecond line".into()),
+        ..Synced::default()
+    }));
+    assert_eq!(
+        offline.as_ref().map(SyncProblem::message).as_deref(),
+        Some("offline: no route to host")
+    );
+    assert_eq!(set.light(false, offline.as_ref()), SyncLight::Waiting);
+    assert_eq!(SyncProblem::of(&Ok(Synced::default())), None);
+    let unsent = SyncStatus {
+        unsent_changes: 2,
+        ..set.clone()
+    };
+    assert_eq!(unsent.light(false, None), SyncLight::Waiting);
+    assert_eq!(SyncLight::Waiting.as_str(), "waiting");
+}
