@@ -260,6 +260,34 @@ impl Graph {
         .map(|_| ())
     }
 
+    /// Reads a value of this store's sync state and writes what `change` makes of it (`None`
+    /// clears it) in one transaction, so nothing written meanwhile by another thread or process
+    /// (a Today that took the value) is overwritten with what was read before it.
+    pub(crate) fn update_sync_state(
+        &self,
+        key: &str,
+        change: impl FnOnce(Option<String>) -> Result<Option<String>>,
+    ) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        let value: Option<String> = tx
+            .query_row("SELECT value FROM sync_state WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        match change(value)? {
+            Some(v) => tx.execute(
+                "INSERT INTO sync_state (key, value) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![key, v],
+            ),
+            None => tx.execute("DELETE FROM sync_state WHERE key = ?1", [key]),
+        }
+        .map_err(|e| self.sql(e))?;
+        tx.commit().map_err(|e| self.sql(e))
+    }
+
     /// Reads and clears a value of this store's sync state in one transaction, so a value
     /// written meanwhile (by a sync in another thread) is never cleared unread.
     pub(crate) fn take_sync_state(&self, key: &str) -> Result<Option<String>> {

@@ -387,32 +387,31 @@ fn record_arrival(
     let line = serde_json::to_string(&arrival)
         .map_err(|e| Error::InvalidInput(format!("sync arrival: {e}")))?;
     graph.set_sync_state(LAST_ARRIVAL, Some(&line))?;
-    let mut unseen = unseen_arrivals(store)?;
-    unseen.push(arrival.clone());
-    // Today shows each arrival once; a store nobody looks at keeps only the last few.
-    let keep = unseen.len().saturating_sub(20);
-    let list = serde_json::to_string(&unseen[keep..])
-        .map_err(|e| Error::InvalidInput(format!("sync arrivals: {e}")))?;
-    graph.set_sync_state(UNSEEN_ARRIVALS, Some(&list))?;
+    // Today shows each arrival once; a store nobody looks at keeps only the last few. Read and
+    // written in one transaction: a Today that takes the list in between would otherwise see
+    // the arrivals it took come back.
+    graph.update_sync_state(UNSEEN_ARRIVALS, |held| {
+        let mut unseen = arrivals_in(held);
+        unseen.push(arrival.clone());
+        let keep = unseen.len().saturating_sub(20);
+        serde_json::to_string(&unseen[keep..])
+            .map(Some)
+            .map_err(|e| Error::InvalidInput(format!("sync arrivals: {e}")))
+    })?;
     Ok(Some(arrival))
 }
 
-fn unseen_arrivals(store: &Store) -> Result<Vec<Arrival>> {
-    Ok(store
-        .graph()
-        .sync_state(UNSEEN_ARRIVALS)?
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or_default())
+/// The arrivals a stored list holds; one that does not parse (written by another version) holds
+/// none.
+fn arrivals_in(held: Option<String>) -> Vec<Arrival> {
+    held.and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default()
 }
 
 /// The arrivals nobody was shown yet, oldest first, marked shown by this call: Today lists each
 /// once.
 pub(crate) fn take_unseen_arrivals(store: &Store) -> Result<Vec<Arrival>> {
-    Ok(store
-        .graph()
-        .take_sync_state(UNSEEN_ARRIVALS)?
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or_default())
+    Ok(arrivals_in(store.graph().take_sync_state(UNSEEN_ARRIVALS)?))
 }
 
 /// Whether the background sync (the app's, after captures and on a timer) should sync now: a

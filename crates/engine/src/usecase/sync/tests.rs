@@ -412,3 +412,47 @@ fn the_light_says_off_running_failed_waiting_or_synced() {
     assert_eq!(unsent.light(false, None), SyncLight::Waiting);
     assert_eq!(SyncLight::Waiting.as_str(), "waiting");
 }
+
+/// A list in the sync state that one thread appends to while another takes it (as a sync records
+/// arrivals while Today shows them): every item is taken or left exactly once.
+#[test]
+fn an_arrival_recorded_while_today_takes_the_list_is_shown_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let graph = store.graph();
+    const ITEMS: u32 = 200;
+    let taken: Vec<u32> = std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 0..ITEMS {
+                graph
+                    .update_sync_state("test list", |held| {
+                        let mut list: Vec<u32> = held
+                            .map(|h| serde_json::from_str(&h).unwrap())
+                            .unwrap_or_default();
+                        list.push(i);
+                        Ok(Some(serde_json::to_string(&list).unwrap()))
+                    })
+                    .unwrap();
+            }
+        });
+        let reader = s.spawn(|| {
+            let mut taken = Vec::new();
+            for _ in 0..ITEMS {
+                if let Some(h) = graph.take_sync_state("test list").unwrap() {
+                    taken.extend(serde_json::from_str::<Vec<u32>>(&h).unwrap());
+                }
+                std::thread::yield_now();
+            }
+            taken
+        });
+        reader.join().unwrap()
+    });
+    let left: Vec<u32> = graph
+        .sync_state("test list")
+        .unwrap()
+        .map(|h| serde_json::from_str(&h).unwrap())
+        .unwrap_or_default();
+    let mut all: Vec<u32> = taken.into_iter().chain(left).collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..ITEMS).collect::<Vec<_>>());
+}
