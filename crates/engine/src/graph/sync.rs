@@ -291,18 +291,12 @@ impl Graph {
     /// Reads and clears a value of this store's sync state in one transaction, so a value
     /// written meanwhile (by a sync in another thread) is never cleared unread.
     pub(crate) fn take_sync_state(&self, key: &str) -> Result<Option<String>> {
-        let mut conn = self.conn();
-        let tx = conn.transaction().map_err(|e| self.sql(e))?;
-        let value: Option<String> = tx
-            .query_row("SELECT value FROM sync_state WHERE key = ?1", [key], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(|e| self.sql(e))?;
-        tx.execute("DELETE FROM sync_state WHERE key = ?1", [key])
-            .map_err(|e| self.sql(e))?;
-        tx.commit().map_err(|e| self.sql(e))?;
-        Ok(value)
+        let mut taken = None;
+        self.update_sync_state(key, |held| {
+            taken = held;
+            Ok(None)
+        })?;
+        Ok(taken)
     }
 
     /// This store's device id, made on first use: a store copied to another machine keeps it,
