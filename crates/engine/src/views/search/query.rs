@@ -502,7 +502,7 @@ impl SearchIndex {
             .into_iter()
             .filter_map(|c| Some((fused(&c)?, c)))
             .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        best_first(&mut ranked);
         ranked.truncate(limit);
         let best = ranked
             .first()
@@ -1037,6 +1037,21 @@ pub(super) fn fusion(
             ),
         }
     }
+}
+
+/// Orders fused candidates best first. Equal scores go to what the words found, then by
+/// similarity, then by id: min-max puts a list's last find at 0, where what the list did not find
+/// is too, so when the lexical list counts alone its last match still comes before what only the
+/// embeddings found, and those come in the embeddings' order.
+pub(super) fn best_first(ranked: &mut [(f32, Candidate)]) {
+    let similarity = |c: &Candidate| c.vector.map_or(f32::NEG_INFINITY, |(_, s)| s);
+    ranked.sort_by(|(a_score, a), (b_score, b)| {
+        b_score
+            .total_cmp(a_score)
+            .then_with(|| b.lexical.is_some().cmp(&a.lexical.is_some()))
+            .then_with(|| similarity(b).total_cmp(&similarity(a)))
+            .then_with(|| a.id.cmp(&b.id))
+    });
 }
 
 /// How much the lexical list counts in `hybrid` for this query (see [`CLEAR_LEAD`]): all of it

@@ -6,7 +6,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur};
 
-use super::query::{Candidate, Lexical, ScopeStatistics, fusion, lexical_weight};
+use super::query::{Candidate, Lexical, ScopeStatistics, best_first, fusion, lexical_weight};
 use super::*;
 use crate::test_support::ingest_dir;
 
@@ -901,32 +901,36 @@ fn hybrid_keeps_a_clear_lexical_leader_and_blends_a_flat_list() {
     assert_eq!(lexical_weight(&flat), 0.5);
     assert_eq!(lexical_weight(&flat[..3]), 0.5);
 
-    let order = |candidates: &[Candidate], weight: f32| -> Vec<String> {
-        let score = fusion(Strategy::Hybrid, true, weight, candidates);
-        let mut scored: Vec<(f32, &str)> = candidates
-            .iter()
-            .filter_map(|c| Some((score(c)?, c.id.as_str())))
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        scored.into_iter().map(|(_, id)| id.to_owned()).collect()
-    };
-    // Weight 1: the lexical order, the vector's find after every lexical one.
-    assert_eq!(
-        order(&clear, 1.0),
-        ["l0", "l1", "l2", "l3", "l4", "l5", "v"]
-    );
-    // Weight 0.5: the vector's confident find rises above the flat list's weaker half.
-    let blended = order(&flat, 0.5);
-    assert_eq!(blended[0], "l0");
-    assert!(
-        blended.iter().position(|id| id == "v") < blended.iter().position(|id| id == "l3"),
-        "{blended:?}"
-    );
     // The other strategies keep their own list and leave out what it did not find.
     let lexical = fusion(Strategy::LexicalOnly, true, 1.0, &flat);
     assert_eq!(lexical(&flat[5]), None);
     let vector = fusion(Strategy::EmbeddingAugmented, true, 1.0, &flat);
     assert_eq!(vector(&flat[0]), Some(0.2));
+
+    let order = |candidates: Vec<Candidate>, weight: f32| -> Vec<String> {
+        let score = fusion(Strategy::Hybrid, true, weight, &candidates);
+        let mut scored: Vec<(f32, Candidate)> = candidates
+            .into_iter()
+            .filter_map(|c| Some((score(&c)?, c)))
+            .collect();
+        best_first(&mut scored);
+        scored.into_iter().map(|(_, c)| c.id).collect()
+    };
+    // Weight 1: the lexical order, then what only the embeddings found, closest first.
+    let mut clear = clear;
+    clear.push(candidate("a", None, Some(0.5)));
+    assert_eq!(
+        order(clear, 1.0),
+        ["l0", "l1", "l2", "l3", "l4", "l5", "v", "a"]
+    );
+    // Weight 0.5: the vector's confident find rises above the flat list's weaker half; it ties
+    // the lexical leader, which the words found.
+    let blended = order(flat, 0.5);
+    assert_eq!(blended[..2], ["l0", "v"]);
+    assert!(
+        blended.iter().position(|id| id == "v") < blended.iter().position(|id| id == "l3"),
+        "{blended:?}"
+    );
 }
 
 #[test]
