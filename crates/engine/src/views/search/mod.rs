@@ -166,7 +166,7 @@ struct Fields {
     text: Field,
     ident: Field,
     /// The document's own words and, for a turn, the other side's words before it, scored as one
-    /// text (see `query::EXCHANGE_BOOST`).
+    /// text: what finds a query's candidates (see `query::IDENT_PLAIN_BOOST`).
     exchange: Field,
     tool: Field,
 }
