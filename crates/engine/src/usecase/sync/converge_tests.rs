@@ -325,13 +325,7 @@ fn converge(n: usize) {
     assert_eq!(d.lifecycle.as_str(), "retired");
     assert_eq!(d.warrant, Warrant::DoNotInject);
     assert_eq!(d.text, "Parse with a hand-written lexer and a Pratt parser");
-    let texts: Vec<String> = first
-        .graph()
-        .living_facts()
-        .unwrap()
-        .into_iter()
-        .map(|f| f.text)
-        .collect();
+    let texts = super::tests::fact_texts(first);
     assert_eq!(
         texts,
         [

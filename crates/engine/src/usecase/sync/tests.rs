@@ -10,6 +10,12 @@ use crate::graph::contexts::NewWorkContext;
 use crate::graph::store::Store;
 use crate::review::promotion::{Evidence, ProposalStatus, ReviewDecision, Rule, decide};
 
+/// A store's living-memory facts, their texts in order.
+pub(super) fn fact_texts(store: &Store) -> Vec<String> {
+    let facts = store.graph().living_facts().unwrap();
+    facts.into_iter().map(|f| f.text).collect()
+}
+
 fn t(minutes: i64) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 20, 9, 0, 0).unwrap() + Duration::minutes(minutes)
 }
@@ -359,14 +365,7 @@ fn what_a_store_held_before_sync_recorded_it_travels_on_its_first_sync() {
         b.graph().topic(&topic.topic_id).unwrap().name,
         "Reading list"
     );
-    let facts: Vec<String> = b
-        .graph()
-        .living_facts()
-        .unwrap()
-        .into_iter()
-        .map(|f| f.text)
-        .collect();
-    assert_eq!(facts, ["Prefers short answers"]);
+    assert_eq!(fact_texts(&b), ["Prefers short answers"]);
     assert_eq!(
         b.graph()
             .entity(entity.entity_id.as_str())
