@@ -47,6 +47,8 @@ fn handoff_dir() -> PathBuf {
 type Labels = BTreeMap<(String, String), (String, Vec<Fact>)>;
 
 struct Fact {
+    /// The fact as the annotator wrote it (printed by `ELNOR_HANDOFF_SHOW`).
+    text: String,
     terms: Vec<String>,
 }
 
@@ -239,6 +241,7 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                 .unwrap()
                 .iter()
                 .map(|f| Fact {
+                    text: f["fact"].as_str().unwrap_or("").to_owned(),
                     terms: f["terms"]
                         .as_array()
                         .unwrap()
@@ -277,11 +280,12 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                         .map(|t| t.with_timezone(&Utc))
                         .unwrap_or_else(Utc::now);
                     let at = (last_at + Duration::hours(1)).to_rfc3339();
-                    // A session placed in no context gets the brief a new session in its
-                    // folder (or, without one, the same session) would get.
+                    // A session placed in no context, or in none a link claims (the unlinked
+                    // bucket), gets the brief a new session in its folder (or, without one,
+                    // the same session) would get.
                     let cwd = session["cwd"].as_str().unwrap_or("");
                     let id = session["session_id"].as_str().unwrap_or("");
-                    let target = if !context.is_empty() {
+                    let target = if !context.is_empty() && context != "wc_unlinked" {
                         ["--context", context]
                     } else if !cwd.is_empty() {
                         ["--cwd", cwd]
@@ -307,12 +311,29 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                 })
                 .clone();
             let peer_text = peer(&path);
-            // ELNOR_HANDOFF_SHOW=1 prints each card, to read what it said.
-            if std::env::var_os("ELNOR_HANDOFF_SHOW").is_some() && annotator == "A" {
-                println!("--- {corpus} {project}\n{card}\n");
+            let split = &splits[&(corpus.clone(), project.clone())];
+            // ELNOR_HANDOFF_SHOW=1 prints each dev project's card and annotator A's facts, each
+            // marked with what covers it, to read what was missed; `=all` shows the held-out
+            // projects too (read them only to check, never to write a rule).
+            let show = std::env::var("ELNOR_HANDOFF_SHOW").ok();
+            if annotator == "A"
+                && (show.as_deref() == Some("all") || show.is_some() && split == "dev")
+            {
+                println!("--- {corpus} {project} ({split})\n{card}\n");
                 if std::env::var_os("ELNOR_HANDOFF_SHOW_BRIEF").is_some() {
                     println!("=== whole brief:\n{brief}\n");
                 }
+                for f in facts {
+                    let mark = if covered(f, &card) {
+                        "card "
+                    } else if covered(f, &brief) {
+                        "brief"
+                    } else {
+                        "-    "
+                    };
+                    println!("  [{mark}] {} {:?}", f.text, f.terms);
+                }
+                println!();
             }
             let mut t = Tally {
                 facts: facts.len(),
@@ -324,7 +345,6 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                 t.peer_card += usize::from(covered(f, &cut(&peer_text, CARD_BUDGET)));
                 t.peer_brief += usize::from(covered(f, &cut(&peer_text, BRIEF_BUDGET)));
             }
-            let split = &splits[&(corpus.clone(), project.clone())];
             let harness = project.split(':').next().unwrap_or("?").to_owned();
             for key in [
                 (annotator.clone(), format!("all {split}")),

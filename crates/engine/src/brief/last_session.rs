@@ -1,10 +1,14 @@
-//! The latest session in its own words (issue 37): what the person asked, in order, and the
-//! agent's last report, in the room the other cards leave of the brief's budget.
+//! The latest session in its own words (issue 37): what the person asked, in order, what the
+//! agent said (its last report, and the replies before it), what it ran after its last report
+//! when the session ended mid-work, and the files it changed, in the room the other cards leave
+//! of the brief's budget.
 //!
 //! The resume card says where the work stands in one line per item; a fresh agent resuming it
-//! also needs the asks that shaped the session and what the agent said it did, which the card
-//! can only start. Both are read from the transcript as capture reads it (injected text left
-//! out), so each line is explained by the session it quotes.
+//! also needs the asks that shaped the session and what the agent said and did, which name the
+//! files, commands and errors it acts on. All of it is read from the transcript as capture
+//! reads it (injected text left out), so each line is explained by the session it quotes. A
+//! folder no work context claims (a home folder) still gets its latest session: a person who
+//! starts every agent there expects it to know what was done last.
 
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use rusqlite::{OptionalExtension, params};
@@ -14,56 +18,62 @@ use super::{
     trace_item,
 };
 use crate::base::error::Result;
-use crate::base::ids::SessionId;
+use crate::base::ids::{SessionId, WorkContextId};
 use crate::base::tokens::{Line, condense, one_line};
 use crate::graph::store::Store;
+use crate::inputs::capture::changed_file;
 use crate::inputs::transcripts::clean::{assistant_prose, person_text};
 use crate::views::constellation::Constellation;
 
-/// The share of the card's room the report may take when there are requests beside it.
-const REPORT_SHARE: u32 = 75;
+/// The shares of the card's room the report, the steps after it, the files changed and the
+/// requests may take, in that order, each with what the ones before left unused; earlier
+/// replies fill what is left. The report is most of it: what the agent said it did and what is
+/// next. Chosen on the handoff benchmark's dev projects (`crates/cli/tests/handoff.rs`).
+const REPORT_SHARE: u32 = 65;
+const STEPS_SHARE: u32 = 10;
+const CHANGED_SHARE: u32 = 8;
+const ASKED_SHARE: u32 = 20;
 
 /// The longest a single request is quoted, in characters: the ask, not a pasted document.
 const REQUEST_CHARS: usize = 160;
+/// The longest a single earlier reply, or a step's call or result, is quoted, in characters.
+const REPLY_CHARS: usize = 300;
+const STEP_CHARS: usize = 90;
+/// How many steps after the report, and files changed, are named at most.
+const STEPS_SHOWN: usize = 3;
+const CHANGED_SHOWN: usize = 8;
 
-/// The card of the latest session of `view`, within `room` tokens (its wrapper included); empty
-/// when there is no live latest session, no room, or nothing said in it.
-pub(super) fn draft(
-    store: &Store,
-    view: &Constellation,
-    req: &BriefRequest,
-    room: u32,
-) -> Result<Draft> {
+/// Where the latest session is looked for.
+pub(super) enum Place<'a> {
+    /// A work context: its latest session, captured or not.
+    Context(&'a Constellation),
+    /// A folder no work context claims (a home folder, a scratch folder): the latest session
+    /// started there, so a fresh session in the same folder still learns what was done last.
+    Folder(&'a str),
+}
+
+impl Place<'_> {
+    fn work_context_id(&self) -> Option<WorkContextId> {
+        match self {
+            Place::Context(view) => Some(view.work_context_id.clone()),
+            Place::Folder(_) => None,
+        }
+    }
+}
+
+/// The card of the latest session of `place`, within `room` tokens (its wrapper included);
+/// empty when there is no live latest session, no room, or nothing said in it.
+pub(super) fn draft(store: &Store, place: Place, req: &BriefRequest, room: u32) -> Result<Draft> {
     let mut d = Draft::last_session();
-    let Some(latest) = latest_session(store, view, req)? else {
+    let Some(latest) = latest_session(store, &place, req)? else {
         return Ok(d);
     };
     let lines_room = room.saturating_sub(render::card_wrapper_tokens("last_session"));
     if lines_room == 0 {
         return Ok(d);
     }
-    let (requests, report) = what_was_said(store, &latest)?;
-    let report_room = if requests.is_empty() {
-        lines_room
-    } else {
-        lines_room * REPORT_SHARE / 100
-    };
-    let report_line = report.as_deref().and_then(|r| {
-        fitted(
-            |chars| format!("Last report: {}", condense(r, chars)),
-            report_room,
-        )
-    });
-    let used = report_line.as_ref().map_or(0, |l| l.tokens);
-    let asked_line = asked(&requests, lines_room.saturating_sub(used));
-    for (line, what) in [
-        (
-            asked_line,
-            "the person's requests in the latest session, in order",
-        ),
-        (report_line, "the agent's last report in the latest session"),
-    ] {
-        let Some(line) = line else { continue };
+    let said = what_was_said(store, &latest)?;
+    for (line, what) in compose(&place, &latest, &said, lines_room) {
         // A captured session is explained by its summary; one no capture has seen yet (too
         // short to be due) by the session itself.
         let mut item = match &latest.summary_id {
@@ -80,7 +90,7 @@ pub(super) fn draft(
         };
         item.session_id = Some(latest.session_id.clone());
         item.turn_seq = latest.through;
-        item.work_context_id = Some(view.work_context_id.clone());
+        item.work_context_id = place.work_context_id();
         include(&mut item, what);
         d.cands.push(Cand {
             item,
@@ -97,6 +107,135 @@ pub(super) fn draft(
     Ok(d)
 }
 
+/// The card's lines within `room` tokens, in reading order, each with what it quotes. Fitted in
+/// order of what a fresh agent acts on: the report, the steps after it, the files changed, the
+/// requests, each up to its share of the room plus what the ones before left of theirs; earlier
+/// replies take what is left, and a report cut short gets it back when there are none.
+fn compose(place: &Place, latest: &Latest, said: &Said, room: u32) -> Vec<(Line, &'static str)> {
+    let mut fit = Fitter {
+        room,
+        left: room,
+        carry: 0,
+    };
+    let header = match place {
+        Place::Folder(cwd) => fit.take(Some(Line::new(format!(
+            "No work context claims {cwd}; the latest session there ({}):",
+            latest.ended.format("%a %b %-d")
+        )))),
+        Place::Context(_) => None,
+    };
+    let report_line = |room: u32| {
+        said.replies
+            .first()
+            .and_then(|r| fitted(|chars| format!("Last report: {}", condense(r, chars)), room))
+    };
+    let mut report = fit.share(REPORT_SHARE, report_line);
+    let steps_line = fit.share(STEPS_SHARE, |cap| {
+        listed(
+            "At the end, it ran:",
+            &said.steps_after,
+            STEPS_SHOWN,
+            false,
+            cap,
+        )
+    });
+    let changed_line = fit.share(CHANGED_SHARE, |cap| {
+        listed("Files changed:", &said.changed, CHANGED_SHOWN, false, cap)
+    });
+    let asked_line = fit.share(ASKED_SHARE, |cap| asked(&said.requests, cap));
+    let earlier: Vec<String> = said
+        .replies
+        .iter()
+        .skip(1)
+        .map(|r| format!("\"{}\"", condense(r, REPLY_CHARS)))
+        .collect();
+    // The replies nearest the report are kept first and read in the order they were written.
+    let earlier_line = fit.share(100, |cap| {
+        listed(
+            "Before it, the agent said:",
+            &earlier,
+            usize::MAX,
+            true,
+            cap,
+        )
+    });
+    if earlier_line.is_none()
+        && let Some(r) = &report
+    {
+        // Nothing earlier to quote: the report may use the room the others left.
+        report = report_line(r.tokens + fit.left).or(report);
+    }
+    [
+        (
+            header,
+            "where the latest session ran, when no work context claims the folder",
+        ),
+        (
+            asked_line,
+            "the person's requests in the latest session, in order",
+        ),
+        (
+            earlier_line,
+            "the agent's replies before its last report in the latest session",
+        ),
+        (report, "the agent's last report in the latest session"),
+        (
+            steps_line,
+            "what the agent ran after its last reply, with what came back",
+        ),
+        (changed_line, "the files the latest session's edits changed"),
+    ]
+    .into_iter()
+    .filter_map(|(line, what)| line.map(|l| (l, what)))
+    .collect()
+}
+
+/// Hands out a card's room: each line gets its share and what the lines before it left unused.
+struct Fitter {
+    room: u32,
+    left: u32,
+    carry: u32,
+}
+
+impl Fitter {
+    /// Counts a line made without a cap (a header) against the room.
+    fn take(&mut self, line: Option<Line>) -> Option<Line> {
+        if let Some(l) = &line {
+            self.left = self.left.saturating_sub(l.tokens);
+        }
+        line
+    }
+
+    /// The line `make(cap)` gives within `pct` percent of the room plus the carried rest.
+    fn share(&mut self, pct: u32, make: impl FnOnce(u32) -> Option<Line>) -> Option<Line> {
+        let cap = (self.room * pct / 100 + self.carry).min(self.left);
+        let line = make(cap);
+        let used = line.as_ref().map_or(0, |l| l.tokens);
+        self.carry = cap.saturating_sub(used);
+        self.take(line)
+    }
+}
+
+/// `label` and as many of `items` (at most `max`, the first ones) as fit `room` tokens, joined
+/// by "; ", in their order or, `reversed`, the other way round.
+fn listed(label: &str, items: &[String], max: usize, reversed: bool, room: u32) -> Option<Line> {
+    let mut best = None;
+    let mut shown: Vec<&str> = Vec::new();
+    for item in items.iter().take(max) {
+        if reversed {
+            shown.insert(0, item);
+        } else {
+            shown.push(item);
+        }
+        let line = Line::new(format!("{label} {}", shown.join("; ")));
+        if line.tokens > room {
+            break;
+        }
+        best = Some(line);
+    }
+    best
+}
+
 /// The session the card quotes: the context's latest, captured or not.
 struct Latest {
     session_id: SessionId,
@@ -104,31 +243,50 @@ struct Latest {
     summary_id: Option<String>,
     /// The last turn to quote: the capture's, or the session's end when no capture saw it.
     through: Option<i64>,
+    /// When its last turn was.
+    ended: DateTime<Utc>,
 }
 
-/// The latest session of the work context: the latest the card's history shows, or a later one
-/// placed in the context that no capture has seen (a short exchange is never due, and is still
-/// the last thing done). Not the asking session itself, and not one active in the last
+/// The latest session of `place`: in a work context, the latest the card's history shows, or a
+/// later one placed in the context that no capture has seen (a short exchange is never due, and
+/// is still the last thing done); in a folder no context claims, the latest primary session
+/// started there. Not the asking session itself, and not one active in the last
 /// [`MIN_MINUTES_SINCE_SESSION`] minutes: the same injection rules as the card's.
-fn latest_session(
-    store: &Store,
-    view: &Constellation,
-    req: &BriefRequest,
-) -> Result<Option<Latest>> {
-    let captured = view.session_history.iter().find(|s| s.decay_at > req.now);
-    let placed: Option<(String, String)> = store.graph().with_conn_result(|c| {
-        c.query_row(
-            "SELECT session_id, last_turn_at FROM transcript_sessions
-             WHERE work_context_id = ?1 AND session_kind = 'primary' AND last_turn_at <= ?2
-             ORDER BY last_turn_at DESC LIMIT 1",
-            params![
-                view.work_context_id.as_str(),
-                req.now.to_rfc3339_opts(SecondsFormat::Millis, true)
-            ],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
-    })?;
+fn latest_session(store: &Store, place: &Place, req: &BriefRequest) -> Result<Option<Latest>> {
+    let now = req.now.to_rfc3339_opts(SecondsFormat::Millis, true);
+    let (captured, placed): (_, Option<(String, String)>) = match place {
+        Place::Context(view) => (
+            view.session_history.iter().find(|s| s.decay_at > req.now),
+            store.graph().with_conn_result(|c| {
+                c.query_row(
+                    "SELECT session_id, last_turn_at FROM transcript_sessions
+                     WHERE work_context_id = ?1 AND session_kind = 'primary' AND last_turn_at <= ?2
+                     ORDER BY last_turn_at DESC LIMIT 1",
+                    params![view.work_context_id.as_str(), now],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+            })?,
+        ),
+        // Sessions no context claims are placed in the unlinked bucket when captured, and in
+        // none before (a short session is never due): both by their index, then the folder,
+        // so the lookup reads only those.
+        Place::Folder(cwd) => (
+            None,
+            store.graph().with_conn_result(|c| {
+                c.query_row(
+                    "SELECT session_id, last_turn_at FROM transcript_sessions
+                     WHERE (work_context_id = ?1 OR work_context_id IS NULL) AND cwd = ?2
+                       AND session_kind = 'primary'
+                       AND last_turn_at <= ?3
+                     ORDER BY last_turn_at DESC LIMIT 1",
+                    params![WorkContextId::UNLINKED, cwd, now],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+            })?,
+        ),
+    };
     // A session no capture has seen decays as its summary would have: old work is not "what
     // you did last".
     let ttl = Duration::days(i64::from(store.config()?.session_summary_ttl_days));
@@ -138,82 +296,163 @@ fn latest_session(
         Some((SessionId::new(id).ok()?, at))
     });
     let latest = match (captured, placed) {
-        (Some(c), Some((id, at))) if at > c.last_activity_at && id != c.source_session_id => (
+        (Some(c), Some((id, at))) if at > c.last_activity_at && id != c.source_session_id => {
             Latest {
                 session_id: id,
                 summary_id: None,
                 through: None,
-            },
-            at,
-        ),
-        (Some(c), _) => (
-            Latest {
-                session_id: c.source_session_id.clone(),
-                summary_id: Some(c.doc73_session_summary_id.clone()),
-                through: c.turn_seq,
-            },
-            c.last_activity_at,
-        ),
-        (None, Some((id, at))) => (
-            Latest {
-                session_id: id,
-                summary_id: None,
-                through: None,
-            },
-            at,
-        ),
+                ended: at,
+            }
+        }
+        (Some(c), _) => Latest {
+            session_id: c.source_session_id.clone(),
+            summary_id: Some(c.doc73_session_summary_id.clone()),
+            through: c.turn_seq,
+            ended: c.last_activity_at,
+        },
+        (None, Some((id, at))) => Latest {
+            session_id: id,
+            summary_id: None,
+            through: None,
+            ended: at,
+        },
         (None, None) => return Ok(None),
     };
-    let (latest, at) = latest;
     if req.session_id.as_deref() == Some(latest.session_id.as_str())
-        || req.now - at < Duration::minutes(MIN_MINUTES_SINCE_SESSION)
+        || req.now - latest.ended < Duration::minutes(MIN_MINUTES_SINCE_SESSION)
     {
         return Ok(None);
     }
     Ok(Some(latest))
 }
 
-/// How many of a session's requests, and of its last replies, are read at most: a brief is on
+/// How many of a session's requests, and of its last turns, are read at most: a brief is on
 /// every session's start path, and a session of thousands of turns must cost what a short one
-/// does. The card quotes fewer requests than this anyway.
+/// does. The card quotes fewer than this anyway.
 const REQUESTS_READ: i64 = 40;
-const REPLIES_READ: i64 = 20;
+const TURNS_READ: i64 = 300;
+/// How many of the agent's last replies are kept to quote.
+const REPLIES_KEPT: usize = 8;
+/// How much of a tool's result is read: its first line says whether it worked.
+const RESULT_CHARS: i64 = 400;
 
-/// The person's requests (each once, in order) and the agent's last words, cleaned as capture
-/// cleans them (injected text left out).
-fn what_was_said(store: &Store, latest: &Latest) -> Result<(Vec<String>, Option<String>)> {
+/// What the latest session said and did, cleaned as capture cleans it (injected text left out).
+#[derive(Debug, Default)]
+struct Said {
+    /// The person's requests, each once, in order.
+    requests: Vec<String>,
+    /// The agent's replies with prose, newest first: the first is its last report.
+    replies: Vec<String>,
+    /// The tool calls after the last reply (the session ended while working), oldest first,
+    /// each with the first line of its result.
+    steps_after: Vec<String>,
+    /// Files the session's edit, write and patch calls changed, latest change first.
+    changed: Vec<String>,
+}
+
+fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
     let id = latest.session_id.as_str();
     let through = latest.through.unwrap_or(i64::MAX);
     store.graph().with_conn_result(|c| {
+        let mut said = Said::default();
         let mut stmt = c.prepare_cached(
             "SELECT text FROM turns WHERE session_id = ?1 AND seq <= ?2 AND role = 'user'
                AND kind = 'message' AND is_sidechain = 0 ORDER BY seq LIMIT ?3",
         )?;
-        let mut requests: Vec<String> = Vec::new();
         for text in stmt.query_map(params![id, through, REQUESTS_READ], |r| {
             r.get::<_, String>(0)
         })? {
             let text = one_line(&person_text(&text?).text);
-            if !text.is_empty() && !requests.contains(&text) {
-                requests.push(text);
+            if !text.is_empty() && !said.requests.contains(&text) {
+                said.requests.push(text);
             }
         }
+        // The last turns, newest first: replies, and the calls and results after the last one.
         let mut stmt = c.prepare_cached(
-            "SELECT text FROM turns WHERE session_id = ?1 AND seq <= ?2 AND role = 'assistant'
-               AND kind = 'message' AND is_sidechain = 0 ORDER BY seq DESC LIMIT ?3",
+            "SELECT role, kind, tool_calls,
+                    CASE WHEN kind = 'tool_result' THEN substr(text, 1, ?4) ELSE text END
+               FROM turns WHERE session_id = ?1 AND seq <= ?2 AND is_sidechain = 0
+                 AND kind IN ('message', 'tool_call', 'tool_result')
+               ORDER BY seq DESC LIMIT ?3",
         )?;
-        let mut report = None;
-        for text in stmt.query_map(params![id, through, REPLIES_READ], |r| {
-            r.get::<_, String>(0)
-        })? {
-            let prose = assistant_prose(&text?).text;
-            if !prose.trim().is_empty() {
-                report = Some(prose);
-                break;
+        let rows = stmt.query_map(params![id, through, TURNS_READ, RESULT_CHARS], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        // A result comes after its call: newest first, it is seen just before the call.
+        let mut result: Option<String> = None;
+        for row in rows {
+            let (role, kind, calls, text) = row?;
+            if kind == "tool_result" {
+                result = Some(text);
+                continue;
             }
+            if role != "assistant" {
+                continue;
+            }
+            // A message may carry calls beside its prose (Claude Code), or be calls only.
+            let calls: Vec<String> = serde_json::from_str(&calls).unwrap_or_default();
+            for f in calls.iter().filter_map(|c| changed_file(c)) {
+                if !said.changed.contains(&f) {
+                    said.changed.push(f);
+                }
+            }
+            let prose = if kind == "message" {
+                one_line(&assistant_prose(&text).text)
+            } else {
+                String::new()
+            };
+            if prose.is_empty() {
+                if said.replies.is_empty()
+                    && let Some(call) = calls.first()
+                {
+                    said.steps_after.insert(0, step(call, result.as_deref()));
+                }
+            } else if said.replies.len() < REPLIES_KEPT && !said.replies.contains(&prose) {
+                said.replies.push(prose);
+            }
+            result = None;
         }
-        Ok((requests, report))
+        // Only the last few steps are named: what the agent was doing when the session ended.
+        let from = said.steps_after.len().saturating_sub(STEPS_SHOWN);
+        said.steps_after.drain(..from);
+        Ok(said)
     })
+}
+
+/// A tool call and the first line of what came back: `` `call` → result ``.
+fn step(call: &str, result: Option<&str>) -> String {
+    let call = format!("`{}`", condense(call, STEP_CHARS));
+    match result.map(result_gist).filter(|r| !r.is_empty()) {
+        Some(r) => format!("{call} → {}", condense(&r, STEP_CHARS)),
+        None => call,
+    }
+}
+
+/// The first non-empty line of a tool's result, with a failing exit code said: harnesses that
+/// wrap the output (`{"output": …, "metadata": {"exit_code": …}}`) are unwrapped.
+fn result_gist(text: &str) -> String {
+    let (output, exit) = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) if v.get("output").is_some() => (
+            v["output"].as_str().unwrap_or("").to_owned(),
+            v.pointer("/metadata/exit_code").and_then(|e| e.as_i64()),
+        ),
+        _ => (text.to_owned(), None),
+    };
+    let first = output
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_owned();
+    match exit {
+        Some(code) if code != 0 => format!("exit {code}: {first}"),
+        _ => first,
+    }
 }
 
 /// The requests quoted in order, as many as fit `room` tokens.

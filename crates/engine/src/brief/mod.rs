@@ -1026,8 +1026,13 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
 
     // The room the cards leave of the budget goes to the latest session in its own words.
     let left = budget.saturating_sub(t1.tokens() + t2.tokens() + t3.tokens());
-    let last = match &view {
-        Some(v) => last_session::draft(store, v, req, left)?,
+    let place = match (&view, &req.cwd) {
+        (Some(v), _) => Some(last_session::Place::Context(v)),
+        (None, Some(cwd)) => Some(last_session::Place::Folder(cwd)),
+        (None, None) => None,
+    };
+    let last = match place {
+        Some(place) => last_session::draft(store, place, req, left)?,
         None => Draft::last_session(),
     };
 

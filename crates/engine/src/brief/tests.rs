@@ -1137,7 +1137,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
         &store,
         &req,
         expect![[r#"
-            total 296 of 420 (T1 110, T2 78, T3 0)
+            total 304 of 420 (T1 110, T2 78, T3 0)
             <card type="continuity" tag="resume">
             ledger-sync — drafting phase.
             Last session (Thu Oct 29): "Write the regression test for a token refresh in the middle of a batch." → Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the… Changed: refresh_mid_batch.rs. 1 request(s), 1 repl(ies) over 2…
@@ -1145,6 +1145,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
             <card type="continuity" tag="last_session">
             Asked, in order: "Write the regression test for a token refresh in the middle of a batch."
             Last report: Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the test against the staging server once the fixture data is loaded. 2. Remove the per-row resume helper, which nothing calls now.
+            Files changed: refresh_mid_batch.rs
             </card>
             <card type="recent_activity" tag="recent_activity">
             Past 14 days (excluding the current work context):
@@ -1165,6 +1166,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
             -- T1 dropped tier_cap entry: Decision: Let's go with retrying the whole batch…
             -- T1 included within_budget summary: Asked, in order: "Write the regression test for a…
             -- T1 included within_budget summary: Last report: Added `tests/refresh_mid_batch.rs`…
+            -- T1 included within_budget summary: Files changed: refresh_mid_batch.rs
             -- T2 included within_budget constellation: Past 14 days (excluding the current work context):
             -- T2 included within_budget segment: - workspace-henderson: 1 session(s), 2 open…
             -- T2 excluded current_context segment: - ledger-sync (drafting): 3 session(s), 6 open…
@@ -1305,4 +1307,92 @@ fn the_last_session_card_quotes_the_latest_session_captured_or_not() {
         last_card(&brief_at(ended + Duration::days(45), "a-new-session")),
         None
     );
+}
+
+/// A session in a folder no work context claims (a home folder) is still what was done last
+/// there: a new session in the same folder gets its card, which names the folder, the report,
+/// what the agent ran after it when the session ended mid-work, and the files it changed; a
+/// session in another folder does not.
+#[test]
+fn a_folder_no_context_claims_gets_its_latest_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let day = dir.path().join("codex/sessions/2026/10/29");
+    std::fs::create_dir_all(&day).unwrap();
+    let rec = |at: &str, kind: &str, payload: serde_json::Value| {
+        serde_json::json!({"timestamp": format!("2026-10-29T09:{at}Z"), "type": kind,
+            "payload": payload})
+        .to_string()
+    };
+    let lines = [
+        rec(
+            "00:00",
+            "session_meta",
+            serde_json::json!({"id": "019a3c20-0000-7000-8000-000000000001", "cwd": "/home/dana"}),
+        ),
+        rec(
+            "00:01",
+            "event_msg",
+            serde_json::json!({"type": "user_message",
+                "message": "Split the monolithic dashboard into components."}),
+        ),
+        rec(
+            "01:00",
+            "response_item",
+            serde_json::json!({"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch",
+                "input": "*** Begin Patch\n*** Add File: src/DairyChart.tsx\n+x\n*** End Patch"}),
+        ),
+        rec(
+            "01:01",
+            "response_item",
+            serde_json::json!({"type": "custom_tool_call_output", "call_id": "c1",
+                "output": "Success."}),
+        ),
+        rec(
+            "02:00",
+            "response_item",
+            serde_json::json!({"type": "message", "role": "assistant", "content": [
+                {"type": "output_text", "text": "Moved the chart into DairyChart.tsx. Next I commit."}]}),
+        ),
+        rec(
+            "03:00",
+            "response_item",
+            serde_json::json!({"type": "function_call", "name": "shell", "call_id": "c2",
+                "arguments": "{\"command\": [\"git\", \"commit\", \"-am\", \"split\"]}"}),
+        ),
+        rec(
+            "03:01",
+            "response_item",
+            serde_json::json!({"type": "function_call_output", "call_id": "c2",
+                "output": "{\"output\": \"fatal: not a git repository\\n\", \"metadata\": {\"exit_code\": 128}}"}),
+        ),
+    ];
+    std::fs::write(
+        day.join("rollout-2026-10-29T09-00-00-019a3c20-0000-7000-8000-000000000001.jsonl"),
+        lines.join("\n"),
+    )
+    .unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    crate::test_support::ingest_dir(&store, dir.path());
+    let at = DateTime::parse_from_rfc3339("2026-10-29T10:30:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    let card = |cwd: &str| {
+        let mut req = BriefRequest::new(at, at.date_naive(), Delivery::Preview);
+        req.cwd = Some(cwd.into());
+        let b = assemble(&store, &req).unwrap();
+        assert!(b.work_context.is_none(), "{}", text(&b));
+        b.cards
+            .iter()
+            .find(|c| c.tag == "last_session")
+            .map(|c| c.lines.iter().map(|l| l.text.clone()).collect::<Vec<_>>())
+    };
+    let lines = card("/home/dana").expect("the folder's latest session");
+    expect![[r#"
+        No work context claims /home/dana; the latest session there (Thu Oct 29):
+        Asked, in order: "Split the monolithic dashboard into components."
+        Last report: Moved the chart into DairyChart.tsx. Next I commit.
+        At the end, it ran: `shell: git commit -am split` → exit 128: fatal: not a git repository
+        Files changed: DairyChart.tsx"#]]
+    .assert_eq(&lines.join("\n"));
+    assert_eq!(card("/home/erin"), None);
 }

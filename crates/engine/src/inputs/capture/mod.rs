@@ -915,7 +915,7 @@ pub(crate) fn detect(
 /// The file a one-line tool call (`Name: detail`) changed, by its last path component: calls of
 /// tools that edit, write or patch files, named by what they do rather than by harness. A
 /// patch names its files on `*** Update File:` / `*** Add File:` lines.
-fn changed_file(call: &str) -> Option<String> {
+pub(crate) fn changed_file(call: &str) -> Option<String> {
     let (name, detail) = call.split_once(": ")?;
     let name = name.to_lowercase();
     let path = if name.contains("patch") {

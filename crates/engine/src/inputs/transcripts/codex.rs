@@ -6,6 +6,9 @@
 //! The assistant's words are `response_item/message` (the `event_msg/agent_message` copy is an
 //! event). Tool calls and their outputs are records of their own, paired by `call_id`.
 //!
+//! A forked rollout is named by its first `session_meta`; a later one names the session whose
+//! history was copied in after it, kept as the parent.
+//!
 //! Rollouts written before mid-2025 (no `payload` wrappers) are read too, recognised by shape: a
 //! first line holding `id`/`timestamp`/`git` and no `type` names the session; items are bare
 //! (`{"type":"message"…}`, `function_call`, `function_call_output`, `reasoning`); and
@@ -25,9 +28,21 @@ pub(super) fn parse(parser: &mut LineParser, v: &Value) -> Draft {
     let subtype = str_field(payload, "type").unwrap_or("");
     let mut d = match record_type.as_str() {
         "session_meta" => {
-            if let Some(id) = str_field(payload, "id") {
-                parser.state.session_id = Some(id.to_owned());
-                parser.identity_from_content = true;
+            match (str_field(payload, "id"), &parser.state.session_id) {
+                // A fork (`codex fork`, or an edit of an earlier message) starts a rollout of
+                // its own, named by its first `session_meta`, and copies the history it was
+                // forked from after it, that session's `session_meta` included: the rollout
+                // stays its own session, forked from that one.
+                (Some(id), Some(own)) if parser.identity_from_content && id != own => {
+                    if parser.state.parent_session_id.is_none() {
+                        parser.state.parent_session_id = Some(id.to_owned());
+                    }
+                }
+                (Some(id), _) => {
+                    parser.state.session_id = Some(id.to_owned());
+                    parser.identity_from_content = true;
+                }
+                (None, _) => {}
             }
             if let Some(cwd) = str_field(payload, "cwd") {
                 parser.state.cwd = Some(cwd.to_owned());

@@ -344,6 +344,41 @@ fn codex_real_text_excerpt() {
     );
 }
 
+/// A forked Codex rollout names itself first, then copies the history it was forked from,
+/// that session's `session_meta` included: every record stays the fork's, and the other session
+/// is its parent.
+#[test]
+fn a_forked_codex_rollout_keeps_its_own_session_and_names_its_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let own = "019a0000-0000-7000-8000-000000000002";
+    let parent = "019a0000-0000-7000-8000-000000000001";
+    let path = dir
+        .path()
+        .join(format!("rollout-2026-10-29T10-00-00-{own}.jsonl"));
+    let meta = |id: &str, at: &str| {
+        format!(
+            r#"{{"timestamp":"{at}","type":"session_meta","payload":{{"id":"{id}","timestamp":"{at}","cwd":"/work/app"}}}}"#
+        )
+    };
+    let said = |text: &str| {
+        format!(
+            r#"{{"timestamp":"2026-10-29T10:00:01Z","type":"event_msg","payload":{{"type":"user_message","message":"{text}"}}}}"#
+        )
+    };
+    let lines = [
+        meta(own, "2026-10-29T10:00:00Z"),
+        meta(parent, "2026-10-29T08:00:00Z"),
+        said("the copied request"),
+        said("the fork's own request"),
+    ];
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let (turns, malformed, state) = parse_at(Harness::Codex, &path);
+    assert!(malformed.is_empty(), "{malformed:?}");
+    assert_eq!(state.session_id.as_deref(), Some(own));
+    assert_eq!(state.parent_session_id.as_deref(), Some(parent));
+    assert!(turns.iter().all(|t| t.session_id == own), "{turns:?}");
+}
+
 #[test]
 fn bad_records_are_malformed_or_unknown_never_fatal() {
     let path = std::path::Path::new("/x/agents/main/sessions/s1.jsonl");
