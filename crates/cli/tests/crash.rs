@@ -1163,12 +1163,29 @@ fn a_sync_killed_at_any_point_loses_and_doubles_nothing() {
         // client's crash and drops such a lock itself; the test stands in for that server.
         remove_locks(remote.path());
     }
+    // What each repository holds, said when a sync fails, since the stores go with the test.
+    let story = |dir: &Path| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["log", "--graph", "--oneline", "--all", "--stat", "-n", "12"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
     for s in [&stores[0], &stores[1], &stores[0]] {
         let out = run(s.path(), &["sync", "--json"]);
         assert!(
             out.status.success(),
-            "seed {seed}: the sync after the crashes failed: {}",
-            text(&out)
+            "seed {seed}: the sync after the crashes failed: {}\nthis store's repository:\n{}\n\
+             the other's:\n{}",
+            text(&out),
+            story(&s.path().join("sync")),
+            story(
+                &stores[usize::from(s.path() == stores[0].path())]
+                    .path()
+                    .join("sync")
+            ),
         );
     }
     let logs: Vec<Vec<u8>> = stores

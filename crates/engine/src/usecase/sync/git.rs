@@ -20,10 +20,15 @@ pub(crate) struct Git {
 }
 
 /// What a failed git call said, for the person: the command and git's own words (which never
-/// hold a credential: git redacts them, and ELNOR passes none).
+/// hold a credential: git redacts them, and ELNOR passes none). A quiet merge says its conflicts
+/// on standard output and nothing on standard error, so that is read when the other is empty.
 fn failed(args: &[&str], out: &Output) -> Error {
-    let said = String::from_utf8_lossy(&out.stderr);
-    let said = said.trim();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let said = match stderr.trim() {
+        "" => stdout.trim(),
+        said => said,
+    };
     Error::InvalidInput(format!(
         "git {} failed: {}",
         args.first().copied().unwrap_or(""),
@@ -145,6 +150,34 @@ impl Git {
         }
         if git_dir.join("MERGE_HEAD").exists() {
             self.run(&["merge", "--abort"])?;
+        }
+        Ok(())
+    }
+
+    /// Puts every file outside `own` (pathspecs of this device's files) back as the last
+    /// commit has it, and removes untracked ones: only a merge brings other devices' files, so
+    /// anything of theirs outside a commit is what a merge killed before it committed left, and
+    /// committing it as this device's change would make the next merge meet the same lines
+    /// added on both sides. This device's own files keep what a killed sync appended.
+    pub(crate) fn restore_all_but(&self, own: &[String]) -> Result<()> {
+        if self.rev("HEAD")?.is_none() {
+            return Ok(());
+        }
+        let excluded: Vec<String> = own.iter().map(|p| format!(":(exclude){p}")).collect();
+        let with = |args: &[&str]| -> Vec<String> {
+            args.iter()
+                .map(|a| (*a).to_owned())
+                .chain(std::iter::once(".".to_owned()))
+                .chain(excluded.iter().cloned())
+                .collect()
+        };
+        self.run(&["reset", "-q"])?;
+        for args in [
+            with(&["checkout", "-q", "HEAD", "--"]),
+            with(&["clean", "-fdq", "--"]),
+        ] {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            self.run(&args)?;
         }
         Ok(())
     }

@@ -290,8 +290,10 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
     git.init()?;
     git.recover()?;
     git.set_remote(&remote)?;
-    // What a killed sync wrote and did not commit is committed first, so the merge below never
-    // meets a change of ours outside a commit.
+    // What a killed sync wrote of this device's files and did not commit is committed first,
+    // so the merge below never meets a change of ours outside a commit; what a killed merge
+    // left of other devices' files is put back, for the merge to bring again.
+    git.restore_all_but(&repo::own_paths(&device))?;
     git.commit_all(&format!("{device}: finish an interrupted sync"))?;
 
     let mut out = Synced {

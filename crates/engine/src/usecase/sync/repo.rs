@@ -68,6 +68,16 @@ fn mark_bytes(owner: &str) -> Result<Vec<u8>> {
     Ok(s.into_bytes())
 }
 
+/// Pathspecs of the files only `device` writes: its name, its entries in every context, its
+/// graph changes. Everything else in the repository arrives by merges.
+pub(super) fn own_paths(device: &str) -> Vec<String> {
+    vec![
+        format!("devices/{device}.json"),
+        format!("continuity/*/{device}.jsonl"),
+        format!("events/{device}/"),
+    ]
+}
+
 /// Refuses a remote that is not an ELNOR sync repository, one of a newer format, or one that
 /// holds another owner's memory. An empty remote is welcome.
 pub(super) fn check_remote(git: &Git, remote: &str, owner: &str) -> Result<()> {

@@ -455,3 +455,39 @@ fn an_arrival_recorded_while_today_takes_the_list_is_shown_once() {
     all.sort_unstable();
     assert_eq!(all, (0..ITEMS).collect::<Vec<_>>());
 }
+
+/// A merge killed after it wrote another device's files and before it committed leaves them in
+/// the work tree with no merge in progress. The next sync puts them back as the last commit had
+/// them (committing them as this device's would make the following merge meet the same lines
+/// added on both sides) and merges again: every fact arrives once.
+#[test]
+fn what_a_killed_merge_left_of_another_device_is_put_back_and_merged_again() {
+    let Some((_remote, req, _dirs, a, b)) = two_devices() else {
+        return;
+    };
+    crate::add_living_fact(&a, "first fact", t(1)).unwrap();
+    sync(&a, &req, t(2)).unwrap();
+    sync(&b, &req, t(3)).unwrap();
+    crate::add_living_fact(&a, "second fact", t(4)).unwrap();
+    sync(&a, &req, t(5)).unwrap();
+    // What a merge into b writes before its commit: a's files as they are now, and a file of a
+    // device b has not heard of yet.
+    let (a_tree, b_tree) = (a.root().join("sync"), b.root().join("sync"));
+    for entry in walkdir::WalkDir::new(a_tree.join("events")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry.path().strip_prefix(&a_tree).unwrap();
+            std::fs::create_dir_all(b_tree.join(rel).parent().unwrap()).unwrap();
+            std::fs::copy(entry.path(), b_tree.join(rel)).unwrap();
+        }
+    }
+    std::fs::write(b_tree.join("devices/dunknown.json"), "{}\n").unwrap();
+    // Meanwhile a goes on, so its file on the remote grows past what b's work tree holds.
+    crate::add_living_fact(&a, "third fact", t(6)).unwrap();
+    sync(&a, &req, t(7)).unwrap();
+    sync(&b, &req, t(8)).expect("the next sync merges again");
+    assert_eq!(fact_texts(&b), ["first fact", "second fact", "third fact"]);
+    assert!(!b_tree.join("devices/dunknown.json").exists());
+    sync(&a, &req, t(9)).unwrap();
+    assert_eq!(fact_texts(&a), ["first fact", "second fact", "third fact"]);
+}
