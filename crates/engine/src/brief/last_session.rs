@@ -331,8 +331,9 @@ fn latest_session(store: &Store, place: &Place, req: &BriefRequest) -> Result<Op
 /// does. The card quotes fewer than this anyway.
 const REQUESTS_READ: i64 = 40;
 const TURNS_READ: i64 = 300;
-/// How many of the agent's last replies are kept to quote.
+/// How many of the agent's last replies are kept to quote, of how many messages read.
 const REPLIES_KEPT: usize = 8;
+const REPLIES_READ: i64 = 40;
 /// How much of a tool's result is read: its first line says whether it worked.
 const RESULT_CHARS: i64 = 400;
 
@@ -367,7 +368,8 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
                 said.requests.push(text);
             }
         }
-        // The last turns, newest first: replies, and the calls and results after the last one.
+        // The last turns, newest first: the files changed, and the calls and results after the
+        // last reply.
         let mut stmt = c.prepare_cached(
             "SELECT role, kind, tool_calls,
                     CASE WHEN kind = 'tool_result' THEN substr(text, 1, ?4) ELSE text END
@@ -385,6 +387,7 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
         })?;
         // A result comes after its call: newest first, it is seen just before the call.
         let mut result: Option<String> = None;
+        let mut replied = false;
         for row in rows {
             let (role, kind, calls, text) = row?;
             if kind == "tool_result" {
@@ -407,15 +410,30 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
                 String::new()
             };
             if prose.is_empty() {
-                if said.replies.is_empty()
-                    && let Some(call) = calls.first()
-                {
+                if !replied && let Some(call) = calls.first() {
                     said.steps_after.insert(0, step(call, result.as_deref()));
                 }
-            } else if said.replies.len() < REPLIES_KEPT && !said.replies.contains(&prose) {
-                said.replies.push(prose);
+            } else {
+                replied = true;
             }
             result = None;
+        }
+        // The replies, however far back: a session that ended in a long run of tool calls
+        // still has its last words before them.
+        let mut stmt = c.prepare_cached(
+            "SELECT text FROM turns WHERE session_id = ?1 AND seq <= ?2 AND role = 'assistant'
+               AND kind = 'message' AND is_sidechain = 0 ORDER BY seq DESC LIMIT ?3",
+        )?;
+        for text in stmt.query_map(params![id, through, REPLIES_READ], |r| {
+            r.get::<_, String>(0)
+        })? {
+            let prose = one_line(&assistant_prose(&text?).text);
+            if !prose.is_empty() && !said.replies.contains(&prose) {
+                said.replies.push(prose);
+                if said.replies.len() == REPLIES_KEPT {
+                    break;
+                }
+            }
         }
         // Only the last few steps are named: what the agent was doing when the session ended.
         let from = said.steps_after.len().saturating_sub(STEPS_SHOWN);

@@ -257,6 +257,16 @@ fn check(store: &Store, req: &BriefRequest, expect: Expect) -> Brief {
     b
 }
 
+/// The view cuts the latest session's line to the resume card's room, which is Tier 1's cap
+/// less the card's wrapper.
+#[test]
+fn the_view_knows_the_resume_cards_room() {
+    assert_eq!(
+        crate::views::constellation::CARD_LINES_ROOM,
+        TIER1_CAP - render::card_wrapper_tokens("resume")
+    );
+}
+
 #[test]
 fn fixed_texts_carry_their_true_counts() {
     // Every date of a century counts the same, so the temporal block's count is a constant.
@@ -1137,10 +1147,10 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
         &store,
         &req,
         expect![[r#"
-            total 304 of 420 (T1 110, T2 78, T3 0)
+            total 301 of 420 (T1 107, T2 78, T3 0)
             <card type="continuity" tag="resume">
             ledger-sync — drafting phase.
-            Last session (Thu Oct 29): "Write the regression test for a token refresh in the middle of a batch." → Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the… Changed: refresh_mid_batch.rs. 1 request(s), 1 repl(ies) over 2…
+            Last session (Thu Oct 29): "Write the regression test for a token refresh in the middle of a batch." → Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the… Changed: refresh_mid_batch.rs. 1 request(s), 1 repl(ies)…
             </card>
             <card type="continuity" tag="last_session">
             Asked, in order: "Write the regression test for a token refresh in the middle of a batch."

@@ -30,8 +30,9 @@ use crate::continuity::{CaptureMode, ContinuityEntry, EntryContent, WorkPhase};
 use crate::graph::nodes::{BriefForm, Lifecycle, Warrant, brief_form};
 use crate::graph::store::Store;
 
-/// The view file's own schema version.
-pub const VIEW_SCHEMA_VERSION: u32 = 2;
+/// The view file's own schema version (3: the latest session's line fits the card beside its
+/// header).
+pub const VIEW_SCHEMA_VERSION: u32 = 3;
 /// CSA §4.2 step 3: at most this many unresolved open questions.
 pub const MAX_OPEN_QUESTIONS: usize = 10;
 /// CSA §4.2 step 4: at most this many non-superseded key decisions.
@@ -54,6 +55,10 @@ const SUMMARY_CHARS: usize = 130;
 const LATEST_SUMMARY_CHARS: usize = 420;
 /// … and at most this many of the card's 120 tokens.
 const LATEST_SUMMARY_TOKENS: u32 = 100;
+/// The resume card's room for lines: Tier 1's cap of 120 tokens less the card's wrapper (14);
+/// the brief's tests check both. The latest session's line is cut to what this leaves beside
+/// the header, or the card would drop it whole and say only the context's name.
+pub const CARD_LINES_ROOM: u32 = 106;
 /// Characters of a question, decision or update shown on a card line.
 const ITEM_CHARS: usize = 200;
 
@@ -564,6 +569,14 @@ fn build(
     let effective_window = config
         .max_session_history_window
         .min(sessions_in_last_30_days + 2);
+    // The longest header this context can have (its name and the longest phase words) bounds
+    // the latest session's line, whatever phase the entries below set.
+    let longest_header = counter.line(format!(
+        "{} — waiting on someone else.",
+        condense(&name, 80)
+    ));
+    let latest_room =
+        LATEST_SUMMARY_TOKENS.min(CARD_LINES_ROOM.saturating_sub(longest_header.tokens));
     let mut session_history = Vec::new();
     for (i, e) in summaries.iter().enumerate() {
         let EntryContent::SessionSummaryRef(s) = &e.content else {
@@ -620,10 +633,10 @@ fn build(
         let mut chars = LATEST_SUMMARY_CHARS;
         let mut line_latest = counter.line(format!("Last session ({day}): {}", shown(chars)));
         for _ in 0..3 {
-            if line_latest.tokens <= LATEST_SUMMARY_TOKENS {
+            if line_latest.tokens <= latest_room {
                 break;
             }
-            chars = chars * LATEST_SUMMARY_TOKENS as usize * 9 / (line_latest.tokens as usize * 10);
+            chars = chars * latest_room as usize * 9 / (line_latest.tokens as usize * 10);
             line_latest = counter.line(format!("Last session ({day}): {}", shown(chars)));
         }
         let line = counter.line(format!("Earlier session ({day}): {}", shown(SUMMARY_CHARS)));
