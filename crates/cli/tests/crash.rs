@@ -1192,7 +1192,23 @@ fn a_sync_killed_at_any_point_loses_and_doubles_nothing() {
         .iter()
         .map(|s| std::fs::read(s.path().join(format!("continuity/{LOG_WC}.jsonl"))).unwrap())
         .collect();
-    assert!(logs[0] == logs[1], "seed {seed}: the two logs differ");
+    if logs[0] != logs[1] {
+        let lines = |b: &[u8]| -> BTreeSet<String> {
+            String::from_utf8_lossy(b)
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        };
+        let (a, b) = (lines(&logs[0]), lines(&logs[1]));
+        panic!(
+            "seed {seed}: the two logs differ ({} and {} lines); only in the first: {:?}; only in \
+             the second: {:?}",
+            a.len(),
+            b.len(),
+            a.difference(&b).collect::<Vec<_>>(),
+            b.difference(&a).collect::<Vec<_>>()
+        );
+    }
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for line in String::from_utf8_lossy(&logs[0]).lines() {
         let v: Value = serde_json::from_str(line).unwrap();

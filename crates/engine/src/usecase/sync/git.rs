@@ -154,30 +154,35 @@ impl Git {
         Ok(())
     }
 
-    /// Puts every file outside `own` (pathspecs of this device's files) back as the last
-    /// commit has it, and removes untracked ones: only a merge brings other devices' files, so
-    /// anything of theirs outside a commit is what a merge killed before it committed left, and
-    /// committing it as this device's change would make the next merge meet the same lines
-    /// added on both sides. This device's own files keep what a killed sync appended.
-    pub(crate) fn restore_all_but(&self, own: &[String]) -> Result<()> {
+    /// Puts every file that is not this device's back as the last commit has it, and removes
+    /// untracked ones: only a merge brings other devices' files, so anything of theirs outside
+    /// a commit is what a merge killed before it committed left, and committing it as this
+    /// device's change would make the next merge meet the same lines added on both sides. This
+    /// device's own files (`own`: pathspecs for git, `is_own` for a path) keep what a killed
+    /// sync appended.
+    pub(crate) fn restore_all_but(
+        &self,
+        own: &[String],
+        is_own: impl Fn(&str) -> bool,
+    ) -> Result<()> {
         if self.rev("HEAD")?.is_none() {
             return Ok(());
         }
-        let excluded: Vec<String> = own.iter().map(|p| format!(":(exclude){p}")).collect();
-        let with = |args: &[&str]| -> Vec<String> {
-            args.iter()
-                .map(|a| (*a).to_owned())
-                .chain(std::iter::once(".".to_owned()))
-                .chain(excluded.iter().cloned())
-                .collect()
-        };
         self.run(&["reset", "-q"])?;
-        for args in [
-            with(&["checkout", "-q", "HEAD", "--"]),
-            with(&["clean", "-fdq", "--"]),
-        ] {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            self.run(&args)?;
+        let mut checkout: Vec<String> = ["checkout", "-q", "HEAD", "--", "."]
+            .map(str::to_owned)
+            .to_vec();
+        checkout.extend(own.iter().map(|p| format!(":(exclude){p}")));
+        self.run(&checkout.iter().map(String::as_str).collect::<Vec<_>>())?;
+        // Untracked files one by one: `git clean` takes a new folder whole, and this device's
+        // first file in a context is in a folder nothing tracks yet.
+        let untracked = self.run(&["ls-files", "-z", "--others"])?;
+        for path in untracked
+            .split('\0')
+            .filter(|p| !p.is_empty() && !is_own(p))
+        {
+            let file = self.dir.join(path);
+            std::fs::remove_file(&file).map_err(|e| Error::io(&file, e))?;
         }
         Ok(())
     }

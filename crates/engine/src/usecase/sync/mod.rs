@@ -293,7 +293,7 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
     // What a killed sync wrote of this device's files and did not commit is committed first,
     // so the merge below never meets a change of ours outside a commit; what a killed merge
     // left of other devices' files is put back, for the merge to bring again.
-    git.restore_all_but(&repo::own_paths(&device))?;
+    git.restore_all_but(&repo::own_paths(&device), |p| repo::is_own(p, &device))?;
     git.commit_all(&format!("{device}: finish an interrupted sync"))?;
 
     let mut out = Synced {

@@ -78,6 +78,18 @@ pub(super) fn own_paths(device: &str) -> Vec<String> {
     ]
 }
 
+/// Whether `path` (relative, `/`-separated, as git lists it) is one of the files only `device`
+/// writes: the same files [`own_paths`] names.
+pub(super) fn is_own(path: &str, device: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    match parts.as_slice() {
+        ["devices", file] => *file == format!("{device}.json"),
+        ["continuity", _, file] => *file == format!("{device}.jsonl"),
+        ["events", dev, ..] => *dev == device,
+        _ => false,
+    }
+}
+
 /// Refuses a remote that is not an ELNOR sync repository, one of a newer format, or one that
 /// holds another owner's memory. An empty remote is welcome.
 pub(super) fn check_remote(git: &Git, remote: &str, owner: &str) -> Result<()> {

@@ -482,12 +482,20 @@ fn what_a_killed_merge_left_of_another_device_is_put_back_and_merged_again() {
         }
     }
     std::fs::write(b_tree.join("devices/dunknown.json"), "{}\n").unwrap();
+    // … and what b itself wrote before the kill, into a context folder nothing tracks yet.
+    let own = b_tree.join(format!(
+        "continuity/wc_new/{}.jsonl",
+        b.graph().device(t(5)).unwrap()
+    ));
+    std::fs::create_dir_all(own.parent().unwrap()).unwrap();
+    std::fs::write(&own, "").unwrap();
     // Meanwhile a goes on, so its file on the remote grows past what b's work tree holds.
     crate::add_living_fact(&a, "third fact", t(6)).unwrap();
     sync(&a, &req, t(7)).unwrap();
     sync(&b, &req, t(8)).expect("the next sync merges again");
     assert_eq!(fact_texts(&b), ["first fact", "second fact", "third fact"]);
     assert!(!b_tree.join("devices/dunknown.json").exists());
+    assert!(own.exists(), "this device's own new file is kept");
     sync(&a, &req, t(9)).unwrap();
     assert_eq!(fact_texts(&a), ["first fact", "second fact", "third fact"]);
 }
