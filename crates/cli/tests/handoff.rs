@@ -47,8 +47,9 @@ fn handoff_dir() -> PathBuf {
 type Labels = BTreeMap<(String, String), (String, Vec<Fact>)>;
 
 struct Fact {
-    /// The fact as the annotator wrote it (printed by `ELNOR_HANDOFF_SHOW`).
+    /// The fact as the annotator wrote it, and its type (printed by `ELNOR_HANDOFF_SHOW`).
     text: String,
+    kind: String,
     terms: Vec<String>,
 }
 
@@ -242,6 +243,7 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                 .iter()
                 .map(|f| Fact {
                     text: f["fact"].as_str().unwrap_or("").to_owned(),
+                    kind: f["type"].as_str().unwrap_or("").to_owned(),
                     terms: f["terms"]
                         .as_array()
                         .unwrap()
@@ -331,7 +333,7 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                     } else {
                         "-    "
                     };
-                    println!("  [{mark}] {} {:?}", f.text, f.terms);
+                    println!("  [{mark}] {}: {} {:?}", f.kind, f.text, f.terms);
                 }
                 println!();
             }

@@ -10,6 +10,8 @@
 //! folder no work context claims (a home folder) still gets its latest session: a person who
 //! starts every agent there expects it to know what was done last.
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use rusqlite::{OptionalExtension, params};
 
@@ -23,7 +25,7 @@ use crate::base::tokens::{Line, condense, one_line};
 use crate::graph::store::Store;
 use crate::inputs::capture::changed_file;
 use crate::inputs::transcripts::clean::{assistant_prose, person_text};
-use crate::views::constellation::Constellation;
+use crate::views::constellation::{Constellation, SessionHistoryItem};
 
 /// The shares of the card's room the report, the steps after it, the files changed and the
 /// requests may take, in that order, each with what the ones before left unused; earlier
@@ -33,6 +35,10 @@ const REPORT_SHARE: u32 = 65;
 const STEPS_SHARE: u32 = 10;
 const CHANGED_SHARE: u32 = 8;
 const ASKED_SHARE: u32 = 20;
+/// The share the replies before the report may take of what is left; the sessions before the
+/// latest take the rest, at most [`SESSIONS_BEFORE`] of them.
+const REPLIES_SHARE: u32 = 60;
+const SESSIONS_BEFORE: usize = 3;
 
 /// The longest a single request is quoted, in characters: the ask, not a pasted document.
 const REQUEST_CHARS: usize = 160;
@@ -63,7 +69,13 @@ impl Place<'_> {
 
 /// The card of the latest session of `place`, within `room` tokens (its wrapper included);
 /// empty when there is no live latest session, no room, or nothing said in it.
-pub(super) fn draft(store: &Store, place: Place, req: &BriefRequest, room: u32) -> Result<Draft> {
+pub(super) fn draft(
+    store: &Store,
+    place: Place,
+    req: &BriefRequest,
+    room: u32,
+    shown: &BTreeSet<String>,
+) -> Result<Draft> {
     let mut d = Draft::last_session();
     let Some(latest) = latest_session(store, &place, req)? else {
         return Ok(d);
@@ -73,23 +85,36 @@ pub(super) fn draft(store: &Store, place: Place, req: &BriefRequest, room: u32) 
         return Ok(d);
     }
     let said = what_was_said(store, &latest)?;
-    for (line, what) in compose(&place, &latest, &said, lines_room) {
+    let before: Vec<&SessionHistoryItem> = sessions_before(&place, &latest, req)
+        .into_iter()
+        .filter(|s| !shown.contains(s.source_session_id.as_str()))
+        .collect();
+    for (line, what, earlier) in compose(&place, &latest, &said, &before, lines_room) {
         // A captured session is explained by its summary; one no capture has seen yet (too
         // short to be due) by the session itself.
-        let mut item = match &latest.summary_id {
-            Some(id) => {
+        let mut item = match (earlier, &latest.summary_id) {
+            (Some(s), _) => {
+                let mut item = trace_item(1, "summary", &line);
+                item.source_id = Some(s.doc73_session_summary_id.clone());
+                item.session_id = Some(s.source_session_id.clone());
+                item.turn_seq = s.turn_seq;
+                item
+            }
+            (None, Some(id)) => {
                 let mut item = trace_item(1, "summary", &line);
                 item.source_id = Some(id.clone());
                 item
             }
-            None => {
+            (None, None) => {
                 let mut item = trace_item(1, "session", &line);
                 item.source_id = Some(latest.session_id.to_string());
                 item
             }
         };
-        item.session_id = Some(latest.session_id.clone());
-        item.turn_seq = latest.through;
+        if earlier.is_none() {
+            item.session_id = Some(latest.session_id.clone());
+            item.turn_seq = latest.through;
+        }
         item.work_context_id = place.work_context_id();
         include(&mut item, what);
         d.cands.push(Cand {
@@ -111,7 +136,13 @@ pub(super) fn draft(store: &Store, place: Place, req: &BriefRequest, room: u32) 
 /// order of what a fresh agent acts on: the report, the steps after it, the files changed, the
 /// requests, each up to its share of the room plus what the ones before left of theirs; earlier
 /// replies take what is left, and a report cut short gets it back when there are none.
-fn compose(place: &Place, latest: &Latest, said: &Said, room: u32) -> Vec<(Line, &'static str)> {
+fn compose<'a>(
+    place: &Place,
+    latest: &Latest,
+    said: &Said,
+    before: &[&'a SessionHistoryItem],
+    room: u32,
+) -> Vec<(Line, &'static str, Option<&'a SessionHistoryItem>)> {
     let mut fit = Fitter {
         room,
         left: room,
@@ -150,7 +181,7 @@ fn compose(place: &Place, latest: &Latest, said: &Said, room: u32) -> Vec<(Line,
         .map(|r| format!("\"{}\"", condense(r, REPLY_CHARS)))
         .collect();
     // The replies nearest the report are kept first and read in the order they were written.
-    let earlier_line = fit.share(100, |cap| {
+    let earlier_line = fit.share(REPLIES_SHARE, |cap| {
         listed(
             "Before it, the agent said:",
             &earlier,
@@ -159,13 +190,35 @@ fn compose(place: &Place, latest: &Latest, said: &Said, room: u32) -> Vec<(Line,
             cap,
         )
     });
+    // Then the sessions before it, newest first, as their captures summed them up: what the
+    // work is and what was settled, which the resume card had no room for.
+    let mut before_lines = Vec::new();
+    for s in before.iter().take(SESSIONS_BEFORE) {
+        let made = fit.share(100, |cap| {
+            fitted(
+                |chars| {
+                    format!(
+                        "Session before ({}): {}",
+                        s.last_activity_at.format("%a %b %-d"),
+                        condense(&s.summary, chars)
+                    )
+                },
+                cap,
+            )
+        });
+        match made {
+            Some(line) => before_lines.push((line, *s)),
+            None => break,
+        }
+    }
     if earlier_line.is_none()
+        && before_lines.is_empty()
         && let Some(r) = &report
     {
         // Nothing earlier to quote: the report may use the room the others left.
         report = report_line(r.tokens + fit.left).or(report);
     }
-    [
+    let mut out: Vec<(Line, &'static str, Option<&'a SessionHistoryItem>)> = [
         (
             header,
             "where the latest session ran, when no work context claims the folder",
@@ -186,8 +239,33 @@ fn compose(place: &Place, latest: &Latest, said: &Said, room: u32) -> Vec<(Line,
         (changed_line, "the files the latest session's edits changed"),
     ]
     .into_iter()
-    .filter_map(|(line, what)| line.map(|l| (l, what)))
-    .collect()
+    .filter_map(|(line, what)| line.map(|l| (l, what, None)))
+    .collect();
+    out.extend(before_lines.into_iter().map(|(line, s)| {
+        (
+            line,
+            "a session before the latest, as its capture summed it up",
+            Some(s),
+        )
+    }));
+    out
+}
+
+/// The work context's captured sessions before the latest, newest first, still live.
+fn sessions_before<'a>(
+    place: &Place<'a>,
+    latest: &Latest,
+    req: &BriefRequest,
+) -> Vec<&'a SessionHistoryItem> {
+    match place {
+        Place::Context(view) => view
+            .session_history
+            .iter()
+            .filter(|s| s.decay_at > req.now && s.source_session_id != latest.session_id)
+            .filter(|s| s.last_activity_at <= latest.ended && !s.summary.is_empty())
+            .collect(),
+        Place::Folder(_) => Vec::new(),
+    }
 }
 
 /// Hands out a card's room: each line gets its share and what the lines before it left unused.

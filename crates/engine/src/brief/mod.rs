@@ -1031,8 +1031,15 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
         (None, Some(cwd)) => Some(last_session::Place::Folder(cwd)),
         (None, None) => None,
     };
+    // Sessions the resume card already shows are not summed up again.
+    let shown: BTreeSet<String> = t1
+        .cands
+        .iter()
+        .filter(|c| c.included())
+        .filter_map(|c| c.item.session_id.as_ref().map(|s| s.to_string()))
+        .collect();
     let last = match place {
-        Some(place) => last_session::draft(store, place, req, left)?,
+        Some(place) => last_session::draft(store, place, req, left, &shown)?,
         None => Draft::last_session(),
     };
 

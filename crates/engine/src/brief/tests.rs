@@ -628,6 +628,7 @@ fn tier_caps_then_trimming_steps_under_smaller_budgets() {
         T1 included within_budget Decision: The Christensen…
         T1 included within_budget Decision: Focusing on price…
         T1 included within_budget Since last session: DOC72…
+        T1 included within_budget Session before (Mon Nov 16)…
         T2 included within_budget Past 14 days (excluding the…
         T2 excluded current_context - Henderson damages section…
         T2 included within_budget - DOC73 living memory review…
@@ -640,8 +641,15 @@ fn tier_caps_then_trimming_steps_under_smaller_budgets() {
         T3 included within_budget Works in US Eastern time…
     "#]]
     .assert_eq(&decisions(&full));
-    // Step 1: a budget that cannot hold Tier 2 whole trims Tier 2 first.
-    req.budget = full.total_tokens - 20;
+    // Step 1: a budget that cannot hold Tier 2 whole trims Tier 2 first (the last session's
+    // card only takes what the capped cards leave, so it is not counted).
+    let capped: u32 = full
+        .cards
+        .iter()
+        .filter(|c| c.tag != "last_session")
+        .map(|c| c.tokens)
+        .sum();
+    req.budget = capped - 20;
     let step1 = assemble(&store, &req).unwrap();
     assert!(step1.total_tokens <= req.budget);
     assert_eq!(step1.card(1), full.card(1));
@@ -1010,7 +1018,9 @@ fn property_any_store_fits_its_budget_and_counts_are_exact() {
             b.total_tokens + b.envelope_tokens,
             "seed {seed}: counts differ for\n{t}"
         );
-        for c in &b.cards {
+        // The last session's card has no cap of its own: it takes the room the capped cards
+        // leave, which the total's bound above checks.
+        for c in b.cards.iter().filter(|c| c.tag != "last_session") {
             let cap = [TIER1_CAP, TIER2_CAP, TIER3_CAP][c.tier as usize - 1];
             assert!(
                 c.tokens <= cap,
@@ -1147,7 +1157,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
         &store,
         &req,
         expect![[r#"
-            total 301 of 420 (T1 107, T2 78, T3 0)
+            total 420 of 420 (T1 107, T2 78, T3 0)
             <card type="continuity" tag="resume">
             ledger-sync — drafting phase.
             Last session (Thu Oct 29): "Write the regression test for a token refresh in the middle of a batch." → Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the… Changed: refresh_mid_batch.rs. 1 request(s), 1 repl(ies)…
@@ -1156,6 +1166,8 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
             Asked, in order: "Write the regression test for a token refresh in the middle of a batch."
             Last report: Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the test against the staging server once the fixture data is loaded. 2. Remove the per-row resume helper, which nothing calls now.
             Files changed: refresh_mid_batch.rs
+            Session before (Wed Oct 28): "Back on the sync. The upstream client still loses the cursor on refresh in v3. What do you suggest?" → The client is pinned to 2.4.1. The regression test for a refresh in the middle of a batch is still to write; I have not started it. Changed: Cargo.toml. Ended on "TODO: confirm the release date of the upstream fix with the client maintainers before we unpin.". 3…
+            Session before (Tue Oct 20): "The nightly sync drops rows when the OAuth token…
             </card>
             <card type="recent_activity" tag="recent_activity">
             Past 14 days (excluding the current work context):
@@ -1177,6 +1189,8 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
             -- T1 included within_budget summary: Asked, in order: "Write the regression test for a…
             -- T1 included within_budget summary: Last report: Added `tests/refresh_mid_batch.rs`…
             -- T1 included within_budget summary: Files changed: refresh_mid_batch.rs
+            -- T1 included within_budget summary: Session before (Wed Oct 28): "Back on the sync.…
+            -- T1 included within_budget summary: Session before (Tue Oct 20): "The nightly sync…
             -- T2 included within_budget constellation: Past 14 days (excluding the current work context):
             -- T2 included within_budget segment: - workspace-henderson: 1 session(s), 2 open…
             -- T2 excluded current_context segment: - ledger-sync (drafting): 3 session(s), 6 open…
