@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Subcommand;
 use elnor_engine::Store;
-use elnor_engine::SynthesisProvider;
 use elnor_engine::{EMBEDDING_API_KEY, OsKeyring, SYNTHESIS_API_KEY, SecretStore};
 use elnor_engine::{Endpoint, test_connection};
 
@@ -21,6 +20,13 @@ pub enum ModelCommand {
     Show,
     /// Send a tiny request and print the answer or why it failed.
     Test,
+    /// List the models this machine offers for full mode without a key: a local Ollama and
+    /// its models, and the agent CLIs (Claude Code, Codex) on PATH.
+    Detect {
+        /// Where to look for Ollama.
+        #[arg(long, default_value = elnor_engine::OLLAMA_DEFAULT_URL)]
+        ollama_url: String,
+    },
     /// Manage the API key in the OS keyring.
     #[command(subcommand)]
     Key(KeyCommand),
@@ -99,9 +105,10 @@ pub fn run(store: &Store, cmd: &ModelCommand, json: bool) -> anyhow::Result<Exit
         ModelCommand::Test => {
             let endpoint =
                 Endpoint::from_config(&config).map_err(|f| anyhow::anyhow!(f.reason()))?;
-            let key = match config.synthesis_provider {
-                SynthesisProvider::OpenaiCompatible => keyring.get(SYNTHESIS_API_KEY)?,
-                SynthesisProvider::Ollama => None,
+            let key = if config.synthesis_provider.takes_key() {
+                keyring.get(SYNTHESIS_API_KEY)?
+            } else {
+                None
             };
             match test_connection(&endpoint, key.as_deref()) {
                 Ok(answer) => {
@@ -114,6 +121,32 @@ pub fn run(store: &Store, cmd: &ModelCommand, json: bool) -> anyhow::Result<Exit
                 }
                 Err(f) => bail!("connection test failed: {}", f.reason()),
             }
+        }
+        ModelCommand::Detect { ollama_url } => {
+            let found =
+                elnor_engine::detect_models(ollama_url, std::env::var_os("PATH").as_deref());
+            if json {
+                output::json(&serde_json::json!({ "found": found }))?;
+            } else if found.is_empty() {
+                println!(
+                    "no model found: no Ollama at {ollama_url}, and neither `claude` nor `codex` \
+                     on PATH; deterministic mode needs none"
+                );
+            } else {
+                for f in &found {
+                    let models = if f.models.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" — models: {}", f.models.join(", "))
+                    };
+                    println!("{:<18} {}{models}", f.provider.as_str(), f.at);
+                }
+                println!(
+                    "use one: elnor config set synthesis_provider <name above> (and, for Ollama, \
+                     synthesis_base_url and synthesis_model), then elnor config set mode full"
+                );
+            }
+            Ok(ExitCode::SUCCESS)
         }
         ModelCommand::Key(KeyCommand::Set { purpose }) => {
             let account = account(purpose)?;

@@ -29,15 +29,7 @@ fn elnor(store: &Path, args: &[&str]) -> Output {
         .expect("run elnor")
 }
 
-fn json(out: Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
-}
+use elnor_fixtures::json_of as json;
 
 fn handoff_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/handoff")
@@ -197,6 +189,30 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
         store,
         &["config", "set", "mode", "deterministic", "--json"],
     ));
+    // ELNOR_HANDOFF_PROVIDER (`claude_cli`, `codex_cli`, `ollama`, `openai_compatible`, with
+    // ELNOR_HANDOFF_BASE_URL and ELNOR_HANDOFF_MODEL where it needs them) judges full mode's
+    // summaries by the same facts: captures go through that model, and fall back to the
+    // deterministic summary where it fails.
+    if let Ok(provider) = std::env::var("ELNOR_HANDOFF_PROVIDER") {
+        // Every capture of the corpus is a call: the spend guard is opened for the run.
+        let mut settings = vec![
+            ("synthesis_provider", provider),
+            ("mode", "full".to_owned()),
+            ("max_model_calls_per_hour", "10000".to_owned()),
+            ("max_model_calls_per_day", "10000".to_owned()),
+        ];
+        for (key, var) in [
+            ("synthesis_base_url", "ELNOR_HANDOFF_BASE_URL"),
+            ("synthesis_model", "ELNOR_HANDOFF_MODEL"),
+        ] {
+            if let Ok(v) = std::env::var(var) {
+                settings.push((key, v));
+            }
+        }
+        for (key, value) in &settings {
+            json(elnor(store, &["config", "set", key, value, "--json"]));
+        }
+    }
     let mut all = elnor_fixtures::root_args(&real);
     all.extend(elnor_fixtures::root_args(&real2));
     let mut args: Vec<&str> = vec!["ingest", "--json"];

@@ -28,15 +28,7 @@ fn elnor(store: &Path, now: Option<&str>, args: &[&str]) -> Output {
     cmd.output().expect("run elnor")
 }
 
-fn json(out: Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
-}
+use elnor_fixtures::json_of as json;
 
 /// Non-empty lines of every JSONL file under the corpus: each is at least one record.
 fn lines_in(real: &Path) -> u64 {

@@ -19,15 +19,7 @@ fn elnor(store: &Path, args: &[&str]) -> Output {
         .expect("run elnor")
 }
 
-fn json(out: Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
-}
+use elnor_fixtures::json_of as json;
 
 /// `--root HARNESS=DIR` for every harness folder under `base` that exists.
 fn roots(base: &Path, codex: &str, openclaw: Vec<PathBuf>) -> Vec<String> {

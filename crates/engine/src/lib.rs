@@ -118,7 +118,10 @@ pub use continuity::{
 pub use inputs::agent::{Agent, AgentRun, Trigger};
 pub use inputs::capture::{CaptureOutcome, CaptureRequest, CaptureStatus};
 pub use inputs::ingest::{IngestProgress, IngestReport, SourceRoot};
-pub use inputs::model::{Endpoint, ModelFailure, test_connection};
+pub use inputs::model::{
+    Endpoint, FoundBackend, ModelFailure, OLLAMA_DEFAULT_URL, detect as detect_models,
+    test_connection,
+};
 pub use inputs::observe::files::{
     Scope as FolderScope, Settled, is_baselined as folder_is_baselined, settle as settle_folder,
     tracked_file_count,

@@ -141,6 +141,10 @@ pub enum SynthesisProvider {
     Ollama,
     /// Any endpoint speaking OpenAI's `/v1/chat/completions`.
     OpenaiCompatible,
+    /// Claude Code run headless (`claude -p`) with the person's own login.
+    ClaudeCli,
+    /// Codex run headless (`codex exec`) with the person's own login.
+    CodexCli,
 }
 
 impl SynthesisProvider {
@@ -148,7 +152,24 @@ impl SynthesisProvider {
         match self {
             SynthesisProvider::Ollama => "ollama",
             SynthesisProvider::OpenaiCompatible => "openai_compatible",
+            SynthesisProvider::ClaudeCli => "claude_cli",
+            SynthesisProvider::CodexCli => "codex_cli",
         }
+    }
+
+    /// Whether calls carry the API key from the keyring: only an OpenAI-compatible endpoint's.
+    /// Ollama has no use for one, and an agent CLI uses the login it keeps itself; a key sent
+    /// where it is not needed is a key that can leak.
+    pub fn takes_key(self) -> bool {
+        self == SynthesisProvider::OpenaiCompatible
+    }
+
+    /// Whether the model is an agent CLI run on this machine rather than an HTTP endpoint.
+    pub fn is_agent_cli(self) -> bool {
+        matches!(
+            self,
+            SynthesisProvider::ClaudeCli | SynthesisProvider::CodexCli
+        )
     }
 }
 
@@ -521,16 +542,22 @@ pub const FIELDS: &[ConfigField] = &[
         key: "synthesis_provider",
         label: "Model service",
         section: SettingsSection::ModelsAndKeys,
-        rule: FieldRule::OneOf(&["ollama", "openai_compatible"]),
-        help: "The kind of server the model runs on.",
-        choice_labels: &["Ollama", "OpenAI-compatible"],
+        rule: FieldRule::OneOf(&["ollama", "openai_compatible", "claude_cli", "codex_cli"]),
+        help: "The kind of server the model runs on, or an agent CLI you are signed in to.",
+        choice_labels: &[
+            "Ollama",
+            "OpenAI-compatible",
+            "Claude Code (your login)",
+            "Codex (your login)",
+        ],
     },
     ConfigField {
         key: "synthesis_base_url",
         label: "Model server address",
         section: SettingsSection::ModelsAndKeys,
         rule: FieldRule::OptionalText { max_chars: 300 },
-        help: "Where the model server listens, such as http://localhost:11434.",
+        help: "Where the model server listens, such as http://localhost:11434; for an agent CLI, \
+               its program if it is not on your PATH.",
         choice_labels: &[],
     },
     ConfigField {

@@ -28,6 +28,9 @@ pub const MAX_REPLY_ITEMS: usize = 10;
 /// Most characters in any one string of a reply.
 pub const MAX_REPLY_STRING_CHARS: usize = 2000;
 
+mod agent_cli;
+pub use agent_cli::{FoundBackend, OLLAMA_DEFAULT_URL, detect};
+
 /// Most bytes of a provider's response body we read. A synthesis reply is a few kilobytes; the
 /// limit only stops a misbehaving endpoint from filling memory.
 const MAX_RESPONSE_BYTES: u64 = 4 * 1024 * 1024;
@@ -49,6 +52,23 @@ impl Endpoint {
     /// The endpoint named by the config, or [`ModelFailure::NotConfigured`] when its base URL or
     /// model is unset (or the base URL is not an `http://` / `https://` URL).
     pub fn from_config(c: &ContinuityConfig) -> Result<Endpoint, ModelFailure> {
+        let timeout = Duration::from_secs(u64::from(c.synthesis_timeout_seconds.max(1)));
+        if let Some(program) = agent_cli::default_program(c.synthesis_provider) {
+            // An agent CLI: its program (a path, or its name on PATH) and, optionally, a model
+            // of its own naming; unset, the CLI's default model.
+            let set = |v: &Option<String>| {
+                v.as_deref()
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+            };
+            return Ok(Endpoint {
+                provider: c.synthesis_provider,
+                base_url: set(&c.synthesis_base_url).unwrap_or_else(|| program.to_owned()),
+                model: set(&c.synthesis_model).unwrap_or_default(),
+                timeout,
+            });
+        }
         let base_url = c
             .synthesis_base_url
             .as_deref()
@@ -70,7 +90,7 @@ impl Endpoint {
             provider: c.synthesis_provider,
             base_url: base_url.to_owned(),
             model: model.to_owned(),
-            timeout: Duration::from_secs(u64::from(c.synthesis_timeout_seconds.max(1))),
+            timeout,
         })
     }
 
@@ -82,6 +102,10 @@ impl Endpoint {
     /// The decision is made on the URL's host text alone, never by resolving it, so a public name
     /// that happens to resolve to a private address is still treated as not local.
     pub fn is_local(&self) -> bool {
+        // An agent CLI runs here and sends the prompt to its vendor's model.
+        if self.provider.is_agent_cli() {
+            return false;
+        }
         let Some((_, host)) = split_url(&self.base_url) else {
             return false;
         };
@@ -108,7 +132,9 @@ impl Endpoint {
             SynthesisProvider::OpenaiCompatible if base.ends_with("/v1") => {
                 format!("{base}/chat/completions")
             }
-            SynthesisProvider::OpenaiCompatible => format!("{base}/v1/chat/completions"),
+            SynthesisProvider::OpenaiCompatible
+            | SynthesisProvider::ClaudeCli
+            | SynthesisProvider::CodexCli => format!("{base}/v1/chat/completions"),
         }
     }
 }
@@ -288,6 +314,9 @@ fn chat_inner(
     api_key: Option<&str>,
     messages: &[ChatMessage],
 ) -> Result<String, ModelFailure> {
+    if endpoint.provider.is_agent_cli() {
+        return agent_cli::chat(endpoint, messages);
+    }
     let agent = http_agent(endpoint);
 
     let body = match endpoint.provider {
@@ -298,7 +327,9 @@ fn chat_inner(
             "format": "json",
             "options": { "temperature": 0 },
         }),
-        SynthesisProvider::OpenaiCompatible => json!({
+        SynthesisProvider::OpenaiCompatible
+        | SynthesisProvider::ClaudeCli
+        | SynthesisProvider::CodexCli => json!({
             "model": endpoint.model,
             "messages": messages,
             "temperature": 0,
@@ -327,7 +358,7 @@ fn chat_inner(
         .map_err(|e| ModelFailure::BadJson(format!("the provider's response is not JSON ({e})")))?;
     match endpoint.provider {
         SynthesisProvider::Ollama => ollama_content(&envelope),
-        SynthesisProvider::OpenaiCompatible => openai_content(&envelope),
+        _ => openai_content(&envelope),
     }
 }
 
@@ -363,6 +394,11 @@ fn embed_inner(
             "at most {MAX_EMBEDDINGS} texts are embedded per call"
         )));
     }
+    if endpoint.provider.is_agent_cli() {
+        return Err(ModelFailure::NotConfigured(
+            "an agent CLI does not embed: choose Ollama or an OpenAI-compatible endpoint".into(),
+        ));
+    }
     let agent = http_agent(endpoint);
     let base = endpoint.base_url.trim().trim_end_matches('/');
     let url = match endpoint.provider {
@@ -370,7 +406,7 @@ fn embed_inner(
         SynthesisProvider::OpenaiCompatible if base.ends_with("/v1") => {
             format!("{base}/embeddings")
         }
-        SynthesisProvider::OpenaiCompatible => format!("{base}/v1/embeddings"),
+        _ => format!("{base}/v1/embeddings"),
     };
     let mut request = agent.post(url);
     if let (SynthesisProvider::OpenaiCompatible, Some(key)) = (endpoint.provider, api_key)
@@ -400,7 +436,7 @@ fn embed_inner(
             .iter()
             .enumerate()
             .collect(),
-        SynthesisProvider::OpenaiCompatible => envelope
+        _ => envelope
             .get("data")
             .and_then(Value::as_array)
             .ok_or_else(|| ModelFailure::BadJson("no `data` in the reply".into()))?

@@ -734,11 +734,12 @@ fn embedder(
         model: set(&config.embedding_model, "embedding_model")?,
         timeout: std::time::Duration::from_secs(u64::from(config.synthesis_timeout_seconds.max(1))),
     };
-    let key = match provider {
-        SynthesisProvider::OpenaiCompatible => secrets
+    let key = if provider.takes_key() {
+        secrets
             .get(crate::base::secrets::EMBEDDING_API_KEY)
-            .map_err(|e| format!("the embedding API key is unavailable: {e}"))?,
-        SynthesisProvider::Ollama => None,
+            .map_err(|e| format!("the embedding API key is unavailable: {e}"))?
+    } else {
+        None
     };
     Ok(Embedder::Remote { endpoint, key })
 }

@@ -8,7 +8,6 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::base::config::SynthesisProvider;
 use crate::base::secrets::{SYNTHESIS_API_KEY, SecretStore};
 use crate::graph::store::Store;
 use crate::inputs::model::{self, ChatMessage, Endpoint, SpendGuard};
@@ -82,11 +81,12 @@ pub(crate) fn answer(
             )
         });
     }
-    let key = match config.synthesis_provider {
-        SynthesisProvider::OpenaiCompatible => secrets
+    let key = if config.synthesis_provider.takes_key() {
+        secrets
             .get(SYNTHESIS_API_KEY)
-            .map_err(|e| format!("API key unavailable: {e}"))?,
-        SynthesisProvider::Ollama => None,
+            .map_err(|e| format!("API key unavailable: {e}"))?
+    } else {
+        None
     };
     let guard = SpendGuard::from_config(&config);
     let graph = store.graph();

@@ -354,6 +354,7 @@ fn alerts(
     if let Ok(config) = store.config()
         && config.mode == ContinuityMode::Full
         && config.synthesis_base_url.is_none()
+        && !config.synthesis_provider.is_agent_cli()
     {
         out.push(HealthAlert {
             kind: AlertKind::NoModel,

@@ -259,7 +259,7 @@ fn every_setting_has_plain_words_and_says_what_to_enter() {
         Err("Enter a whole number from 1 to 1000.")
         Ok(())
         Err("Choose on or off.")
-        Err("Choose one of: Ollama, OpenAI-compatible.")
+        Err("Choose one of: Ollama, OpenAI-compatible, Claude Code (your login), Codex (your login).")
         Err("Enter at most 10 characters, or leave it empty. (11 characters is too long.)")
         Ok(())
     "#]]

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 
 use super::WindowTurn;
 use super::heuristics::Speaker;
-use crate::base::config::{ContinuityConfig, SynthesisProvider};
+use crate::base::config::ContinuityConfig;
 use crate::base::secrets::{SYNTHESIS_API_KEY, SecretStore};
 use crate::graph::store::Store;
 use crate::inputs::model::{self, Endpoint, ModelFailure, SpendGuard, SynthesisReply};
@@ -77,11 +77,12 @@ pub(crate) fn enrich(
     if local_only && !endpoint.is_local() {
         return Err(ModelFailure::NotLocal.reason());
     }
-    let key = match config.synthesis_provider {
-        SynthesisProvider::OpenaiCompatible => secrets
+    let key = if config.synthesis_provider.takes_key() {
+        secrets
             .get(SYNTHESIS_API_KEY)
-            .map_err(|e| format!("API key unavailable: {e}"))?,
-        SynthesisProvider::Ollama => None,
+            .map_err(|e| format!("API key unavailable: {e}"))?
+    } else {
+        None
     };
     let guard = SpendGuard::from_config(config);
     let graph = store.graph();

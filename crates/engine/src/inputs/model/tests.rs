@@ -786,3 +786,195 @@ fn ledger_timestamps_sort_as_text() {
         )
     );
 }
+
+/// A stand-in for an agent CLI: a shell script in `dir` that records its arguments and what it
+/// read on standard input, then runs `body`.
+#[cfg(unix)]
+fn stand_in_cli(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    let script = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{args}'\ncat > '{input}'\n{body}\n",
+        args = dir.join("args").display(),
+        input = dir.join("stdin").display(),
+    );
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[cfg(unix)]
+fn cli_endpoint(provider: SynthesisProvider, program: &std::path::Path) -> Endpoint {
+    let mut config = ContinuityConfig {
+        synthesis_provider: provider,
+        ..ContinuityConfig::default()
+    };
+    config.synthesis_base_url = Some(program.display().to_string());
+    let mut e = Endpoint::from_config(&config).unwrap();
+    e.timeout = Duration::from_secs(5);
+    e
+}
+
+/// Claude Code in print mode: the prompt goes on standard input (never in the arguments), the
+/// JSON result's `result` is the reply, and no key is ever passed; an error result is a refusal.
+#[cfg(unix)]
+#[test]
+fn claude_cli_reads_the_prompt_on_stdin_and_answers_in_its_json_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = json!({"type": "result", "is_error": false, "result": good_reply()});
+    let program = stand_in_cli(dir.path(), "claude", &format!("cat <<'EOF'\n{result}\nEOF"));
+    let e = cli_endpoint(SynthesisProvider::ClaudeCli, &program);
+    assert!(!e.is_local(), "an agent CLI sends the prompt to its vendor");
+    let reply = synthesize(&e, Some(KEY), "User: fix the flaky test").unwrap();
+    assert_eq!(reply, expected_good());
+    let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+    assert_eq!(
+        args.lines().collect::<Vec<_>>(),
+        ["-p", "--output-format", "json"]
+    );
+    let input = std::fs::read_to_string(dir.path().join("stdin")).unwrap();
+    assert!(input.contains("User: fix the flaky test"), "{input}");
+    assert!(input.contains(unified_prompt()), "the prompt leads");
+    assert!(
+        !args.contains(KEY) && !input.contains(KEY),
+        "no key goes to a CLI"
+    );
+
+    let refused =
+        json!({"type": "result", "is_error": true, "result": "Credit balance is too low"});
+    stand_in_cli(
+        dir.path(),
+        "claude",
+        &format!("cat <<'EOF'\n{refused}\nEOF"),
+    );
+    match synthesize(&e, None, "User: hi") {
+        Err(ModelFailure::Refusal(why)) => assert!(why.contains("Credit balance"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Codex: `exec` in its read-only sandbox, the prompt on standard input (`-`), the model when
+/// one is set, and the reply read from the file `--output-last-message` names.
+#[cfg(unix)]
+#[test]
+fn codex_cli_answers_in_the_file_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let reply = good_reply().replace('\'', "'\\''");
+    let program = stand_in_cli(
+        dir.path(),
+        "codex",
+        &format!(
+            "out=''\nprev=''\nfor a in \"$@\"; do [ \"$prev\" = --output-last-message ] && out=\"$a\"; \
+             prev=\"$a\"; done\necho 'codex log line'\nprintf '%s' '{reply}' > \"$out\""
+        ),
+    );
+    let mut e = cli_endpoint(SynthesisProvider::CodexCli, &program);
+    e.model = "gpt-5-mini".into();
+    assert_eq!(synthesize(&e, None, "User: hi").unwrap(), expected_good());
+    let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(
+        args[..6],
+        [
+            "exec",
+            "--skip-git-repo-check",
+            "--sandbox",
+            "read-only",
+            "--model",
+            "gpt-5-mini"
+        ]
+    );
+    assert_eq!(args.last(), Some(&"-"));
+    let answer_file = args[args.len() - 2];
+    assert!(
+        !std::path::Path::new(answer_file).exists(),
+        "the answer file is removed"
+    );
+}
+
+/// A CLI that is missing, fails, or outlives the timeout: each a failure in words, never a
+/// hang; the timed-out one is killed.
+#[cfg(unix)]
+#[test]
+fn agent_cli_failures_are_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = cli_endpoint(
+        SynthesisProvider::ClaudeCli,
+        &dir.path().join("no-such-claude"),
+    );
+    match synthesize(&missing, None, "x") {
+        Err(ModelFailure::Unreachable(why)) => assert!(why.contains("was not found"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    let failing = stand_in_cli(dir.path(), "claude", "echo 'Please run /login' >&2; exit 1");
+    match synthesize(
+        &cli_endpoint(SynthesisProvider::ClaudeCli, &failing),
+        None,
+        "x",
+    ) {
+        Err(ModelFailure::Unreachable(why)) => assert!(why.contains("Please run /login"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    let slow = stand_in_cli(dir.path(), "slow", "sleep 30");
+    let mut e = cli_endpoint(SynthesisProvider::ClaudeCli, &slow);
+    e.timeout = Duration::from_millis(300);
+    let started = std::time::Instant::now();
+    assert_eq!(synthesize(&e, None, "x"), Err(ModelFailure::Timeout));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// Unset, a CLI provider's program is its name on PATH and its model the CLI's own default.
+#[test]
+fn an_agent_cli_needs_no_address_and_no_model() {
+    for (provider, program) in [
+        (SynthesisProvider::ClaudeCli, "claude"),
+        (SynthesisProvider::CodexCli, "codex"),
+    ] {
+        let config = ContinuityConfig {
+            synthesis_provider: provider,
+            ..ContinuityConfig::default()
+        };
+        let e = Endpoint::from_config(&config).unwrap();
+        assert_eq!((e.base_url.as_str(), e.model.as_str()), (program, ""));
+        assert!(!provider.takes_key());
+    }
+    assert!(SynthesisProvider::OpenaiCompatible.takes_key());
+    assert!(!SynthesisProvider::Ollama.takes_key());
+}
+
+/// Detection lists an Ollama that answers, with its pulled models, and the agent CLIs on PATH;
+/// a silent address and a PATH without them list nothing.
+#[cfg(unix)]
+#[test]
+fn detect_lists_ollama_models_and_the_agent_clis_on_path() {
+    let server = StandIn::start(&[(
+        "/api/tags",
+        ok(json!({"models": [{"name": "llama3.1:8b"}, {"name": "qwen2.5:7b"}]})),
+    )]);
+    let dir = tempfile::tempdir().unwrap();
+    let claude = stand_in_cli(dir.path(), "claude", "true");
+    std::fs::write(dir.path().join("codex"), "not executable").unwrap();
+    let path = std::env::join_paths([dir.path()]).unwrap();
+    let found = detect(&server.base, Some(&path));
+    assert_eq!(
+        found,
+        [
+            FoundBackend {
+                provider: SynthesisProvider::Ollama,
+                at: server.base.clone(),
+                models: vec!["llama3.1:8b".into(), "qwen2.5:7b".into()],
+            },
+            FoundBackend {
+                provider: SynthesisProvider::ClaudeCli,
+                at: claude.display().to_string(),
+                models: Vec::new(),
+            },
+        ]
+    );
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://{}", silent.local_addr().unwrap());
+    drop(silent);
+    let empty = tempfile::tempdir().unwrap();
+    let path = std::env::join_paths([empty.path()]).unwrap();
+    assert_eq!(detect(&nowhere, Some(&path)), []);
+}
