@@ -1,6 +1,7 @@
 //! Brief latency on a generated heavy-user store (SPEC §14): 2,000 work contexts each with a cwd
 //! link rule and a 250-entry continuity log (500,000 entries in all, spread over two years),
-//! 50,000 entities, 20,000 transcript sessions with their captures and summaries, 20 living
+//! 50,000 entities, 20,000 transcript sessions with their captures and summaries (the latest of
+//! each context asked about with a 1,000-turn transcript, which the last session's card reads), 20 living
 //! facts, 100 approved directives (and 2,000 retired a year ago), and a rollup whose window holds
 //! 150 active contexts.
 //!
@@ -38,6 +39,8 @@ const ENTRIES_PER_CONTEXT: usize = 250;
 const ENTITIES: usize = 50_000;
 const SESSIONS: usize = 20_000;
 const ACTIVE_CONTEXTS: usize = 150;
+/// Turns of the latest session of each context the bench asks about.
+const TURNS_PER_LATEST_SESSION: usize = 1_000;
 
 fn now() -> DateTime<Utc> {
     Utc::now()
@@ -120,6 +123,73 @@ fn heavy_store() -> (tempfile::TempDir, Store) {
             params![session, wc(context).as_str(), ts(last)],
         )
         .unwrap();
+    }
+    // The latest session of each context the bench asks about has a long transcript, so the
+    // last session's card reads turns as it does on a real machine: 1,000 turns of requests,
+    // replies, edits and long tool results.
+    {
+        let mut insert = tx
+            .prepare(
+                "INSERT INTO turns (turn_id, session_id, harness, role, kind, record_type, text,
+                     tool_calls, is_sidechain, raw, source_path, source_offset)
+                 VALUES (?1, ?2, 'claude_code', ?3, ?4, ?5, ?6, ?7, 0, '{}', ?8, ?9)",
+            )
+            .unwrap();
+        let result = "test output line with a path and a count 42\n".repeat(45);
+        for s in 0..ACTIVE_CONTEXTS {
+            let session = format!("sess_{s:05}");
+            for k in 0..TURNS_PER_LATEST_SESSION {
+                let (role, kind, record, text, calls) = match k % 10 {
+                    0 => (
+                        "user",
+                        "message",
+                        "user",
+                        format!(
+                            "Please fix the failing check number {k} in module {s} and rerun it."
+                        ),
+                        "[]".to_owned(),
+                    ),
+                    1 => (
+                        "assistant",
+                        "message",
+                        "assistant",
+                        format!(
+                            "I looked at module {s}: the check {k} fails because the fixture is stale. {}",
+                            "I will regenerate it, rerun the suite and report what changed. "
+                                .repeat(8)
+                        ),
+                        "[]".to_owned(),
+                    ),
+                    n if n % 2 == 0 => (
+                        "assistant",
+                        "tool_call",
+                        "assistant",
+                        String::new(),
+                        format!("[\"Edit: src/module_{s}/file_{k}.rs\"]"),
+                    ),
+                    _ => (
+                        "user",
+                        "tool_result",
+                        "user",
+                        result.clone(),
+                        "[\"Edit result\"]".to_owned(),
+                    ),
+                };
+                insert
+                    .execute(params![
+                        format!("bench:{session}:{k}"),
+                        session,
+                        role,
+                        kind,
+                        record,
+                        text,
+                        calls,
+                        format!("/x/{session}.jsonl"),
+                        k as i64
+                    ])
+                    .unwrap();
+            }
+        }
     }
     for d in 0..100 {
         tx.execute(
@@ -318,6 +388,10 @@ fn bench(c: &mut Criterion) {
         sample.stale
     );
     assert!(!sample.stale && sample.card(1).is_some() && sample.card(2).is_some());
+    assert!(
+        sample.cards.iter().any(|c| c.tag == "last_session"),
+        "the last session's card reads the transcript"
+    );
 
     // The heads on the same store (off the brief's path): every head written, as the nightly
     // job and `elnor heads refresh` do, then what one capture pays (the global head and its
