@@ -159,12 +159,17 @@ pub async fn model_test(state: State<'_, AppState>) -> ReplyOf<cmd::ModelTest> {
             Ok(endpoint) => endpoint,
             Err(failure) => return Ok(failed(failure.reason())),
         };
-        // A local model (Ollama) needs no key, so an unreadable keyring only matters for a
-        // remote one; there the keyring's own message says how to fix it.
-        let key = match OsKeyring::new().get(SYNTHESIS_API_KEY) {
-            Ok(key) => key,
-            Err(_) if endpoint.is_local() => None,
-            Err(e) => return Ok(failed(e.to_string())),
+        // Only an OpenAI-compatible endpoint takes the key (Ollama and an agent CLI never get
+        // one), and a local one may do without: an unreadable keyring only matters for a
+        // remote one, where the keyring's own message says how to fix it.
+        let key = if !config.synthesis_provider.takes_key() {
+            None
+        } else {
+            match OsKeyring::new().get(SYNTHESIS_API_KEY) {
+                Ok(key) => key,
+                Err(_) if endpoint.is_local() => None,
+                Err(e) => return Ok(failed(e.to_string())),
+            }
         };
         Ok(match test_connection(&endpoint, key.as_deref()) {
             Ok(reply) => ConnectionTest {
