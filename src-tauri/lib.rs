@@ -123,6 +123,7 @@ pub fn run() {
             commands::continuity::api_key_set,
             commands::continuity::api_key_clear,
             commands::continuity::model_test,
+            commands::continuity::model_detect,
             commands::brief::brief_preview,
             commands::brief::constellation_get,
             commands::brief::assemblies_list,

@@ -149,6 +149,32 @@ pub async fn api_key_clear() -> ReplyOf<cmd::ApiKeyClear> {
     .await
 }
 
+/// The models this machine offers for full mode without a key: Ollama where the settings say
+/// (or its usual address), and the agent CLIs on the app's PATH.
+#[tauri::command]
+pub async fn model_detect(state: State<'_, AppState>) -> ReplyOf<cmd::ModelDetect> {
+    let store = state.store()?;
+    blocking(move || {
+        let config = store.config().map_err(|e| to_command_error(&e))?;
+        let ollama = match (config.synthesis_provider, &config.synthesis_base_url) {
+            (elnor_engine::SynthesisProvider::Ollama, Some(url)) if !url.trim().is_empty() => {
+                url.clone()
+            }
+            _ => elnor_engine::OLLAMA_DEFAULT_URL.to_owned(),
+        };
+        let found = elnor_engine::detect_models(&ollama, std::env::var_os("PATH").as_deref());
+        Ok(found
+            .into_iter()
+            .map(|f| elnor_types::FoundModel {
+                provider: f.provider.as_str().to_owned(),
+                at: f.at,
+                models: f.models,
+            })
+            .collect())
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn model_test(state: State<'_, AppState>) -> ReplyOf<cmd::ModelTest> {
     let store = state.store()?;

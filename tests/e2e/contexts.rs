@@ -44,6 +44,19 @@ async fn work_context_from_the_ui_takes_its_sessions_and_a_project_holds_the_res
         ui.click("#cfg-idle_trigger_minutes").await?;
         let refused = ui.text("#cfg-min_dirty_turns-error").await?;
         ensure_eq!(refused, "Enter a whole number from 1 to 1000.");
+        // Looking for models this machine offers: an answer in words, whatever is installed
+        // (none here: no Ollama and no agent CLI on the app's PATH), never an error.
+        ui.click("#model-detect").await?;
+        let found = ui
+            .wait_text("#model-detect-result", |t| !t.is_empty())
+            .await?;
+        ensure!(
+            found.starts_with("No Ollama answered")
+                || ["ollama", "claude_cli", "codex_cli"]
+                    .iter()
+                    .any(|p| found.contains(p)),
+            "{found}"
+        );
         ui.screenshot("settings-continuity").await;
 
         // A named work context whose folder rule covers the fixture session's worktree.

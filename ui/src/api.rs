@@ -10,9 +10,9 @@ use elnor_types::{
     ConstellationView, ContinuityMode, ContinuitySettings, CreateEntityRequest,
     CreateWorkContextRequest, DreamingChanged, EditEntityRequest, EditFactRequest,
     EditWorkContextRequest, EmbedCoverage, EntityLinkRequest, EntityListRequest, EntityRow,
-    ErrorKind, EvaluationSummary, FactRef, IgnorePatternsRequest, IngestStatus, KnowledgeList,
-    KnowledgeListRequest, LineageNodeDetail, LineageNodeRequest, LineageRequest, LineageWindow,
-    LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail, NodeRef,
+    ErrorKind, EvaluationSummary, FactRef, FoundModel, IgnorePatternsRequest, IngestStatus,
+    KnowledgeList, KnowledgeListRequest, LineageNodeDetail, LineageNodeRequest, LineageRequest,
+    LineageWindow, LivingFacts, MergeRequest, NightlyReportRow, NightlyStatus, NodeDetail, NodeRef,
     NodeRetireRequest, NodeTextRequest, NodeWarrant, NodeWarrantRequest, ObservationListRequest,
     ObservationRef, ObservationRow, PendingCount, ProjectOverviewRow, ProposalDetail, ProposalIds,
     ProposalRef, PushOutcome, PushPreview, PushRequest, RejectRequest, RemoveLinkRuleRequest,
@@ -271,6 +271,11 @@ pub async fn api_key_status() -> Result<ApiKeyStatus, CommandError> {
 
 pub async fn model_test() -> Result<ConnectionTest, CommandError> {
     invoke::<cmd::ModelTest>(()).await
+}
+
+/// The models this machine offers for full mode without a key.
+pub async fn model_detect() -> Result<Vec<FoundModel>, CommandError> {
+    invoke::<cmd::ModelDetect>(()).await
 }
 
 /// Assembles a preview brief; the shell never marks anything delivered for it.

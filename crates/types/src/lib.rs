@@ -146,6 +146,9 @@ pub mod commands {
         ApiKeyStatusGet = "api_key_status"() -> ApiKeyStatus;
         /// `model_test`: `() -> ConnectionTest`
         ModelTest = "model_test"() -> ConnectionTest;
+        /// `model_detect`: `() -> Vec<FoundModel>` (a local Ollama and its models, the agent
+        /// CLIs on PATH)
+        ModelDetect = "model_detect"() -> Vec<super::FoundModel>;
         /// `brief_preview`: `BriefPreviewRequest -> BriefPreview`
         /// (always a preview: nothing is marked delivered)
         BriefPreview = "brief_preview"(BriefPreviewRequest) -> super::BriefPreview;
@@ -1024,6 +1027,17 @@ impl std::fmt::Debug for SetApiKeyRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiKeyStatus {
     pub has_api_key: bool,
+}
+
+/// A model this machine offers for full mode without a key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundModel {
+    /// The `synthesis_provider` value that selects it.
+    pub provider: String,
+    /// The Ollama server's address, or the CLI's program.
+    pub at: String,
+    /// The models Ollama has pulled (empty for an agent CLI).
+    pub models: Vec<String>,
 }
 
 /// The result of a model connection test.

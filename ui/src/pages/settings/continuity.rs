@@ -99,6 +99,7 @@ pub(super) fn section_fields(fields: &[ConfigFieldRow], section: &str) -> impl I
         view! {
             <ApiKeyEditor />
             <ConnectionTester />
+            <ModelFinder />
         }
     });
     view! {
@@ -303,6 +304,68 @@ pub(super) fn ApiKeyEditor() -> impl IntoView {
             </span>
         </div>
         {move || error().map(|e| view! { <div class="error" id="api-key-error" role="alert">{e}</div> })}
+    }
+}
+
+/// "Find models on this machine": a local Ollama and its models, and the agent CLIs (Claude
+/// Code, Codex) signed in with the person's own login, each with the value that selects it.
+#[component]
+pub(super) fn ModelFinder() -> impl IntoView {
+    let finding = Action::new_local(|_: &()| async { api::model_detect().await });
+    let busy = finding.pending();
+    let found = finding.value();
+    let find = move |_| {
+        finding.clear();
+        finding.dispatch_local(());
+    };
+    view! {
+        <div class="inline-form">
+            <button class="small" id="model-detect" on:click=find prop:disabled=move || busy.get()>
+                {move || if busy.get() { "Looking…" } else { "Find models on this machine" }}
+            </button>
+        </div>
+        {move || {
+            found
+                .get()
+                .map(|r| match r {
+                    Ok(list) if list.is_empty() => {
+                        view! {
+                            <p id="model-detect-result" class="hint">
+                                "No Ollama answered and no agent CLI (claude, codex) is on the PATH.                                  The offline mode needs none."
+                            </p>
+                        }
+                            .into_any()
+                    }
+                    Ok(list) => {
+                        view! {
+                            <ul id="model-detect-result" class="found-models">
+                                {list
+                                    .into_iter()
+                                    .map(|m| {
+                                        let models = if m.models.is_empty() {
+                                            String::new()
+                                        } else {
+                                            format!(" — {}", m.models.join(", "))
+                                        };
+                                        view! {
+                                            <li>
+                                                <code>{m.provider}</code>
+                                                {format!(" at {}{models}", m.at)}
+                                            </li>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </ul>
+                            <p class="hint">"Choose one under Model service, then turn on full mode."</p>
+                        }
+                            .into_any()
+                    }
+                    Err(e) => {
+                        view! { <div class="error" id="model-detect-result" role="alert">{e.message}</div> }
+                            .into_any()
+                    }
+                })
+        }}
     }
 }
 
