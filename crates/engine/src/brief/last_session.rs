@@ -441,7 +441,7 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
         for text in stmt.query_map(params![id, through, REQUESTS_READ], |r| {
             r.get::<_, String>(0)
         })? {
-            let text = one_line(&person_text(&text?).text);
+            let text = quoted(&person_text(&text?).text);
             if !text.is_empty() && !said.requests.contains(&text) {
                 said.requests.push(text);
             }
@@ -483,7 +483,7 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
                 }
             }
             let prose = if kind == "message" {
-                one_line(&assistant_prose(&text).text)
+                quoted(&assistant_prose(&text).text)
             } else {
                 String::new()
             };
@@ -505,7 +505,7 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
         for text in stmt.query_map(params![id, through, REPLIES_READ], |r| {
             r.get::<_, String>(0)
         })? {
-            let prose = one_line(&assistant_prose(&text?).text);
+            let prose = quoted(&assistant_prose(&text?).text);
             if !prose.is_empty() && !said.replies.contains(&prose) {
                 said.replies.push(prose);
                 if said.replies.len() == REPLIES_KEPT {
@@ -520,8 +520,20 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
     })
 }
 
-/// A tool call and the first line of what came back: `` `call` → result ``.
+/// Transcript text as the card quotes it: on one line, with secret-looking strings and private
+/// spans masked, as capture masks a summary. The brief goes into an agent's context and its
+/// trace is stored, and a command or a pasted config can hold a token.
+fn quoted(text: &str) -> String {
+    one_line(&crate::base::redact::redact(text))
+}
+
+/// A tool call and the first line of what came back: `` `call` → result ``, masked as
+/// [`quoted`] masks.
 fn step(call: &str, result: Option<&str>) -> String {
+    let masked = |t: &str| crate::base::redact::redact(t).into_owned();
+    let call = masked(call);
+    let result = result.map(masked);
+    let (call, result) = (call.as_str(), result.as_deref());
     let call = format!("`{}`", condense(call, STEP_CHARS));
     match result.map(result_gist).filter(|r| !r.is_empty()) {
         Some(r) => format!("{call} → {}", condense(&r, STEP_CHARS)),

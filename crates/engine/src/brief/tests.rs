@@ -1357,7 +1357,7 @@ fn a_folder_no_context_claims_gets_its_latest_session() {
             "00:01",
             "event_msg",
             serde_json::json!({"type": "user_message",
-                "message": "Split the monolithic dashboard into components."}),
+                "message": "Split the monolithic dashboard into components. api_key=sk-live-0123456789abcdef"}),
         ),
         rec(
             "01:00",
@@ -1413,10 +1413,16 @@ fn a_folder_no_context_claims_gets_its_latest_session() {
     let lines = card("/home/dana").expect("the folder's latest session");
     expect![[r#"
         No work context claims /home/dana; the latest session there (Thu Oct 29):
-        Asked, in order: "Split the monolithic dashboard into components."
+        Asked, in order: "Split the monolithic dashboard into components. api_key=[redacted]"
         Last report: Moved the chart into DairyChart.tsx. Next I commit.
         At the end, it ran: `shell: git commit -am split` → exit 128: fatal: not a git repository
         Files changed: DairyChart.tsx"#]]
     .assert_eq(&lines.join("\n"));
+    assert!(
+        lines
+            .iter()
+            .all(|l| !l.contains("sk-live-0123456789abcdef")),
+        "a secret in the transcript is masked in the card: {lines:?}"
+    );
     assert_eq!(card("/home/erin"), None);
 }
