@@ -4,10 +4,12 @@
 //! Loading the tokenizer costs about 45 ms of CPU per process, which is the whole budget of an
 //! `elnor brief` run on an agent's start path. So brief text is assembled from [`Line`]s that carry
 //! their count, computed where the derived data they come from is built (constellation views, the
-//! rollup, living-memory facts), and the brief itself never loads the tokenizer. Counting a line
-//! together with its newline keeps the counts additive: cl100k's pre-tokenizer never joins a
-//! newline with the start of the next line, so the count of joined lines is the sum of theirs (a
-//! property the brief's tests check against the real tokenizer).
+//! rollup, living-memory facts), and the brief's capped cards never load the tokenizer (the last
+//! session's card, which quotes a transcript as it is now, still counts its lines here: a cost
+//! BENCHMARKS states). Counting a line together with its newline keeps the counts additive:
+//! cl100k's pre-tokenizer never joins a newline with the start of the next line, so the count of
+//! joined lines is the sum of theirs (a property the brief's tests check against the real
+//! tokenizer).
 
 use serde::{Deserialize, Serialize};
 

@@ -13,8 +13,9 @@
 //! delivered; a preview never does.
 //!
 //! Every line carries its BPE count from where it was built (see [`crate::base::tokens`]), and the
-//! fixed texts here carry counts a test checks against the tokenizer, so assembly never loads the
-//! tokenizer and the reported counts are exactly what cl100k counts in the output.
+//! fixed texts here carry counts a test checks against the tokenizer, so the capped cards never
+//! load the tokenizer and the reported counts are exactly what cl100k counts in the output. The
+//! last session's card counts its own lines (`last_session.rs`), which loads it.
 
 use std::collections::BTreeSet;
 
