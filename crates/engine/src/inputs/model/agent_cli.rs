@@ -35,7 +35,13 @@ pub(super) fn chat(endpoint: &Endpoint, messages: &[ChatMessage]) -> Result<Stri
         .map(|m| m.content.as_str())
         .collect::<Vec<_>>()
         .join("\n\n");
-    let program = endpoint.base_url.trim();
+    // A bare name is looked for where the CLIs install themselves too: an app started from a
+    // desktop gets a shorter PATH than the person's shell.
+    let named = endpoint.base_url.trim();
+    let found = (!named.contains(['/', '\\']))
+        .then(|| find(named, std::env::var_os("PATH").as_deref(), &install_dirs()))
+        .flatten();
+    let program = found.as_deref().unwrap_or(std::path::Path::new(named));
     let model = endpoint.model.trim();
     let workdir = std::env::temp_dir();
     let mut cmd = Command::new(program);
@@ -73,9 +79,12 @@ pub(super) fn chat(endpoint: &Endpoint, messages: &[ChatMessage]) -> Result<Stri
     }
     let child = cmd.spawn().map_err(|e| {
         ModelFailure::Unreachable(if e.kind() == std::io::ErrorKind::NotFound {
-            format!("{program} was not found: install it, or set its path in Settings")
+            format!(
+                "{} was not found: install it, or set its path in Settings",
+                program.display()
+            )
         } else {
-            detail(&format!("{program} could not start: {e}"))
+            detail(&format!("{} could not start: {e}", program.display()))
         })
     })?;
     let result = run(child, &prompt, endpoint.timeout);
@@ -192,6 +201,29 @@ pub const OLLAMA_DEFAULT_URL: &str = "http://localhost:11434";
 /// (its pulled models listed), and the agent CLIs found on `path` (the `PATH` variable's
 /// value). Quick: Ollama gets two seconds, and a CLI is only looked for, never run.
 pub fn detect(ollama_url: &str, path: Option<&std::ffi::OsStr>) -> Vec<FoundBackend> {
+    detect_in(ollama_url, path, &install_dirs())
+}
+
+/// The folders the CLIs' installers use (`~/.local/bin`, `~/.claude/local`, npm's and bun's
+/// global folders, Homebrew's), which a desktop app's PATH often lacks.
+fn install_dirs() -> Vec<std::path::PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(home) = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
+        let home = std::path::PathBuf::from(home);
+        for sub in [".local/bin", ".claude/local", ".npm-global/bin", ".bun/bin"] {
+            dirs.push(home.join(sub));
+        }
+    }
+    dirs.extend(["/opt/homebrew/bin", "/usr/local/bin"].map(std::path::PathBuf::from));
+    dirs
+}
+
+/// [`detect`] with the install folders given, so a test sees only its own.
+pub(super) fn detect_in(
+    ollama_url: &str,
+    path: Option<&std::ffi::OsStr>,
+    install: &[std::path::PathBuf],
+) -> Vec<FoundBackend> {
     let mut found = Vec::new();
     let endpoint = Endpoint {
         provider: SynthesisProvider::Ollama,
@@ -224,7 +256,7 @@ pub fn detect(ollama_url: &str, path: Option<&std::ffi::OsStr>) -> Vec<FoundBack
         let Some(name) = default_program(provider) else {
             continue;
         };
-        if let Some(program) = on_path(name, path) {
+        if let Some(program) = find(name, path, install) {
             found.push(FoundBackend {
                 provider,
                 at: program.display().to_string(),
@@ -235,9 +267,16 @@ pub fn detect(ollama_url: &str, path: Option<&std::ffi::OsStr>) -> Vec<FoundBack
     found
 }
 
-/// The first executable file called `name` in the folders of `path`.
-fn on_path(name: &str, path: Option<&std::ffi::OsStr>) -> Option<std::path::PathBuf> {
-    std::env::split_paths(path?)
+/// The first executable file called `name` in the folders of `path`, then in `install`.
+fn find(
+    name: &str,
+    path: Option<&std::ffi::OsStr>,
+    install: &[std::path::PathBuf],
+) -> Option<std::path::PathBuf> {
+    path.map(|p| std::env::split_paths(p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(install.iter().cloned())
         .map(|dir| dir.join(name))
         .find(|p| is_executable(p))
 }

@@ -955,7 +955,7 @@ fn detect_lists_ollama_models_and_the_agent_clis_on_path() {
     let claude = stand_in_cli(dir.path(), "claude", "true");
     std::fs::write(dir.path().join("codex"), "not executable").unwrap();
     let path = std::env::join_paths([dir.path()]).unwrap();
-    let found = detect(&server.base, Some(&path));
+    let found = agent_cli::detect_in(&server.base, Some(&path), &[]);
     assert_eq!(
         found,
         [
@@ -976,5 +976,19 @@ fn detect_lists_ollama_models_and_the_agent_clis_on_path() {
     drop(silent);
     let empty = tempfile::tempdir().unwrap();
     let path = std::env::join_paths([empty.path()]).unwrap();
-    assert_eq!(detect(&nowhere, Some(&path)), []);
+    assert_eq!(agent_cli::detect_in(&nowhere, Some(&path), &[]), []);
+    // A CLI its installer put under the home folder is found though PATH lacks it, as a desktop
+    // app's PATH does.
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".local/bin")).unwrap();
+    let codex = stand_in_cli(&home.path().join(".local/bin"), "codex", "true");
+    let found = agent_cli::detect_in(&nowhere, Some(&path), &[home.path().join(".local/bin")]);
+    assert_eq!(
+        found,
+        [FoundBackend {
+            provider: SynthesisProvider::CodexCli,
+            at: codex.display().to_string(),
+            models: Vec::new(),
+        }]
+    );
 }
