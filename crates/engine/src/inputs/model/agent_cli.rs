@@ -77,7 +77,19 @@ pub(super) fn chat(endpoint: &Endpoint, messages: &[ChatMessage]) -> Result<Stri
             ));
         }
     }
-    let child = cmd.spawn().map_err(|e| {
+    // A program being written as it starts (an update of the CLI installing, or another thread
+    // of this process forking while it held the file open) is busy for a moment: try again.
+    let mut spawned = cmd.spawn();
+    for _ in 0..10 {
+        match &spawned {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(Duration::from_millis(20));
+                spawned = cmd.spawn();
+            }
+            _ => break,
+        }
+    }
+    let child = spawned.map_err(|e| {
         ModelFailure::Unreachable(if e.kind() == std::io::ErrorKind::NotFound {
             format!(
                 "{} was not found: install it, or set its path in Settings",
