@@ -301,12 +301,23 @@ fn detail(text: &str) -> String {
 /// `Authorization: Bearer KEY` when a key is given; its reply is `choices[0].message.content`,
 /// and a `refusal` or a `content_filter` finish is a [`ModelFailure::Refusal`]. Ollama never gets
 /// the key: it has no use for one, and a key sent where it is not needed is a key that can leak.
+///
+/// Every message's text is masked first (secret-looking strings, private spans), whatever the
+/// endpoint: a capture's conversation and a search's hits are transcript text, which can hold a
+/// token the person pasted, and this is the one door all of it leaves by.
 pub fn chat(
     endpoint: &Endpoint,
     api_key: Option<&str>,
     messages: &[ChatMessage],
 ) -> Result<String, ModelFailure> {
-    chat_inner(endpoint, api_key, messages).map_err(|f| f.scrubbed(api_key))
+    let masked: Vec<ChatMessage> = messages
+        .iter()
+        .map(|m| ChatMessage {
+            role: m.role.clone(),
+            content: crate::base::redact::redact(&m.content).into_owned(),
+        })
+        .collect();
+    chat_inner(endpoint, api_key, &masked).map_err(|f| f.scrubbed(api_key))
 }
 
 fn chat_inner(

@@ -94,6 +94,28 @@ fn ollama_good_reply_parses_and_request_carries_model_prompt_and_conversation() 
     assert!(!seen[0].headers.contains_key("authorization"));
 }
 
+/// Whatever the endpoint, a secret the person pasted into the conversation is masked before the
+/// request leaves.
+#[test]
+fn a_secret_in_the_conversation_never_reaches_the_endpoint() {
+    let server = StandIn::start(&[("/api/chat", ollama_says(&good_reply()))]);
+    synthesize(
+        &endpoint_of(&server, SynthesisProvider::Ollama),
+        None,
+        "User: deploy with password=hunter2hunter2 and token ghp_0123456789abcdefghij0123456789abcdef",
+    )
+    .unwrap();
+    let body = server.seen()[0].body.to_string();
+    assert!(
+        !body.contains("hunter2hunter2") && !body.contains("ghp_0123456789abcdefghij"),
+        "{body}"
+    );
+    assert!(
+        body.contains("User: deploy with password="),
+        "the rest is sent: {body}"
+    );
+}
+
 #[test]
 fn openai_good_reply_parses_and_sends_the_key_as_bearer() {
     let server = StandIn::start(&[("/v1/chat/completions", openai_says(&good_reply()))]);
@@ -825,7 +847,12 @@ fn claude_cli_reads_the_prompt_on_stdin_and_answers_in_its_json_result() {
     let program = stand_in_cli(dir.path(), "claude", &format!("cat <<'EOF'\n{result}\nEOF"));
     let e = cli_endpoint(SynthesisProvider::ClaudeCli, &program);
     assert!(!e.is_local(), "an agent CLI sends the prompt to its vendor");
-    let reply = synthesize(&e, Some(KEY), "User: fix the flaky test").unwrap();
+    let reply = synthesize(
+        &e,
+        Some(KEY),
+        "User: fix the flaky test, api_key=sk-live-0123456789abcdef",
+    )
+    .unwrap();
     assert_eq!(reply, expected_good());
     let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
     assert_eq!(
@@ -838,6 +865,10 @@ fn claude_cli_reads_the_prompt_on_stdin_and_answers_in_its_json_result() {
     assert!(
         !args.contains(KEY) && !input.contains(KEY),
         "no key goes to a CLI"
+    );
+    assert!(
+        !input.contains("sk-live-0123456789abcdef"),
+        "a secret in the conversation is masked before it leaves: {input}"
     );
 
     let refused =
