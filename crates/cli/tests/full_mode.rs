@@ -29,9 +29,14 @@ fn stand_in_claude(dir: &Path, reply: &Value) -> PathBuf {
     let result =
         serde_json::json!({"type": "result", "is_error": false, "result": reply.to_string()});
     let path = dir.join("claude");
+    // It leaves what it was asked in `asked`, so a test can say whether it ran and what it read.
+    let asked = dir.join("asked");
     std::fs::write(
         &path,
-        format!("#!/bin/sh\ncat > /dev/null\ncat <<'EOF'\n{result}\nEOF\n"),
+        format!(
+            "#!/bin/sh\ncat > '{}'\ncat <<'EOF'\n{result}\nEOF\n",
+            asked.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -102,6 +107,11 @@ fn full_mode_through_a_signed_in_agent_cli() {
         captured["summary"],
         "Added the mid-batch refresh regression test; the staging run is next."
     );
+    let asked = std::fs::read_to_string(bin.join("asked")).expect("the CLI read a prompt");
+    assert!(
+        asked.contains("User: "),
+        "the conversation went on stdin: {asked}"
+    );
     let shown = json(elnor(&store, &path_var, &["model", "show", "--json"]));
     assert_eq!(shown["provider"], "claude_cli");
     assert_eq!(shown["calls_last_day"], 1, "{shown}");
@@ -133,4 +143,62 @@ fn full_mode_through_a_signed_in_agent_cli() {
         "{}",
         brief["text"]
     );
+}
+
+/// A local-only work context is never sent to an agent CLI (it runs here but sends the prompt to
+/// its vendor): the capture falls back to the deterministic summary and says why, and the CLI
+/// never runs.
+#[cfg(unix)]
+#[test]
+fn a_local_only_context_never_reaches_an_agent_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    stand_in_claude(&bin, &serde_json::json!({"session_summary": "never used"}));
+    let path_var = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    json(elnor(&store, &path_var, &["init", "--json"]));
+    for (k, v) in [("mode", "full"), ("synthesis_provider", "claude_cli")] {
+        json(elnor(&store, &path_var, &["config", "set", k, v, "--json"]));
+    }
+    json(elnor(
+        &store,
+        &path_var,
+        &[
+            "contexts",
+            "create",
+            "Ledger (private)",
+            "--cwd",
+            "/home/dana/code/ledger-sync",
+            "--local-only",
+            "--json",
+        ],
+    ));
+    let samples = elnor_fixtures::samples();
+    let root = format!("claude_code={}", samples.join("claude-code").display());
+    json(elnor(
+        &store,
+        &path_var,
+        &["ingest", "--root", &root, "--json"],
+    ));
+    let sessions = json(elnor(&store, &path_var, &["sessions", "list", "--json"]));
+    let latest = sessions["sessions"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let captured = json(elnor(
+        &store,
+        &path_var,
+        &["capture", "--session", &latest, "--json"],
+    ));
+    assert_eq!(captured["capture_mode"], "deterministic", "{captured}");
+    assert_eq!(
+        captured["fallback_reason"],
+        "work context is local-only and the synthesis endpoint is not local"
+    );
+    assert!(!bin.join("asked").exists(), "the CLI never ran");
 }
