@@ -19,13 +19,7 @@ fn elnor(store: &Path, args: &[&str]) -> Output {
 }
 
 fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+    elnor_fixtures::json_of(out.clone())
 }
 
 /// A store after a first run over the samples (ingest and capture, as `elnor watch --once`).
