@@ -151,6 +151,40 @@ fn entry_count(store: &Store) -> usize {
         .sum()
 }
 
+/// Runs git in `dir` as a person would by hand; panics when it fails.
+fn git(dir: &Path, args: &[&str]) {
+    assert!(
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=x", "-c", "user.email=x@y"])
+            .args(args)
+            .status()
+            .unwrap()
+            .success(),
+        "git {args:?}"
+    );
+}
+
+/// A bare remote whose `main` holds these files (path, text), committed by hand.
+fn remote_holding(files: &[(&str, String)]) -> TempDir {
+    let remote = bare_remote();
+    let work = tempfile::tempdir().unwrap();
+    git(work.path(), &["init", "-q", "-b", "main"]);
+    for (path, text) in files {
+        let path = work.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git(work.path(), &["add", "-A"]);
+    git(work.path(), &["commit", "-q", "-m", "by hand"]);
+    git(
+        work.path(),
+        &["push", "-q", &remote.path().display().to_string(), "main"],
+    );
+    remote
+}
+
 fn devices(n: usize) -> Vec<(TempDir, Store)> {
     (0..n)
         .map(|_| {
@@ -310,28 +344,7 @@ fn a_remote_that_is_not_ours_is_refused_and_nothing_is_merged() {
         return;
     }
     // A repository with someone's project in it.
-    let remote = bare_remote();
-    let work = tempfile::tempdir().unwrap();
-    let git = |dir: &Path, args: &[&str]| {
-        assert!(
-            Command::new("git")
-                .arg("-C")
-                .arg(dir)
-                .args(["-c", "user.name=x", "-c", "user.email=x@y"])
-                .args(args)
-                .status()
-                .unwrap()
-                .success()
-        );
-    };
-    git(work.path(), &["init", "-q", "-b", "main"]);
-    std::fs::write(work.path().join("README.md"), "a project\n").unwrap();
-    git(work.path(), &["add", "-A"]);
-    git(work.path(), &["commit", "-q", "-m", "first"]);
-    git(
-        work.path(),
-        &["push", "-q", &remote.path().display().to_string(), "main"],
-    );
+    let remote = remote_holding(&[("README.md", "a project\n".to_owned())]);
     let stores = devices(1);
     let s = &stores[0].1;
     let err = sync(s, &remote_of(&remote), t(0)).unwrap_err().to_string();
@@ -349,6 +362,70 @@ fn a_remote_that_is_not_ours_is_refused_and_nothing_is_merged() {
     assert!(err.contains("someone.else@example.org"), "{err}");
     assert!(s.graph().work_context(wc.as_str()).is_err());
     assert_eq!(entry_count(s), 0);
+}
+
+#[test]
+fn entries_travel_in_a_file_per_day_sent_and_a_format_1_repository_is_still_read() {
+    if !git_available() {
+        eprintln!("skipped: no git on PATH");
+        return;
+    }
+    // A remote an older ELNOR wrote: one file per device and context, format 1.
+    let old = WorkContextId::new("wc_older").unwrap();
+    let lines: String = (0..3)
+        .map(|i| {
+            let mut line = question(&old, "older", i, t(0)).to_line().unwrap();
+            line.push('\n');
+            line
+        })
+        .collect();
+    let files = [
+        (
+            "ELNOR-SYNC.json",
+            "{\n  \"elnor_sync\": 1,\n  \"owner\": \"dana@example.org\"\n}\n".to_owned(),
+        ),
+        ("devices/dolder.json", "{}\n".to_owned()),
+        ("continuity/wc_older/dolder.jsonl", lines),
+    ];
+    let remote = remote_holding(&files);
+
+    let req = remote_of(&remote);
+    let stores = devices(2);
+    let (a, b) = (&stores[0].1, &stores[1].1);
+    let got = sync(a, &req, t(1)).unwrap();
+    assert_eq!(got.arrived_entries, 3, "a format 1 file is read");
+    let mark = Command::new("git")
+        .arg("--git-dir")
+        .arg(remote.path())
+        .args(["show", "main:ELNOR-SYNC.json"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&mark.stdout).contains("\"elnor_sync\": 2"),
+        "the mark is raised, so an older ELNOR asks to be updated rather than missing entries"
+    );
+
+    // Two days of a's work: a file each, and the first is not written again on the second day.
+    let wc = context(a, "Notes", None, t(2));
+    append(a, &wc, "a", 5, t(3));
+    sync(a, &req, t(4)).unwrap();
+    let day = Duration::days(1);
+    append(a, &wc, "a2", 5, t(5) + day);
+    let dir = a.root().join("sync/continuity").join(wc.as_str());
+    let device_dir = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let first = device_dir.join("2026-11-20.jsonl");
+    let before = std::fs::read(&first).unwrap();
+    sync(a, &req, t(6) + day).unwrap();
+    assert_eq!(std::fs::read(&first).unwrap(), before);
+    assert!(device_dir.join("2026-11-21.jsonl").is_file());
+    let got = sync(b, &req, t(7) + day).unwrap();
+    assert_eq!(got.arrived_entries, 13);
+    assert_eq!(canonical(a), canonical(b));
 }
 
 #[test]

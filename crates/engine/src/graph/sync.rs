@@ -683,6 +683,17 @@ impl Graph {
         Ok(n.unwrap_or(0).max(0) as u64)
     }
 
+    /// How far each of other devices' files was read, by path.
+    pub(crate) fn sync_file_offsets(&self) -> Result<std::collections::HashMap<String, u64>> {
+        self.with_conn_result(|c| {
+            let mut stmt = c.prepare("SELECT path, bytes FROM sync_files")?;
+            stmt.query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
+            })?
+            .collect()
+        })
+    }
+
     /// Records how far another device's file was read.
     pub(crate) fn set_sync_file_offset(&self, path: &str, bytes: u64) -> Result<()> {
         self.with_conn_result(|c| {

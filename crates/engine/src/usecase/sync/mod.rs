@@ -8,7 +8,8 @@
 //! ```text
 //! ELNOR-SYNC.json                       the repository's mark: format and owner
 //! devices/{device}.json                 each device's name
-//! continuity/{wc}/{device}.jsonl        entries each device captured, appended
+//! continuity/{wc}/{device}/{day}.jsonl  entries each device captured, appended to the file
+//!                                       of the day it sent them (format 1: {device}.jsonl)
 //! events/{device}/{YYYY-MM}.jsonl       graph changes each device made (graph/sync.rs)
 //! ```
 //!
@@ -321,7 +322,7 @@ pub fn sync(store: &Store, req: &SyncRequest, now: DateTime<Utc>) -> Result<Sync
             *change_kinds.entry(what.to_owned()).or_default() += n;
         }
         out.conflicts.extend(arrived.conflicts);
-        let sent = repo::write_out(store, &git, &device, &owner)?;
+        let sent = repo::write_out(store, &git, &device, &owner, now)?;
         out.sent_entries += sent.entries;
         out.sent_changes += sent.changes;
         git.commit_all(&format!(

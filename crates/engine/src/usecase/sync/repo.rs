@@ -24,8 +24,11 @@ use super::git::{BRANCH, Git};
 
 /// The mark at the repository's root.
 const MARK: &str = "ELNOR-SYNC.json";
-/// The layout's version; a newer one is refused rather than half-read.
-const FORMAT: u32 = 1;
+/// The layout's version; a newer one is refused rather than half-read. Version 2 files a
+/// device's entries by the day it sent them (`continuity/{wc}/{device}/{day}.jsonl`); version 1
+/// kept one file per device and context, which git stored whole again at every sync, so its cost
+/// grew with the history. Both are read.
+const FORMAT: u32 = 2;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Mark {
@@ -68,11 +71,20 @@ fn mark_bytes(owner: &str) -> Result<Vec<u8>> {
     Ok(s.into_bytes())
 }
 
+/// The format a mark file says, if it exists and can be read.
+fn mark_format(path: &Path) -> Option<u32> {
+    let text = fs::read_to_string(path).ok()?;
+    serde_json::from_str::<Mark>(&text)
+        .ok()
+        .map(|m| m.elnor_sync)
+}
+
 /// Pathspecs of the files only `device` writes: its name, its entries in every context, its
 /// graph changes. Everything else in the repository arrives by merges.
 pub(super) fn own_paths(device: &str) -> Vec<String> {
     vec![
         format!("devices/{device}.json"),
+        format!("continuity/*/{device}/*"),
         format!("continuity/*/{device}.jsonl"),
         format!("events/{device}/"),
     ]
@@ -84,6 +96,7 @@ pub(super) fn is_own(path: &str, device: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     match parts.as_slice() {
         ["devices", file] => *file == format!("{device}.json"),
+        ["continuity", _, dev, _] => *dev == device,
         ["continuity", _, file] => *file == format!("{device}.jsonl"),
         ["events", dev, ..] => *dev == device,
         _ => false,
@@ -232,6 +245,47 @@ fn files_in(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
+/// Another device's file of entries.
+struct EntryFile {
+    /// The path relative to the repository, `/`-separated: the key of how far it was read.
+    key: String,
+    device: String,
+    path: PathBuf,
+}
+
+/// Other devices' files of entries, in both layouts: `{wc}/{device}/{day}.jsonl` and, written
+/// by format 1, `{wc}/{device}.jsonl`.
+fn continuity_files(dir: &Path, this_device: &str) -> Result<Vec<EntryFile>> {
+    let mut out = Vec::new();
+    for (wc, wc_dir) in files_in(dir)? {
+        for (name, path) in files_in(&wc_dir)? {
+            if path.is_dir() {
+                if name == this_device {
+                    continue;
+                }
+                for (day, file) in files_in(&path)? {
+                    if day.ends_with(".jsonl") {
+                        out.push(EntryFile {
+                            key: format!("continuity/{wc}/{name}/{day}"),
+                            device: name.clone(),
+                            path: file,
+                        });
+                    }
+                }
+            } else if let Some(dev) = name.strip_suffix(".jsonl")
+                && dev != this_device
+            {
+                out.push(EntryFile {
+                    key: format!("continuity/{wc}/{name}"),
+                    device: dev.to_owned(),
+                    path,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Takes in what other devices wrote: their graph changes first (applied in one order on every
 /// device), then their entries, each into the log of the context it now belongs to.
 pub(super) fn take_in(
@@ -297,45 +351,43 @@ pub(super) fn take_in(
     arrived.changes = events.len();
 
     let mut seen = graph.synced_entry_ids()?;
-    for (wc, dir) in files_in(&root.join("continuity"))? {
-        for (name, path) in files_in(&dir)? {
-            let Some(dev) = name.strip_suffix(".jsonl") else {
+    let read_to = graph.sync_file_offsets()?;
+    for file in continuity_files(&root.join("continuity"), device)? {
+        let offset = read_to.get(&file.key).copied().unwrap_or(0);
+        // Most files are days long past, read to their end: only their length is looked at.
+        if fs::metadata(&file.path).is_ok_and(|m| m.len() == offset) {
+            continue;
+        }
+        let (lines, end) = new_lines(&file.path, offset)?;
+        let dev = file.device.as_str();
+        let mut by_context: BTreeMap<String, Vec<ContinuityEntry>> = BTreeMap::new();
+        let mut marks = Vec::new();
+        for line in lines {
+            let Ok(entry) = ContinuityEntry::from_line(line.as_bytes()) else {
+                tracing::warn!(file = %file.key, "sync: an entry line skipped");
                 continue;
             };
-            if dev == device {
+            if !seen.insert(entry.entry_id.to_string()) {
                 continue;
             }
-            let key = format!("continuity/{wc}/{name}");
-            let (lines, end) = new_lines(&path, graph.sync_file_offset(&key)?)?;
-            let mut by_context: BTreeMap<String, Vec<ContinuityEntry>> = BTreeMap::new();
-            let mut marks = Vec::new();
-            for line in lines {
-                let Ok(entry) = ContinuityEntry::from_line(line.as_bytes()) else {
-                    tracing::warn!(file = %key, "sync: an entry line skipped");
-                    continue;
-                };
-                if !seen.insert(entry.entry_id.to_string()) {
-                    continue;
-                }
-                let target = graph.merged_into(entry.work_context_id.as_str())?;
-                marks.push((entry.entry_id.to_string(), target.clone(), dev.to_owned()));
-                // An entry that decayed on the way is recorded as seen and not brought in.
-                if !entry.is_expired(now) {
-                    by_context.entry(target).or_default().push(entry);
-                }
+            let target = graph.merged_into(entry.work_context_id.as_str())?;
+            marks.push((entry.entry_id.to_string(), target.clone(), dev.to_owned()));
+            // An entry that decayed on the way is recorded as seen and not brought in.
+            if !entry.is_expired(now) {
+                by_context.entry(target).or_default().push(entry);
             }
-            for (target, entries) in by_context {
-                let id = WorkContextId::new(&target)?;
-                let added = store.log(&id).merge_in(entries)?;
-                if added > 0 {
-                    arrived.entries += added;
-                    from.insert(dev.to_owned());
-                    touched.insert(id);
-                }
-            }
-            graph.mark_entries_synced(&marks)?;
-            graph.set_sync_file_offset(&key, end)?;
         }
+        for (target, entries) in by_context {
+            let id = WorkContextId::new(&target)?;
+            let added = store.log(&id).merge_in(entries)?;
+            if added > 0 {
+                arrived.entries += added;
+                from.insert(dev.to_owned());
+                touched.insert(id);
+            }
+        }
+        graph.mark_entries_synced(&marks)?;
+        graph.set_sync_file_offset(&file.key, end)?;
     }
     let all = graph.sync_conflicts()?;
     arrived.conflicts = all[..all.len() - conflicts_before.min(all.len())].to_vec();
@@ -373,11 +425,19 @@ fn append_lines(path: &Path, lines: &[String]) -> Result<()> {
 
 /// Writes the mark and this device's file when missing, then this device's entries and graph
 /// changes not yet sent. Local-only contexts stay on this machine.
-pub(super) fn write_out(store: &Store, git: &Git, device: &str, owner: &str) -> Result<Sent> {
+pub(super) fn write_out(
+    store: &Store,
+    git: &Git,
+    device: &str,
+    owner: &str,
+    now: DateTime<Utc>,
+) -> Result<Sent> {
     let graph = store.graph();
     let root = git.dir();
+    // A mark of an older format is raised to this one: an older ELNOR would not find the entries
+    // filed by day, so it is told to update rather than left to miss them.
     let mark = root.join(MARK);
-    if !mark.exists() {
+    if mark_format(&mark) != Some(FORMAT) {
         crate::base::fsutil::atomic_write(&mark, &mark_bytes(owner)?)?;
     }
     let device_file = root.join("devices").join(format!("{device}.json"));
@@ -430,7 +490,8 @@ pub(super) fn write_out(store: &Store, git: &Git, device: &str, owner: &str) -> 
         let path = root
             .join("continuity")
             .join(wc.as_str())
-            .join(format!("{device}.jsonl"));
+            .join(device)
+            .join(format!("{}.jsonl", now.format("%Y-%m-%d")));
         append_lines(&path, &lines)?;
         let marks: Vec<(String, String, String)> = fresh
             .iter()

@@ -484,7 +484,7 @@ fn what_a_killed_merge_left_of_another_device_is_put_back_and_merged_again() {
     std::fs::write(b_tree.join("devices/dunknown.json"), "{}\n").unwrap();
     // … and what b itself wrote before the kill, into a context folder nothing tracks yet.
     let own = b_tree.join(format!(
-        "continuity/wc_new/{}.jsonl",
+        "continuity/wc_new/{}/2026-01-01.jsonl",
         b.graph().device(t(5)).unwrap()
     ));
     std::fs::create_dir_all(own.parent().unwrap()).unwrap();
