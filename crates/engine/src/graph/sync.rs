@@ -188,6 +188,18 @@ impl GraphChange {
             GraphChange::FactOrder { .. } => "fact_order",
         }
     }
+
+    /// Whether a change records how something was made (a context, entity, Topic or fact at its
+    /// creation), which keeps its own time so that any later edit on any device wins over it.
+    pub(crate) fn records_how_it_was_made(&self) -> bool {
+        matches!(
+            self,
+            GraphChange::ContextKnown { .. }
+                | GraphChange::EntityKnown { .. }
+                | GraphChange::TopicKnown { .. }
+                | GraphChange::FactKnown { .. }
+        )
+    }
 }
 
 impl GraphEvent {
@@ -334,6 +346,11 @@ impl Graph {
         at: DateTime<Utc>,
     ) -> Result<GraphEvent> {
         let device = self.device(at)?;
+        let at = if change.records_how_it_was_made() {
+            at
+        } else {
+            self.after_writes_in_force(&change, at)?
+        };
         let n: i64 = self.with_conn_result(|c| {
             c.query_row(
                 "SELECT COUNT(*) FROM sync_events WHERE device = ?1",
@@ -352,6 +369,35 @@ impl Graph {
             self.sync_write(&event, &subject, &field, None)?;
         }
         Ok(event)
+    }
+
+    /// `at`, or just after the newest write in force on a field `change` sets, when that write
+    /// is later. A change made here after another device's arrived was made knowing it, however
+    /// far ahead that machine's clock runs: it must be the later one, here and everywhere. With
+    /// the wall clock alone it lost to the arrived write on every other device and stood on this
+    /// one, and the devices drifted apart (a Lamport clock per field).
+    fn after_writes_in_force(
+        &self,
+        change: &GraphChange,
+        at: DateTime<Utc>,
+    ) -> Result<DateTime<Utc>> {
+        let mut latest = at;
+        for (subject, field) in fields_of(change) {
+            let in_force: Option<String> = self.with_conn_result(|c| {
+                c.query_row(
+                    "SELECT at FROM sync_clocks WHERE subject = ?1 AND field = ?2",
+                    params![subject, field],
+                    |r| r.get(0),
+                )
+                .optional()
+            })?;
+            if let Some(t) = crate::graph::entities::parse_ts(in_force)
+                && t >= latest
+            {
+                latest = t + chrono::Duration::microseconds(1);
+            }
+        }
+        Ok(latest)
     }
 
     /// Keeps an event; `arrived_at` is set for another device's. False when it was already kept.

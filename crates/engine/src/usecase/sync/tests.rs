@@ -499,3 +499,42 @@ fn what_a_killed_merge_left_of_another_device_is_put_back_and_merged_again() {
     sync(&a, &req, t(9)).unwrap();
     assert_eq!(fact_texts(&a), ["first fact", "second fact", "third fact"]);
 }
+
+#[test]
+fn an_edit_made_after_a_faster_clocks_edit_arrived_wins_on_every_device() {
+    let Some((_remote, req, _dirs, a, b)) = two_devices() else {
+        return;
+    };
+    let wc = crate::usecase::create_work_context(
+        &a,
+        &NewWorkContext {
+            name: "Thesis".into(),
+            ..NewWorkContext::default()
+        },
+        t(0),
+    )
+    .unwrap()
+    .value
+    .work_context_id;
+    sync(&a, &req, t(1)).unwrap();
+    sync(&b, &req, t(2)).unwrap();
+    let rename = |store: &Store, name: &str, at| {
+        let edit = crate::graph::contexts::WorkContextEdit {
+            name: Some(name.into()),
+            ..Default::default()
+        };
+        crate::usecase::edit_work_context(store, &wc, &edit, at).unwrap();
+    };
+    // b's clock runs two hours ahead of a's.
+    rename(&b, "Thesis draft", t(120));
+    sync(&b, &req, t(121)).unwrap();
+    sync(&a, &req, t(5)).unwrap();
+    let name = |store: &Store| store.graph().work_context(wc.as_str()).unwrap().name;
+    assert_eq!(name(&a), "Thesis draft");
+    // The person, on a, renames it again, having seen b's name: theirs is the later edit.
+    rename(&a, "Thesis final", t(6));
+    sync(&a, &req, t(7)).unwrap();
+    sync(&b, &req, t(122)).unwrap();
+    assert_eq!(name(&a), "Thesis final");
+    assert_eq!(name(&b), "Thesis final", "the devices agree");
+}
