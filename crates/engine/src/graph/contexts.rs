@@ -837,9 +837,16 @@ impl Graph {
     /// The context a merged-away context went into, following merges of merges; the context
     /// itself when it was never merged away.
     pub(crate) fn merged_into(&self, id: &str) -> Result<String> {
+        self.end_of_merges(id, |c| self.work_context(c).is_ok())
+    }
+
+    /// Where a merged-away context or entity (`id`) went, following merges of merges (each
+    /// merge leaves a provenance row from what was absorbed to what kept it) until one that
+    /// `exists`; `id` itself when it exists or was never merged.
+    pub(crate) fn end_of_merges(&self, id: &str, exists: impl Fn(&str) -> bool) -> Result<String> {
         let mut current = id.to_owned();
         for _ in 0..32 {
-            if self.work_context(&current).is_ok() {
+            if exists(&current) {
                 return Ok(current);
             }
             let next: Option<String> = self.with_conn_result(|c| {

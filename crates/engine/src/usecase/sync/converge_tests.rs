@@ -375,3 +375,54 @@ fn entities_topics_and_nodes_converge_on_two_devices() {
 fn entities_topics_and_nodes_converge_on_three_devices() {
     converge(3);
 }
+
+#[test]
+fn merges_of_merged_entities_end_in_one_entity_on_every_device() {
+    let Some((_remote, req)) = super::tests::bare_remote() else {
+        return;
+    };
+    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (a, b) = (
+        Store::open(dirs[0].path()).unwrap(),
+        Store::open(dirs[1].path()).unwrap(),
+    );
+    let [lexer, scanner, tokenizer, parser, reader, grammar] = [
+        "Lexer",
+        "Scanner",
+        "Tokenizer",
+        "Parser",
+        "Reader",
+        "Grammar",
+    ]
+    .map(|name| entity(&a, name, "component", t(1)));
+    sync(&a, &req, t(2)).unwrap();
+    sync(&b, &req, t(3)).unwrap();
+    // Offline: a merges into what b merges away, and both merge one entity into two others
+    // (those two become one, kept by the smaller id: Grammar's).
+    usecase::merge_entities(&a, &scanner, &lexer, t(4)).unwrap();
+    usecase::merge_entities(&b, &tokenizer, &scanner, t(5)).unwrap();
+    usecase::merge_entities(&a, &reader, &parser, t(6)).unwrap();
+    usecase::merge_entities(&b, &grammar, &parser, t(7)).unwrap();
+    for (store, at) in [(&a, 8), (&b, 9), (&a, 10)] {
+        sync(store, &req, t(at)).unwrap();
+    }
+    assert_eq!(graph_state(&a), graph_state(&b));
+    let names = |store: &Store| -> Vec<String> {
+        let mut names: Vec<String> = store
+            .graph()
+            .entities(None)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.canonical_name)
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&a), ["Grammar", "Tokenizer"], "{:?}", graph_state(&a));
+    let kept = a.graph().entity(tokenizer.as_str()).unwrap();
+    assert!(
+        kept.aliases.iter().any(|n| n == "Lexer"),
+        "{:?}",
+        kept.aliases
+    );
+}

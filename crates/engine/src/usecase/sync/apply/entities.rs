@@ -86,11 +86,25 @@ pub(super) fn alias(
     Ok(())
 }
 
-/// Two entities merged on another device.
+/// Two entities merged on another device. Either may have been merged away here since, as
+/// contexts are: the merge then joins where each went. When what was absorbed already went
+/// elsewhere (two devices merged one entity into two others), the two it went into are one
+/// entity now, and the one with the smaller id keeps the other, in whichever order the merges
+/// arrive, so every device ends with the same entity.
 pub(super) fn merge(graph: &Graph, ev: &GraphEvent, keep: &str, absorb: &str) -> Result<()> {
     graph.sync_write(ev, absorb, "merged_into", None)?;
-    if keep != absorb && graph.entity(keep).is_ok() && graph.entity(absorb).is_ok() {
-        graph.merge_entities(keep, absorb, ev.at)?;
+    let exists = |e: &str| graph.entity(e).is_ok();
+    let kept = graph.end_of_merges(keep, exists)?;
+    let absorbed = graph.end_of_merges(absorb, exists)?;
+    let (keep, absorb) = if absorbed != absorb && absorbed > kept {
+        (kept, absorbed)
+    } else if absorbed != absorb {
+        (absorbed, kept)
+    } else {
+        (kept, absorbed)
+    };
+    if keep != absorb && exists(&keep) && exists(&absorb) {
+        graph.merge_entities(&keep, &absorb, ev.at)?;
     }
     Ok(())
 }
