@@ -118,6 +118,11 @@ const TOPIC_COLUMNS: &str = "topic_id, name, description, rules, collecting, col
 const MEMBER_COLUMNS: &str = "membership_id, topic_id, doc_ref, kind, label, status, reason, at, \
                               proposed_at, decided_at";
 
+/// A shared name with the Topic's id after it.
+fn told_apart(name: &str, id: &TopicId) -> String {
+    format!("{name} ({id})")
+}
+
 fn topic_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Topic> {
     let rules: String = r.get(3)?;
     Ok(Topic {
@@ -209,18 +214,7 @@ impl Graph {
         let id = TopicId::new(format!("tp_{hex}"))?;
         let rules_json = serde_json::to_string(rules)
             .map_err(|e| Error::InvalidInput(format!("Topic rules: {e}")))?;
-        let taken: bool = self.with_conn_result(|c| {
-            c.query_row(
-                "SELECT EXISTS (SELECT 1 FROM topics WHERE name = ?1 COLLATE NOCASE)",
-                [&name],
-                |r| r.get(0),
-            )
-        })?;
-        if taken {
-            return Err(Error::InvalidInput(format!(
-                "a Topic named {name:?} exists already"
-            )));
-        }
+        self.refuse_taken_name(&name, None)?;
         let row = (
             &id,
             name.as_str(),
@@ -233,7 +227,8 @@ impl Graph {
     }
 
     /// Changes a Topic's name, description, rules or directive switch. Turning the directive on
-    /// again keeps its watermark: it does not propose what it already looked at.
+    /// again keeps its watermark: it does not propose what it already looked at. A name another
+    /// Topic here has is refused; the name as shown, given back, is no rename.
     pub(crate) fn edit_topic(
         &self,
         id: &TopicId,
@@ -244,6 +239,48 @@ impl Graph {
         now: DateTime<Utc>,
     ) -> Result<Topic> {
         let before = self.topic(id)?;
+        // The name as shown (told apart by its id) given back unchanged is no rename.
+        let name = match name.map(clean_name).transpose()? {
+            Some(n) if n != before.name => {
+                self.refuse_taken_name(&n, Some(id))?;
+                Some(n)
+            }
+            _ => None,
+        };
+        self.write_topic(id, name.as_deref(), description, rules, collecting, now)
+    }
+
+    /// A name this device's other Topics already have is refused when the person gives it.
+    fn refuse_taken_name(&self, name: &str, except: Option<&TopicId>) -> Result<()> {
+        let taken: bool = self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM topics WHERE name = ?1 COLLATE NOCASE
+                                AND topic_id IS NOT ?2)",
+                params![name, except],
+                |r| r.get(0),
+            )
+        })?;
+        if taken {
+            return Err(Error::InvalidInput(format!(
+                "a Topic named {name:?} exists already"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes a Topic's fields as given, its name unchecked: another device's rename stands
+    /// even when a Topic here has the name (the two are told apart when read). Returns the
+    /// Topic as stored, which is what travels.
+    pub(crate) fn write_topic(
+        &self,
+        id: &TopicId,
+        name: Option<&str>,
+        description: Option<&str>,
+        rules: Option<&TopicRules>,
+        collecting: Option<bool>,
+        now: DateTime<Utc>,
+    ) -> Result<Topic> {
+        let before = self.stored_topic(id)?;
         let name = match name {
             Some(n) => clean_name(n)?,
             None => before.name.clone(),
@@ -267,7 +304,7 @@ impl Graph {
                 ],
             )
         })?;
-        self.topic(id)
+        self.stored_topic(id)
     }
 
     /// Deletes a Topic and its memberships. Nothing else goes: a Topic owns no truth.
@@ -281,8 +318,8 @@ impl Graph {
     }
 
     /// Makes a Topic another device made, under its id (sync); nothing when it is here. Two
-    /// devices that each made a Topic of one name keep both: the smaller id keeps the name and
-    /// the other is told apart by its id, the same way on every device.
+    /// devices that each made a Topic of one name keep both, under that name: they are told
+    /// apart when read.
     pub(crate) fn insert_synced_topic(
         &self,
         id: &TopicId,
@@ -298,28 +335,6 @@ impl Graph {
         let name = clean_name(name)?;
         let rules_json = serde_json::to_string(rules)
             .map_err(|e| Error::InvalidInput(format!("Topic rules: {e}")))?;
-        let other: Option<String> = self.with_conn_result(|c| {
-            c.query_row(
-                "SELECT topic_id FROM topics WHERE name = ?1 COLLATE NOCASE",
-                [&name],
-                |r| r.get(0),
-            )
-            .optional()
-        })?;
-        let name = match other {
-            Some(other) if other.as_str() < id.as_str() => format!("{name} ({id})"),
-            Some(other) => {
-                self.with_conn_result(|c| {
-                    c.execute(
-                        "UPDATE topics SET name = name || ' (' || topic_id || ')'
-                         WHERE topic_id = ?1",
-                        [&other],
-                    )
-                })?;
-                name
-            }
-            None => name,
-        };
         let row = (
             id,
             name.as_str(),
@@ -363,7 +378,26 @@ impl Graph {
         Ok(())
     }
 
+    /// A Topic, its name told apart by its id when a Topic of a smaller id has the same name
+    /// (the two met through sync), the same way on every device.
     pub(crate) fn topic(&self, id: &TopicId) -> Result<Topic> {
+        let mut topic = self.stored_topic(id)?;
+        let shared: bool = self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM topics WHERE name = ?1 COLLATE NOCASE
+                                AND topic_id < ?2)",
+                params![topic.name, id],
+                |r| r.get(0),
+            )
+        })?;
+        if shared {
+            topic.name = told_apart(&topic.name, id);
+        }
+        Ok(topic)
+    }
+
+    /// A Topic as stored, its name as the last writer gave it.
+    fn stored_topic(&self, id: &TopicId) -> Result<Topic> {
         self.with_conn_result(|c| {
             c.query_row(
                 &format!("SELECT {TOPIC_COLUMNS} FROM topics WHERE topic_id = ?1"),
@@ -378,14 +412,22 @@ impl Graph {
         })
     }
 
-    /// Every Topic, by name.
+    /// Every Topic, by name; names told apart as [`Graph::topic`] does.
     pub(crate) fn topics(&self) -> Result<Vec<Topic>> {
-        self.with_conn_result(|c| {
+        let mut topics: Vec<Topic> = self.with_conn_result(|c| {
             let mut stmt = c.prepare(&format!(
-                "SELECT {TOPIC_COLUMNS} FROM topics ORDER BY name COLLATE NOCASE"
+                "SELECT {TOPIC_COLUMNS} FROM topics ORDER BY name COLLATE NOCASE, topic_id"
             ))?;
             stmt.query_map([], topic_row)?.collect()
-        })
+        })?;
+        // Sorted by name then id, a Topic whose name the one before it has (any case) is the
+        // larger id of the two.
+        for i in (1..topics.len()).rev() {
+            if topics[i].name.to_lowercase() == topics[i - 1].name.to_lowercase() {
+                topics[i].name = told_apart(&topics[i].name, &topics[i].topic_id);
+            }
+        }
+        Ok(topics)
     }
 
     /// The directive looked at documents up to `at`.

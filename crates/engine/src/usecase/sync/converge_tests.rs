@@ -426,3 +426,80 @@ fn merges_of_merged_entities_end_in_one_entity_on_every_device() {
         kept.aliases
     );
 }
+
+#[test]
+fn two_topics_given_one_name_on_two_devices_read_alike_everywhere() {
+    let Some((_remote, req)) = super::tests::bare_remote() else {
+        return;
+    };
+    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (a, b) = (
+        Store::open(dirs[0].path()).unwrap(),
+        Store::open(dirs[1].path()).unwrap(),
+    );
+    let papers = topic(&a, "Papers", t(1));
+    let notes = topic(&a, "Notes", t(1));
+    // Made on both devices under one name, offline.
+    let reading_a = topic(&a, "Reading", t(2));
+    let reading_b = topic(&b, "Reading", t(2));
+    sync(&a, &req, t(3)).unwrap();
+    sync(&b, &req, t(4)).unwrap();
+    let rename = |store: &Store, id: &TopicId, name: &str, at| {
+        let edit = crate::usecase::TopicEdit {
+            name: Some(name.into()),
+            ..Default::default()
+        };
+        usecase::edit_topic(store, id, &edit, at)
+    };
+    // Here, the name is another Topic's: refused, said plainly.
+    let err = rename(&a, &notes, "papers", t(5)).unwrap_err();
+    assert!(
+        matches!(err, crate::base::error::Error::InvalidInput(_)),
+        "{err}"
+    );
+    // Offline, each device gives a different Topic the same new name.
+    rename(&a, &papers, "Sources", t(6)).unwrap();
+    rename(&b, &notes, "Sources", t(7)).unwrap();
+    for (store, at) in [(&a, 8), (&b, 9), (&a, 10)] {
+        sync(store, &req, t(at)).unwrap();
+    }
+    let names = |store: &Store| -> Vec<String> {
+        let g = store.graph();
+        let mut names: Vec<String> = g.topics().unwrap().into_iter().map(|t| t.name).collect();
+        for id in [&papers, &notes, &reading_a, &reading_b] {
+            assert!(names.contains(&g.topic(id).unwrap().name), "one reading");
+        }
+        names.sort();
+        names
+    };
+    assert_eq!(names(&a), names(&b));
+    let (first, second) = if papers < notes {
+        (&papers, &notes)
+    } else {
+        (&notes, &papers)
+    };
+    assert_eq!(a.graph().topic(first).unwrap().name, "Sources");
+    assert_eq!(
+        a.graph().topic(second).unwrap().name,
+        format!("Sources ({second})")
+    );
+    assert_eq!(graph_state(&a), graph_state(&b));
+    // The name as shown, given back with another change, renames nothing.
+    let edit = crate::usecase::TopicEdit {
+        name: Some(format!("Sources ({second})")),
+        description: Some("kept apart".into()),
+        ..Default::default()
+    };
+    usecase::edit_topic(&a, second, &edit, t(11)).unwrap();
+    let stored: String = a
+        .graph()
+        .with_conn_result(|c| {
+            c.query_row(
+                "SELECT name FROM topics WHERE topic_id = ?1",
+                [second],
+                |r| r.get(0),
+            )
+        })
+        .unwrap();
+    assert_eq!(stored, "Sources");
+}

@@ -106,8 +106,8 @@ fn value_of(topic: Option<&Topic>, field: &str) -> String {
     }
 }
 
-/// Writes the fields whose write is in force; a value that does not check (a name another
-/// Topic has here, rules this version cannot read) is left out and said.
+/// Writes the fields whose write is in force; a value that does not check (rules this version
+/// cannot read) is left out and said.
 fn set_fields(
     graph: &Graph,
     id: &TopicId,
@@ -117,20 +117,8 @@ fn set_fields(
     if fields.is_empty() {
         return Ok(());
     }
-    // Another Topic here with the name would make the write fail: the name is left out.
-    let name = fields.get("name").and_then(|v| v.as_str()).filter(|n| {
-        let taken = graph
-            .topics()
-            .map(|all| {
-                all.iter()
-                    .any(|t| t.topic_id != *id && t.name.eq_ignore_ascii_case(n.trim()))
-            })
-            .unwrap_or(false);
-        if taken {
-            tracing::warn!(topic = %id, name = n, "sync: a Topic's new name is taken here");
-        }
-        !taken
-    });
+    // A name another Topic here has stands too: the two are told apart when read.
+    let name = fields.get("name").and_then(|v| v.as_str());
     let description = fields.get("description").and_then(|v| v.as_str());
     let rules = fields
         .get("rules")
@@ -138,7 +126,7 @@ fn set_fields(
     let collecting = fields
         .get("collecting")
         .and_then(serde_json::Value::as_bool);
-    match graph.edit_topic(id, name, description, rules.as_ref(), collecting, ev.at) {
+    match graph.write_topic(id, name, description, rules.as_ref(), collecting, ev.at) {
         Ok(_) => Ok(()),
         Err(Error::InvalidInput(why)) => {
             tracing::warn!(topic = %id, %why, "sync: a Topic edit left out");
