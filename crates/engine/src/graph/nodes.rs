@@ -316,6 +316,108 @@ fn not_found(id: &str) -> Error {
     }
 }
 
+/// The id of the node that replaces `old` with `text` at `now`: made from the three, so two
+/// supersessions of one node never share it.
+fn successor_id(old: &Node, text: &str, now: DateTime<Utc>) -> NodeId {
+    let digest = Sha256::digest(format!("{}|{text}|{}", old.node_id, ts(now)).as_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    NodeId::new(format!("{}{hex}", old.kind.id_prefix()))
+        .expect("a prefix and 12 hex digits make a valid id")
+}
+
+/// Makes the node `new_id` that replaces `old` with `text`.
+fn insert_successor(
+    c: &Connection,
+    old: &Node,
+    new_id: NodeId,
+    text: &str,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<NodeId> {
+    let id = old.node_id.as_str();
+    let reason = format!("supersedes {id}");
+    match old.kind {
+        NodeKind::Obligation => c.execute(
+            "INSERT INTO obligations (obligation_id, entity_id, text, due_at,
+                 lifecycle_state, created_at, updated_at, staleness_state, use_warrant,
+                 warrant_reason, work_context_id)
+             VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?5, 'fresh', 'assert', ?6, ?7)",
+            params![
+                new_id.as_str(),
+                old.entity_id,
+                text,
+                old.due_at,
+                ts(now),
+                reason,
+                old.work_context_id
+            ],
+        )?,
+        NodeKind::MemoryDirective => c.execute(
+            "INSERT INTO memory_directives (directive_id, text, scope, lifecycle_state,
+                 use_warrant, created_at, updated_at, tokens, staleness_state,
+                 warrant_reason)
+             VALUES (?1, ?2, ?3, 'active', 'assert', ?4, ?4, ?5, 'fresh', ?6)",
+            params![
+                new_id.as_str(),
+                text,
+                old.work_context_id,
+                ts(now),
+                rendered_tokens(old.kind, text, Warrant::Assert),
+                reason
+            ],
+        )?,
+    };
+    c.execute(
+        "INSERT INTO provenance (node_id, source_kind, source_ref, recorded_at)
+         VALUES (?1, 'supersedes', ?2, ?3)",
+        params![new_id.as_str(), id, ts(now)],
+    )?;
+    c.execute(
+        "INSERT OR IGNORE INTO edges (src_id, dst_id, relation, created_at)
+         VALUES (?1, ?2, 'supersedes', ?3)",
+        params![new_id.as_str(), id, ts(now)],
+    )?;
+    history_in(
+        c,
+        &new_id,
+        "created",
+        Some(text),
+        "active",
+        Some(&reason),
+        now,
+    )?;
+    Ok(new_id)
+}
+
+/// Puts `old` out of use in favour of `new_id`.
+fn mark_superseded(
+    c: &Connection,
+    old: &Node,
+    new_id: &NodeId,
+    text: &str,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<()> {
+    write_state(
+        c,
+        old,
+        &old.text,
+        Lifecycle::Superseded,
+        old.staleness,
+        Warrant::DoNotInject,
+        &format!("superseded by {new_id}"),
+        Some(new_id),
+        now,
+    )?;
+    history_in(
+        c,
+        &old.node_id,
+        "superseded",
+        None,
+        "superseded",
+        Some(&format!("by {new_id}: {text}")),
+        now,
+    )
+}
+
 /// The node, which must still be live for the person to change it.
 fn live_in(c: &Connection, id: &str, verb: &str) -> Result<Node> {
     let node = get_in(c, id)
@@ -657,83 +759,53 @@ impl Graph {
     pub(crate) fn supersede_node(&self, id: &str, text: &str, now: DateTime<Utc>) -> Result<Node> {
         let text = clean_text(text)?;
         self.node_change(id, "superseded", |c, old| {
-            let digest = Sha256::digest(format!("{id}|{text}|{}", ts(now)).as_bytes());
-            let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
-            let new_id = NodeId::new(format!("{}{hex}", old.kind.id_prefix()))
-                .expect("a prefix and 12 hex digits make a valid id");
-            let reason = format!("supersedes {id}");
-            match old.kind {
-                NodeKind::Obligation => c.execute(
-                    "INSERT INTO obligations (obligation_id, entity_id, text, due_at,
-                         lifecycle_state, created_at, updated_at, staleness_state, use_warrant,
-                         warrant_reason, work_context_id)
-                     VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?5, 'fresh', 'assert', ?6, ?7)",
-                    params![
-                        new_id.as_str(),
-                        old.entity_id,
-                        text,
-                        old.due_at,
-                        ts(now),
-                        reason,
-                        old.work_context_id
-                    ],
-                )?,
-                NodeKind::MemoryDirective => c.execute(
-                    "INSERT INTO memory_directives (directive_id, text, scope, lifecycle_state,
-                         use_warrant, created_at, updated_at, tokens, staleness_state,
-                         warrant_reason)
-                     VALUES (?1, ?2, ?3, 'active', 'assert', ?4, ?4, ?5, 'fresh', ?6)",
-                    params![
-                        new_id.as_str(),
-                        text,
-                        old.work_context_id,
-                        ts(now),
-                        rendered_tokens(old.kind, &text, Warrant::Assert),
-                        reason
-                    ],
-                )?,
-            };
-            c.execute(
-                "INSERT INTO provenance (node_id, source_kind, source_ref, recorded_at)
-                 VALUES (?1, 'supersedes', ?2, ?3)",
-                params![new_id.as_str(), id, ts(now)],
-            )?;
-            c.execute(
-                "INSERT OR IGNORE INTO edges (src_id, dst_id, relation, created_at)
-                 VALUES (?1, ?2, 'supersedes', ?3)",
-                params![new_id.as_str(), id, ts(now)],
-            )?;
+            let new_id = insert_successor(c, old, successor_id(old, &text, now), &text, now)?;
+            mark_superseded(c, old, &new_id, &text, now)?;
+            Ok(new_id)
+        })
+    }
+
+    /// Another device's supersession of `id` by `successor` (sync): the successor is made here
+    /// too, under the id that device gave it, whatever became of the old node meanwhile, so every
+    /// device holds it. The old node is marked superseded only when that is the change in force
+    /// on its lifecycle (`in_force`); a later retire, or a later supersession by another device,
+    /// stays.
+    pub(crate) fn sync_supersede(
+        &self,
+        id: &str,
+        successor: &str,
+        text: &str,
+        in_force: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Node>> {
+        let text = clean_text(text)?;
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        let sql = |e| self.sql(e);
+        let Some(old) = get_in(&tx, id).map_err(sql)? else {
+            return Ok(None);
+        };
+        let successor = NodeId::new(successor)?;
+        let new_id = insert_successor(&tx, &old, successor, &text, now).map_err(sql)?;
+        if in_force {
+            mark_superseded(&tx, &old, &new_id, &text, now).map_err(sql)?;
+        } else {
+            let note = format!("by {new_id} on another device: {text}; a later change is in force");
             history_in(
-                c,
-                &new_id,
-                "created",
-                Some(&text),
-                "active",
-                Some(&reason),
-                now,
-            )?;
-            write_state(
-                c,
-                old,
-                &old.text,
-                Lifecycle::Superseded,
-                old.staleness,
-                Warrant::DoNotInject,
-                &format!("superseded by {new_id}"),
-                Some(&new_id),
-                now,
-            )?;
-            history_in(
-                c,
+                &tx,
                 &old.node_id,
                 "superseded",
                 None,
-                "superseded",
-                Some(&format!("by {new_id}: {text}")),
+                old.lifecycle.as_str(),
+                Some(&note),
                 now,
-            )?;
-            Ok(new_id)
-        })
+            )
+            .map_err(sql)?;
+        }
+        touch_views(&tx, &old).map_err(sql)?;
+        let made = get_in(&tx, new_id.as_str()).map_err(sql)?;
+        tx.commit().map_err(sql)?;
+        Ok(made)
     }
 
     /// Puts another device's change of a node's fields in force here (sync), whatever state

@@ -140,6 +140,18 @@ fn node(store: &Store, wc: &str, now: DateTime<Utc>) -> String {
     super::apply::node_id_for("ce_decision", Rule::ReferencedDecision)
 }
 
+/// The work context every device's node lives in, made at the start.
+fn compiler(store: &Store) -> crate::base::ids::WorkContextId {
+    let new = NewWorkContext {
+        name: "Compiler".into(),
+        ..NewWorkContext::default()
+    };
+    usecase::create_work_context(store, &new, t(0))
+        .unwrap()
+        .value
+        .work_context_id
+}
+
 fn converge(n: usize) {
     let Some((_remote, req)) = super::tests::bare_remote() else {
         return;
@@ -152,17 +164,7 @@ fn converge(n: usize) {
     let first = &stores[0];
 
     // Device 0 makes the things everyone will edit, and sends them.
-    let wc = usecase::create_work_context(
-        first,
-        &NewWorkContext {
-            name: "Compiler".into(),
-            ..NewWorkContext::default()
-        },
-        t(0),
-    )
-    .unwrap()
-    .value
-    .work_context_id;
+    let wc = compiler(first);
     let parser = entity(first, "Parser", "component", t(1));
     let lexer = entity(first, "Lexer", "component", t(1));
     let papers = topic(first, "Papers", t(2));
@@ -378,14 +380,9 @@ fn entities_topics_and_nodes_converge_on_three_devices() {
 
 #[test]
 fn merges_of_merged_entities_end_in_one_entity_on_every_device() {
-    let Some((_remote, req)) = super::tests::bare_remote() else {
+    let Some((_remote, req, _dirs, a, b)) = super::tests::two_devices() else {
         return;
     };
-    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let (a, b) = (
-        Store::open(dirs[0].path()).unwrap(),
-        Store::open(dirs[1].path()).unwrap(),
-    );
     let [lexer, scanner, tokenizer, parser, reader, grammar] = [
         "Lexer",
         "Scanner",
@@ -429,14 +426,9 @@ fn merges_of_merged_entities_end_in_one_entity_on_every_device() {
 
 #[test]
 fn two_topics_given_one_name_on_two_devices_read_alike_everywhere() {
-    let Some((_remote, req)) = super::tests::bare_remote() else {
+    let Some((_remote, req, _dirs, a, b)) = super::tests::two_devices() else {
         return;
     };
-    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let (a, b) = (
-        Store::open(dirs[0].path()).unwrap(),
-        Store::open(dirs[1].path()).unwrap(),
-    );
     let papers = topic(&a, "Papers", t(1));
     let notes = topic(&a, "Notes", t(1));
     // Made on both devices under one name, offline.
@@ -502,4 +494,59 @@ fn two_topics_given_one_name_on_two_devices_read_alike_everywhere() {
         })
         .unwrap();
     assert_eq!(stored, "Sources");
+}
+
+#[test]
+fn a_supersession_racing_a_retire_or_another_supersession_leaves_the_same_nodes_everywhere() {
+    let Some((_remote, req, _dirs, a, b)) = super::tests::two_devices() else {
+        return;
+    };
+    let wc = compiler(&a);
+    let decision = node(&a, wc.as_str(), t(1));
+    sync(&a, &req, t(2)).unwrap();
+    sync(&b, &req, t(3)).unwrap();
+    let change = |store: &Store, change: Change, at| {
+        usecase::change_node(store, &decision, change, at).unwrap();
+    };
+    // Offline: a replaces the decision, then b, not knowing, retires it.
+    change(
+        &a,
+        Change::Supersede("Parse with a Pratt parser".into()),
+        t(4),
+    );
+    change(&b, Change::Retire(Some("dropped".into())), t(5));
+    for (store, at) in [(&a, 6), (&b, 7), (&a, 8)] {
+        sync(store, &req, t(at)).unwrap();
+    }
+    assert_eq!(graph_state(&a), graph_state(&b));
+    let live = |store: &Store| -> Vec<String> {
+        graph_state(store)
+            .into_iter()
+            .filter(|(k, v)| k.starts_with("node") && v.contains("| active |"))
+            .map(|(k, _)| k.trim_start_matches("node ").to_owned())
+            .collect()
+    };
+    let successor = live(&b);
+    assert_eq!(
+        successor.len(),
+        1,
+        "the successor is on b too: {:?}",
+        graph_state(&b)
+    );
+    let old = b.graph().node(&decision).unwrap().node;
+    assert_eq!(old.lifecycle.as_str(), "retired", "the later retire stands");
+
+    // Offline, both replace the successor, each with its own text: both replacements stand.
+    for (store, text, at) in [
+        (&a, "Use a Pratt parser", 9),
+        (&b, "Use recursive descent", 10),
+    ] {
+        let replace = Change::Supersede(text.into());
+        usecase::change_node(store, &successor[0], replace, t(at)).unwrap();
+    }
+    for (store, at) in [(&a, 11), (&b, 12), (&a, 13)] {
+        sync(store, &req, t(at)).unwrap();
+    }
+    assert_eq!(graph_state(&a), graph_state(&b));
+    assert_eq!(live(&a).len(), 2, "{:?}", graph_state(&a));
 }

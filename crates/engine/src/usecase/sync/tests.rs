@@ -47,7 +47,7 @@ pub(super) fn bare_remote() -> Option<(tempfile::TempDir, SyncRequest)> {
 }
 
 /// A bare remote and two empty stores (devices) that sync with it; `None`, said, without git.
-fn two_devices() -> Option<(
+pub(super) fn two_devices() -> Option<(
     tempfile::TempDir,
     SyncRequest,
     Vec<tempfile::TempDir>,

@@ -1,6 +1,7 @@
 //! What another device's change to a durable node does here. A node's `text`, `lifecycle` and
 //! `warrant` are each under last-writer-wins, so a retire beats an edit made before it and an
-//! edit made after a retire brings the node back, on every device alike.
+//! edit made after a retire brings the node back, on every device alike. A supersession's
+//! successor is a node of its own: it is made on every device.
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -50,7 +51,9 @@ pub(super) fn set(
     Ok(())
 }
 
-/// A node replaced on another device: the same successor is made here.
+/// A node replaced on another device: the same successor is made here, whatever became of the
+/// old node meanwhile (a retire or another supersession racing it), so every device holds it;
+/// the old node is superseded only when that is the later change to its lifecycle.
 pub(super) fn supersede(
     graph: &Graph,
     ev: &GraphEvent,
@@ -59,19 +62,10 @@ pub(super) fn supersede(
     text: &str,
 ) -> Result<()> {
     let write = graph.sync_write(ev, node, "lifecycle", None)?;
-    let Ok(here) = graph.node(node).map(|d| d.node) else {
+    if graph.node(successor).is_ok() {
         return Ok(());
-    };
-    if write == Write::Apply && here.lifecycle.is_live() && graph.node(successor).is_err() {
-        let made = graph.supersede_node(node, text, ev.at)?;
-        if made.node_id.as_str() != successor {
-            tracing::warn!(
-                node,
-                successor,
-                "sync: a supersession made another successor"
-            );
-        }
     }
+    graph.sync_supersede(node, successor, text, write == Write::Apply, ev.at)?;
     Ok(())
 }
 
