@@ -78,8 +78,8 @@ pub enum GraphChange {
         #[serde(default)]
         note: Option<String>,
     },
-    /// An entity the person made by hand, as made (its id is its name's slug, so the same
-    /// name made on two devices is one entity).
+    /// An entity as made, by the person or by a capture (its id is its name's slug, so the
+    /// same name made on two devices is one entity).
     EntityKnown {
         entity: String,
         name: String,
@@ -89,6 +89,9 @@ pub enum GraphChange {
         #[serde(default)]
         deadline: Option<String>,
     },
+    /// An entity tied to a work context (by a capture, or by the context's making): what the
+    /// context's view lists among its entities.
+    EntityLinked { entity: String, context: String },
     /// Fields of an entity set by the person: `canonical_name`, `kind`, `deadline` (null
     /// clears it).
     EntitySet {
@@ -175,6 +178,7 @@ impl GraphChange {
             GraphChange::EntitySet { .. } => "entity_set",
             GraphChange::EntityAlias { .. } => "entity_alias",
             GraphChange::EntityMerge { .. } => "entity_merge",
+            GraphChange::EntityLinked { .. } => "entity_linked",
             GraphChange::TopicKnown { .. } => "topic_known",
             GraphChange::TopicSet { .. } => "topic_set",
             GraphChange::TopicDeleted { .. } => "topic_deleted",
@@ -473,17 +477,34 @@ impl Graph {
             .collect())
     }
 
-    /// The entities the person made by hand (their creation recorded as `manual`).
-    pub(crate) fn hand_made_entities(&self) -> Result<Vec<crate::graph::entities::Entity>> {
+    /// The entities whose making no event records yet (made by capture, or before sync): they
+    /// travel once, as made.
+    pub(crate) fn unrecorded_entities(&self) -> Result<Vec<crate::graph::entities::Entity>> {
         let ids: Vec<String> = self.with_conn_result(|c| {
             let mut stmt = c.prepare(
-                "SELECT DISTINCT p.node_id FROM provenance p
-                 JOIN entities e ON e.entity_id = p.node_id
-                 WHERE p.source_kind = 'manual' ORDER BY p.node_id",
+                "SELECT e.entity_id FROM entities e WHERE NOT EXISTS (
+                     SELECT 1 FROM sync_clocks k
+                     WHERE k.subject = e.entity_id AND k.field = 'canonical_name')
+                 ORDER BY e.entity_id",
             )?;
             stmt.query_map([], |r| r.get(0))?.collect()
         })?;
         ids.iter().map(|id| self.entity(id)).collect()
+    }
+
+    /// The links of entities to work contexts no event records yet, as (context, entity).
+    pub(crate) fn unrecorded_entity_links(&self) -> Result<Vec<(String, String)>> {
+        self.with_conn_result(|c| {
+            let mut stmt = c.prepare(
+                "SELECT w.work_context_id, w.entity_id FROM work_context_entities w
+                 WHERE NOT EXISTS (
+                     SELECT 1 FROM sync_clocks k
+                     WHERE k.subject = w.entity_id AND k.field = 'link ' || w.work_context_id)
+                 ORDER BY 1, 2",
+            )?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
     }
 
     /// Whether everything that ties an entity to work (links, mentions) is in local-only work
@@ -803,6 +824,9 @@ pub(crate) fn fields_of(change: &GraphChange) -> Vec<(String, String)> {
         GraphChange::EntityMerge { absorb, .. } => {
             vec![(absorb.clone(), "merged_into".to_owned())]
         }
+        GraphChange::EntityLinked { entity, context } => {
+            vec![(entity.clone(), link_field(context))]
+        }
         GraphChange::TopicKnown { topic, .. } => TOPIC_FIELDS
             .iter()
             .map(|f| (topic.clone(), (*f).to_owned()))
@@ -835,6 +859,11 @@ pub(crate) const LIVING_ORDER: &str = "living_order";
 
 /// The fields of an entity under last-writer-wins.
 pub(crate) const ENTITY_FIELDS: [&str; 3] = ["canonical_name", "kind", "deadline"];
+
+/// The sync field of an entity's link to a work context.
+pub(crate) fn link_field(context: &str) -> String {
+    format!("link {context}")
+}
 
 /// The fields of a Topic under last-writer-wins.
 pub(crate) const TOPIC_FIELDS: [&str; 4] = ["name", "description", "rules", "collecting"];

@@ -222,6 +222,11 @@ pub(super) fn apply(
         } => quietly(graph, &[entity], |g| {
             entities::alias(g, ev, entity, alias, *present)
         })?,
+        GraphChange::EntityLinked { entity, context } => {
+            if let Some(wc) = entities::link(graph, ev, entity, context)? {
+                touched.insert(wc);
+            }
+        }
         GraphChange::EntityMerge { keep, absorb } => {
             quietly(graph, &[keep, absorb], |g| {
                 entities::merge(g, ev, keep, absorb)

@@ -550,3 +550,51 @@ fn a_supersession_racing_a_retire_or_another_supersession_leaves_the_same_nodes_
     assert_eq!(graph_state(&a), graph_state(&b));
     assert_eq!(live(&a).len(), 2, "{:?}", graph_state(&a));
 }
+
+#[test]
+fn entities_a_capture_made_travel_with_their_links_to_work_contexts() {
+    let Some((_remote, req, _dirs, a, b)) = super::tests::two_devices() else {
+        return;
+    };
+    let wc = compiler(&a);
+    // As a capture makes one: no person's hand in it, tied to the context it was found in.
+    let new = NewEntity {
+        kind: "file".into(),
+        canonical_name: "src/lexer.rs".into(),
+        aliases: Vec::new(),
+        deadline: None,
+    };
+    let id = {
+        let g = a.graph();
+        let mut conn = g.conn();
+        let tx = conn.transaction().unwrap();
+        let id = crate::graph::entities::create_in(&tx, &new, None, t(1))
+            .unwrap()
+            .unwrap();
+        tx.commit().unwrap();
+        id
+    };
+    a.graph().link_entity(wc.as_str(), id.as_str()).unwrap();
+    sync(&a, &req, t(2)).unwrap();
+    sync(&b, &req, t(3)).unwrap();
+    let linked = |store: &Store| -> Vec<(String, String)> {
+        store
+            .graph()
+            .with_conn_result(|c| {
+                let mut stmt = c.prepare(
+                    "SELECT work_context_id, entity_id FROM work_context_entities ORDER BY 1, 2",
+                )?;
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect()
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        b.graph().entity(id.as_str()).unwrap().canonical_name,
+        "src/lexer.rs"
+    );
+    assert_eq!(linked(&b), linked(&a));
+    assert_eq!(linked(&b), [(wc.to_string(), id.to_string())]);
+    // Sent once: a second sync sends no change again.
+    assert_eq!(sync(&a, &req, t(4)).unwrap().sent_changes, 0);
+}

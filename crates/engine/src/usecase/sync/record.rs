@@ -11,7 +11,7 @@ use crate::graph::sync::GraphChange;
 use crate::graph::topics::Topic;
 use crate::usecase::TopicEdit;
 
-/// An entity made by hand, as made.
+/// An entity as made (by hand, or by a capture).
 pub(crate) fn entity_made(e: &Entity) -> GraphChange {
     GraphChange::EntityKnown {
         entity: e.entity_id.to_string(),

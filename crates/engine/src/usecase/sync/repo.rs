@@ -190,7 +190,8 @@ pub(super) fn change_topic(change: &GraphChange) -> &'static str {
         GraphChange::EntityKnown { .. }
         | GraphChange::EntitySet { .. }
         | GraphChange::EntityAlias { .. }
-        | GraphChange::EntityMerge { .. } => "entity edits",
+        | GraphChange::EntityMerge { .. }
+        | GraphChange::EntityLinked { .. } => "entity edits",
         GraphChange::TopicKnown { .. }
         | GraphChange::TopicSet { .. }
         | GraphChange::TopicDeleted { .. }
@@ -531,7 +532,9 @@ pub(super) fn write_out(
 fn is_local_only(store: &Store, change: &GraphChange) -> Result<bool> {
     let context = match change {
         GraphChange::ContextKnown { local_only, .. } => return Ok(*local_only),
-        GraphChange::ContextSet { context, .. } | GraphChange::RuleSet { context, .. } => context,
+        GraphChange::ContextSet { context, .. }
+        | GraphChange::RuleSet { context, .. }
+        | GraphChange::EntityLinked { context, .. } => context,
         GraphChange::ContextMerge { keep, .. } => keep,
         GraphChange::ReviewDecided { work_context, .. } => work_context,
         GraphChange::NodeSet { node, .. } | GraphChange::NodeSuperseded { node, .. } => match store
@@ -639,10 +642,15 @@ fn ensure_graph_known(store: &Store) -> Result<()> {
             graph.record_change(change, made(&f.created_at))?;
         }
     }
-    for e in graph.hand_made_entities()? {
-        if !graph.has_clock(e.entity_id.as_str(), "canonical_name")? {
-            graph.record_change(record::entity_made(&e), made(&e.created_at))?;
-        }
+    // Entities a capture made (and any made before sync) travel as made, with their links to
+    // work contexts, which is what a context's view lists: the other devices rebuild the same
+    // view. A link is recorded after its entity, so it arrives after it.
+    for e in graph.unrecorded_entities()? {
+        graph.record_change(record::entity_made(&e), made(&e.created_at))?;
+    }
+    for (context, entity) in graph.unrecorded_entity_links()? {
+        let change = GraphChange::EntityLinked { entity, context };
+        graph.record_change(change, crate::base::clock::now())?;
     }
     Ok(())
 }

@@ -1,15 +1,17 @@
-//! What another device's change to an entity the person made or edited does here. The entity's
-//! id is its name's slug, so one made by hand on two devices is one entity; a name that already
-//! names another entity here is left for the person to merge, never forced.
+//! What another device's change to an entity does here: made (by the person or a capture),
+//! edited, tied to a work context, merged. The entity's id is its name's slug, so one made on two
+//! devices is one entity; a name that already names another entity here is left for the person
+//! to merge, never forced.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
 use crate::base::error::{Error, Result};
+use crate::base::ids::WorkContextId;
 use crate::graph::Graph;
 use crate::graph::entities::{Entity, EntityEdit, NewEntity};
-use crate::graph::sync::{GraphEvent, Write, alias_field};
+use crate::graph::sync::{GraphEvent, Write, alias_field, link_field};
 
 /// An entity as made on another device.
 pub(super) fn known(graph: &Graph, ev: &GraphEvent, new: &NewEntity, entity: &str) -> Result<()> {
@@ -84,6 +86,24 @@ pub(super) fn alias(
         set_alias(graph, entity, alias, present, ev.at)?;
     }
     Ok(())
+}
+
+/// An entity tied to a work context on another device: tied here too, following merges of
+/// either, when both are here. Returns the context, whose view changed.
+pub(super) fn link(
+    graph: &Graph,
+    ev: &GraphEvent,
+    entity: &str,
+    context: &str,
+) -> Result<Option<WorkContextId>> {
+    graph.sync_write(ev, entity, &link_field(context), None)?;
+    let entity = graph.end_of_merges(entity, |e| graph.entity(e).is_ok())?;
+    let context = graph.merged_into(context)?;
+    if graph.entity(&entity).is_err() || graph.work_context(&context).is_err() {
+        return Ok(None);
+    }
+    graph.link_entity(&context, &entity)?;
+    Ok(WorkContextId::new(&context).ok())
 }
 
 /// Two entities merged on another device. Either may have been merged away here since, as
