@@ -203,7 +203,7 @@ pub use brief::traces::{AssemblySummary, TraceRow};
 pub use brief::{
     Brief, BriefRequest, Card, Decision, Delivery, Format, HOOK_CONTEXT_MAX_CHARS,
     HOOK_CONTEXT_MAX_TOKENS, MAX_BUDGET, TIER1_CAP, TIER2_CAP, TIER3_CAP, TraceItem,
-    assemble as assemble_brief, hook_output, text as brief_text,
+    assemble as assemble_brief, hook_output, text as brief_text, warm_last_session,
 };
 
 // Review: promotions and the review queue's decisions, research utility.

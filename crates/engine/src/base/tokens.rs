@@ -5,8 +5,9 @@
 //! `elnor brief` run on an agent's start path. So brief text is assembled from [`Line`]s that carry
 //! their count, computed where the derived data they come from is built (constellation views, the
 //! rollup, living-memory facts), and the brief's capped cards never load the tokenizer (the last
-//! session's card, which quotes a transcript as it is now, still counts its lines here: a cost
-//! BENCHMARKS states). Counting a line together with its newline keeps the counts additive:
+//! session's card, which quotes a transcript as it is now, reads its counts from those the
+//! capture kept, `brief/counts.rs`, and counts here only what it misses). Counting a line
+//! together with its newline keeps the counts additive:
 //! cl100k's pre-tokenizer never joins a newline with the start of the next line, so the count of
 //! joined lines is the sum of theirs (a property the brief's tests check against the real
 //! tokenizer).

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use rusqlite::{OptionalExtension, params};
 
+use super::counts::CountMemo;
 use super::{
     BriefRequest, Cand, Decision, Draft, MIN_MINUTES_SINCE_SESSION, Reason, TraceItem, render, set,
     trace_item,
@@ -77,19 +78,21 @@ pub(super) fn draft(
     shown: &BTreeSet<String>,
 ) -> Result<Draft> {
     let mut d = Draft::last_session();
-    let Some(latest) = latest_session(store, &place, req)? else {
-        return Ok(d);
-    };
+    // The room in steps of ROOM_STEP, so the lines a capture counted ahead for each step are the
+    // ones asked for here.
     let lines_room = room.saturating_sub(render::card_wrapper_tokens("last_session"));
+    let lines_room = lines_room / ROOM_STEP * ROOM_STEP;
     if lines_room == 0 {
         return Ok(d);
     }
-    let said = what_was_said(store, &latest)?;
-    let before: Vec<&SessionHistoryItem> = sessions_before(&place, &latest, req)
-        .into_iter()
-        .filter(|s| !shown.contains(s.source_session_id.as_str()))
-        .collect();
-    for (line, what, earlier) in compose(&place, &latest, &said, &before, lines_room) {
+    let Some(q) = Quoted::read(store, &place, req, shown)? else {
+        return Ok(d);
+    };
+    let memo = q.memo(store, &place);
+    let lines = compose(&place, &q.latest, &q.said, &q.before, lines_room, &memo);
+    memo.save();
+    let latest = &q.latest;
+    for (line, what, earlier) in lines {
         // A captured session is explained by its summary; one no capture has seen yet (too
         // short to be due) by the session itself.
         let mut item = match (earlier, &latest.summary_id) {
@@ -132,6 +135,76 @@ pub(super) fn draft(
     Ok(d)
 }
 
+/// The card's room is used in steps of this many tokens.
+const ROOM_STEP: u32 = 4;
+
+/// What the card quotes: the latest session of its place, what was said in it, and the
+/// sessions before it the resume card does not show.
+struct Quoted<'a> {
+    latest: Latest,
+    said: Said,
+    before: Vec<&'a SessionHistoryItem>,
+}
+
+impl<'a> Quoted<'a> {
+    /// `None` when there is no live latest session.
+    fn read(
+        store: &Store,
+        place: &Place<'a>,
+        req: &BriefRequest,
+        shown: &BTreeSet<String>,
+    ) -> Result<Option<Quoted<'a>>> {
+        let Some(latest) = latest_session(store, place, req)? else {
+            return Ok(None);
+        };
+        let said = what_was_said(store, &latest)?;
+        let before = sessions_before(place, &latest, req)
+            .into_iter()
+            .filter(|s| !shown.contains(s.source_session_id.as_str()))
+            .collect();
+        Ok(Some(Quoted {
+            latest,
+            said,
+            before,
+        }))
+    }
+
+    /// The counts kept for this place's card while its latest session stays as read.
+    fn memo(&self, store: &Store, place: &Place) -> CountMemo {
+        let key = match place {
+            Place::Context(view) => view.work_context_id.to_string(),
+            Place::Folder(cwd) => format!("folder {cwd}"),
+        };
+        let generation = format!(
+            "{} {} {}",
+            self.latest.session_id,
+            self.latest.through.unwrap_or(-1),
+            self.latest.ended.timestamp_millis()
+        );
+        CountMemo::open(store, &key, &generation)
+    }
+}
+
+/// Counts the card's candidate lines for every room it can have, as [`draft`] would quote
+/// them for `req`, and keeps the counts for the briefs to come. Returns how many lines were
+/// counted.
+pub(super) fn warm(
+    store: &Store,
+    place: Place,
+    req: &BriefRequest,
+    shown: &BTreeSet<String>,
+) -> Result<usize> {
+    let Some(q) = Quoted::read(store, &place, req, shown)? else {
+        return Ok(0);
+    };
+    let memo = q.memo(store, &place);
+    for room in (1..=super::MAX_BUDGET / ROOM_STEP).map(|n| n * ROOM_STEP) {
+        compose(&place, &q.latest, &q.said, &q.before, room, &memo);
+    }
+    memo.save();
+    Ok(memo.counted())
+}
+
 /// The card's lines within `room` tokens, in reading order, each with what it quotes. Fitted in
 /// order of what a fresh agent acts on: the report, the steps after it, the files changed, the
 /// requests, each up to its share of the room plus what the ones before left of theirs; earlier
@@ -142,6 +215,7 @@ fn compose<'a>(
     said: &Said,
     before: &[&'a SessionHistoryItem],
     room: u32,
+    memo: &CountMemo,
 ) -> Vec<(Line, &'static str, Option<&'a SessionHistoryItem>)> {
     let mut fit = Fitter {
         room,
@@ -149,16 +223,20 @@ fn compose<'a>(
         carry: 0,
     };
     let header = match place {
-        Place::Folder(cwd) => fit.take(Some(Line::new(format!(
+        Place::Folder(cwd) => fit.take(Some(memo.line(format!(
             "No work context claims {cwd}; the latest session there ({}):",
             latest.ended.format("%a %b %-d")
         )))),
         Place::Context(_) => None,
     };
     let report_line = |room: u32| {
-        said.replies
-            .first()
-            .and_then(|r| fitted(|chars| format!("Last report: {}", condense(r, chars)), room))
+        said.replies.first().and_then(|r| {
+            fitted(
+                |chars| format!("Last report: {}", condense(r, chars)),
+                room,
+                memo,
+            )
+        })
     };
     let mut report = fit.share(REPORT_SHARE, report_line);
     let steps_line = fit.share(STEPS_SHARE, |cap| {
@@ -168,12 +246,20 @@ fn compose<'a>(
             STEPS_SHOWN,
             false,
             cap,
+            memo,
         )
     });
     let changed_line = fit.share(CHANGED_SHARE, |cap| {
-        listed("Files changed:", &said.changed, CHANGED_SHOWN, false, cap)
+        listed(
+            "Files changed:",
+            &said.changed,
+            CHANGED_SHOWN,
+            false,
+            cap,
+            memo,
+        )
     });
-    let asked_line = fit.share(ASKED_SHARE, |cap| asked(&said.requests, cap));
+    let asked_line = fit.share(ASKED_SHARE, |cap| asked(&said.requests, cap, memo));
     let earlier: Vec<String> = said
         .replies
         .iter()
@@ -188,6 +274,7 @@ fn compose<'a>(
             usize::MAX,
             true,
             cap,
+            memo,
         )
     });
     // Then the sessions before it, newest first, as their captures summed them up: what the
@@ -204,6 +291,7 @@ fn compose<'a>(
                     )
                 },
                 cap,
+                memo,
             )
         });
         match made {
@@ -296,7 +384,14 @@ impl Fitter {
 
 /// `label` and as many of `items` (at most `max`, the first ones) as fit `room` tokens, joined
 /// by "; ", in their order or, `reversed`, the other way round.
-fn listed(label: &str, items: &[String], max: usize, reversed: bool, room: u32) -> Option<Line> {
+fn listed(
+    label: &str,
+    items: &[String],
+    max: usize,
+    reversed: bool,
+    room: u32,
+    memo: &CountMemo,
+) -> Option<Line> {
     let mut best = None;
     let mut shown: Vec<&str> = Vec::new();
     for item in items.iter().take(max) {
@@ -305,7 +400,7 @@ fn listed(label: &str, items: &[String], max: usize, reversed: bool, room: u32) 
         } else {
             shown.push(item);
         }
-        let line = Line::new(format!("{label} {}", shown.join("; ")));
+        let line = memo.line(format!("{label} {}", shown.join("; ")));
         if line.tokens > room {
             break;
         }
@@ -564,12 +659,12 @@ fn result_gist(text: &str) -> String {
 }
 
 /// The requests quoted in order, as many as fit `room` tokens.
-fn asked(requests: &[String], room: u32) -> Option<Line> {
+fn asked(requests: &[String], room: u32, memo: &CountMemo) -> Option<Line> {
     let mut best = None;
     let mut quoted: Vec<String> = Vec::new();
     for r in requests {
         quoted.push(format!("\"{}\"", condense(r, REQUEST_CHARS)));
-        let line = Line::new(format!("Asked, in order: {}", quoted.join("; ")));
+        let line = memo.line(format!("Asked, in order: {}", quoted.join("; ")));
         if line.tokens > room {
             break;
         }
@@ -580,10 +675,10 @@ fn asked(requests: &[String], room: u32) -> Option<Line> {
 
 /// The longest line `make(chars)` gives within `room` tokens: a proportional cut, recounted, in
 /// a step or three (a script the tokenizer splits finely spends several tokens a character).
-fn fitted(make: impl Fn(usize) -> String, room: u32) -> Option<Line> {
+fn fitted(make: impl Fn(usize) -> String, room: u32, memo: &CountMemo) -> Option<Line> {
     let mut chars = room as usize * 4;
     for _ in 0..4 {
-        let line = Line::new(make(chars));
+        let line = memo.line(make(chars));
         if line.tokens <= room {
             return Some(line);
         }

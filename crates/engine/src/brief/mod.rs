@@ -35,6 +35,7 @@ use crate::inputs::activity::{self, ActivityType};
 use crate::views::constellation::{self, Constellation};
 use crate::views::rollup;
 
+mod counts;
 mod last_session;
 mod render;
 pub mod traces;
@@ -573,6 +574,25 @@ fn phase_activity(phase: WorkPhase) -> Option<ActivityType> {
     }
 }
 
+/// Counts ahead, for the next session's start, the lines the last session's card may quote in
+/// `wc`, at every room the card can have: the brief then finds every count kept and never loads
+/// the tokenizer (`brief/counts.rs`). Asked as a brief would be once the session is old enough
+/// to be quoted. Returns how many lines were counted.
+pub fn warm_last_session(store: &Store, wc: &WorkContextId, now: DateTime<Utc>) -> Result<usize> {
+    let asked_at = now + Duration::minutes(MIN_MINUTES_SINCE_SESSION);
+    let mut req = BriefRequest::new(asked_at, asked_at.date_naive(), Delivery::Preview);
+    req.work_context_id = Some(wc.clone());
+    let view = constellation::view(store, wc, asked_at)?.constellation;
+    let choice = ContextChoice {
+        work_context_id: wc.clone(),
+        name: String::new(),
+        how: String::new(),
+    };
+    let capped = capped(store, &req, Some(&choice), Some(&view), &mut Vec::new())?;
+    let place = last_session::Place::Context(&view);
+    last_session::warm(store, place, &req, &capped.shown)
+}
+
 /// Tier 1 candidates from a view, with the injection rules applied.
 fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
     let now = req.now;
@@ -916,33 +936,26 @@ fn tier3(store: &Store, now: DateTime<Utc>) -> Result<Draft> {
     Ok(d)
 }
 
-/// Assembles a brief and stores its trace; a delivery also marks the updates it showed.
-pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
-    if req.budget == 0 || req.budget > MAX_BUDGET {
-        return Err(Error::InvalidInput(format!(
-            "a brief's budget is from 1 to {MAX_BUDGET} tokens, not {}",
-            req.budget
-        )));
-    }
-    let mut warnings = Vec::new();
-    let choice = choose_context(store, req)?;
-    let mut stale = false;
-    let mut needs_rebuild = Vec::new();
-    let mut view = None;
-    if let Some(choice) = &choice {
-        let read = constellation::view(store, &choice.work_context_id, req.now)?;
-        if read.stale {
-            stale = true;
-            needs_rebuild.push(choice.work_context_id.clone());
-            warnings.push(format!(
-                "the constellation view of {} is stale; served as is while it is rebuilt",
-                choice.work_context_id
-            ));
-        }
-        view = Some(read.constellation);
-    }
+/// The capped cards of a brief (Tier 1, 2 and 3), each cut to its cap and together to the
+/// budget in the trimming order of CSA §6.4, and what they leave to the last session's card.
+struct Capped {
+    t1: Draft,
+    t2: Draft,
+    t3: Draft,
+    /// The room left of the budget.
+    left: u32,
+    /// The sessions the resume card shows, which the last session's card does not sum up again.
+    shown: BTreeSet<String>,
+}
 
-    let mut t1 = match &view {
+fn capped(
+    store: &Store,
+    req: &BriefRequest,
+    choice: Option<&ContextChoice>,
+    view: Option<&Constellation>,
+    warnings: &mut Vec<String>,
+) -> Result<Capped> {
+    let mut t1 = match view {
         Some(v) => tier1(v, req),
         None => {
             let mut d = Draft::new(1);
@@ -964,7 +977,7 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
             d
         }
     };
-    let current = choice.as_ref().map(|c| &c.work_context_id);
+    let current = choice.map(|c| &c.work_context_id);
     let t1_fires = t1.has_content();
     let mut t2 = tier2(store, req, current.filter(|_| t1_fires))?;
     let mut t3 = tier3(store, req.now)?;
@@ -1027,11 +1040,6 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
 
     // The room the cards leave of the budget goes to the latest session in its own words.
     let left = budget.saturating_sub(t1.tokens() + t2.tokens() + t3.tokens());
-    let place = match (&view, &req.cwd) {
-        (Some(v), _) => Some(last_session::Place::Context(v)),
-        (None, Some(cwd)) => Some(last_session::Place::Folder(cwd)),
-        (None, None) => None,
-    };
     // Sessions the resume card already shows are not summed up again.
     let shown: BTreeSet<String> = t1
         .cands
@@ -1039,6 +1047,54 @@ pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
         .filter(|c| c.included())
         .filter_map(|c| c.item.session_id.as_ref().map(|s| s.to_string()))
         .collect();
+    Ok(Capped {
+        t1,
+        t2,
+        t3,
+        left,
+        shown,
+    })
+}
+
+/// Assembles a brief and stores its trace; a delivery also marks the updates it showed.
+pub fn assemble(store: &Store, req: &BriefRequest) -> Result<Brief> {
+    if req.budget == 0 || req.budget > MAX_BUDGET {
+        return Err(Error::InvalidInput(format!(
+            "a brief's budget is from 1 to {MAX_BUDGET} tokens, not {}",
+            req.budget
+        )));
+    }
+    let mut warnings = Vec::new();
+    let choice = choose_context(store, req)?;
+    let mut stale = false;
+    let mut needs_rebuild = Vec::new();
+    let mut view = None;
+    if let Some(choice) = &choice {
+        let read = constellation::view(store, &choice.work_context_id, req.now)?;
+        if read.stale {
+            stale = true;
+            needs_rebuild.push(choice.work_context_id.clone());
+            warnings.push(format!(
+                "the constellation view of {} is stale; served as is while it is rebuilt",
+                choice.work_context_id
+            ));
+        }
+        view = Some(read.constellation);
+    }
+
+    let Capped {
+        t1,
+        t2,
+        t3,
+        left,
+        shown,
+    } = capped(store, req, choice.as_ref(), view.as_ref(), &mut warnings)?;
+    let budget = req.budget;
+    let place = match (&view, &req.cwd) {
+        (Some(v), _) => Some(last_session::Place::Context(v)),
+        (None, Some(cwd)) => Some(last_session::Place::Folder(cwd)),
+        (None, None) => None,
+    };
     let last = match place {
         Some(place) => last_session::draft(store, place, req, left, &shown)?,
         None => Draft::last_session(),

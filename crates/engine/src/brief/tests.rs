@@ -1140,6 +1140,63 @@ fn brief_over_the_fixture_corpus() {
     );
 }
 
+/// The last session's card counted ahead by the capture (`warm_last_session`): the brief that
+/// follows finds every count it needs kept, so it counts nothing (its process never loads the
+/// tokenizer), and the kept counts are the tokenizer's own.
+#[test]
+fn a_card_counted_ahead_is_the_same_card_and_counts_nothing() {
+    let (_d, store) = crate::test_support::sample_store();
+    store.set_mode(ContinuityMode::Deterministic).unwrap();
+    let at = Utc.with_ymd_and_hms(2026, 11, 3, 9, 0, 0).unwrap();
+    crate::test_support::capture_all(&store, at);
+    let mut req = BriefRequest::new(at, at.date_naive(), Delivery::Preview);
+    req.cwd = Some("/home/dana/code/ledger-sync/src".into());
+    req.session_id = Some(SessionId::new("a-new-session").unwrap());
+    let card = |b: &Brief| {
+        b.cards
+            .iter()
+            .find(|c| c.tag == "last_session")
+            .map(|c| c.lines.clone())
+            .expect("a last session card")
+    };
+    let counted_here = assemble(&store, &req).unwrap();
+    let cache = store.root().join("cache/card_counts");
+    std::fs::remove_dir_all(&cache).unwrap();
+
+    let wc = assemble(&store, &req)
+        .unwrap()
+        .work_context
+        .unwrap()
+        .work_context_id;
+    std::fs::remove_dir_all(&cache).unwrap();
+    let counted = warm_last_session(
+        &store,
+        &wc,
+        at - Duration::minutes(MIN_MINUTES_SINCE_SESSION),
+    )
+    .unwrap();
+    assert!(counted > 0);
+    let kept = |dir: &std::path::Path| -> Vec<Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|f| std::fs::read(f.unwrap().path()).unwrap())
+            .collect()
+    };
+    let before = kept(&cache);
+    let b = assemble(&store, &req).unwrap();
+    assert_eq!(
+        kept(&cache),
+        before,
+        "the brief counted a line the capture had not"
+    );
+    assert_eq!(card(&b), card(&counted_here));
+    let lines = card(&b);
+    assert!(lines.len() >= 3, "{lines:?}");
+    for l in lines {
+        assert_eq!(l.tokens, tokens::Line::new(&l.text).tokens, "{}", l.text);
+    }
+}
+
 /// The brief a new session in a known project gets, over the project's own samples replayed
 /// the morning after the last session: the resume card holds the work's open items and decision,
 /// and the other project is recent activity.

@@ -1097,8 +1097,12 @@ pub(crate) fn refresh_after_captures<'a>(
     let mut touched = delivered_to.clone();
     let mut heads_touched = BTreeSet::new();
     let mut captured = false;
+    let mut captures_touched = BTreeSet::new();
     for c in captures {
         touched.extend(c.touched.iter().cloned());
+        if c.status == CaptureStatus::Captured {
+            captures_touched.extend(c.work_context_id.iter().cloned());
+        }
         if c.status == CaptureStatus::Captured && refreshes_heads(c.trigger) {
             heads_touched.extend(c.touched.iter().cloned());
         }
@@ -1135,6 +1139,13 @@ pub(crate) fn refresh_after_captures<'a>(
     }
     if captured {
         sync_search(store);
+    }
+    // The next session's brief quotes the one just captured: its lines are counted now, while
+    // this process has the tokenizer loaded, so that brief need not load it.
+    for wc in captures_touched.iter().filter(|wc| !wc.is_unlinked()) {
+        if let Err(e) = crate::brief::warm_last_session(store, wc, now) {
+            tracing::warn!(error = %e, context = %wc, "the last session's card not counted ahead");
+        }
     }
 }
 
