@@ -304,6 +304,19 @@ fn the_cue_rules_on_held_out_projects() {
                 r.tp + r.fp,
                 r.tp,
             );
+            // `ELNOR_DETECT_SHOW=dev` lists what the rules took wrongly and missed on the dev
+            // split, to read while changing a rule; the test split is never shown.
+            if name == "dev" && std::env::var("ELNOR_DETECT_SHOW").as_deref() == Ok("dev") {
+                for (u, p) in units.iter().zip(&rules) {
+                    let taken = *p == Some(kind);
+                    let gold = u.label == Some(kind);
+                    if taken != gold {
+                        let what = if taken { "wrongly taken" } else { "missed" };
+                        let text: String = u.row.text.chars().take(160).collect();
+                        println!("    {} {what} [{}] {text}", kind.name(), u.row.speaker);
+                    }
+                }
+            }
             let floor = F1_FLOOR
                 .iter()
                 .find(|(k, _)| *k == kind)
