@@ -112,6 +112,21 @@ fn full_mode_through_a_signed_in_agent_cli() {
         asked.contains("User: "),
         "the conversation went on stdin: {asked}"
     );
+    // The capture says what it sent and what came back (and keeps both with its run).
+    let exchange = &captured["model_exchange"];
+    assert_eq!(exchange["provider"], "claude_cli", "{captured}");
+    let input = exchange["input"].as_str().unwrap();
+    assert!(
+        input.starts_with("User: ") && asked.contains(input),
+        "{input}"
+    );
+    assert!(
+        exchange["answer"]
+            .as_str()
+            .unwrap()
+            .contains("Added the mid-batch refresh regression test"),
+        "{exchange}"
+    );
     let shown = json(elnor(&store, &path_var, &["model", "show", "--json"]));
     assert_eq!(shown["provider"], "claude_cli");
     assert_eq!(shown["calls_last_day"], 1, "{shown}");

@@ -824,20 +824,41 @@ fn optional_text(value: &Value, at: &str, nullable: bool) -> Result<Option<Strin
     }
 }
 
-/// One synthesis pass: the unified prompt as the system message, the conversation (already
-/// bounded by the caller, CSA §5.4 "~2,000 tokens") as the user message, and a strict parse of
-/// the reply.
+/// [`synthesize_recorded`]'s reply alone.
+#[cfg(test)]
 pub fn synthesize(
     endpoint: &Endpoint,
     api_key: Option<&str>,
     conversation: &str,
 ) -> Result<SynthesisReply, ModelFailure> {
+    synthesize_recorded(endpoint, api_key, conversation).0
+}
+
+/// One synthesis pass: the unified prompt as the system message, the conversation (already
+/// bounded by the caller, CSA §5.4 "~2,000 tokens") as the user message, and a strict parse of
+/// the reply; beside it, the answer's text as it came back (masked, and without the key), when
+/// one came: what a capture keeps of its call for the person to audit.
+pub fn synthesize_recorded(
+    endpoint: &Endpoint,
+    api_key: Option<&str>,
+    conversation: &str,
+) -> (Result<SynthesisReply, ModelFailure>, Option<String>) {
     let messages = [
         ChatMessage::system(unified_prompt()),
         ChatMessage::user(conversation),
     ];
-    let text = chat(endpoint, api_key, &messages)?;
-    parse_reply(&text).map_err(|f| f.scrubbed(api_key))
+    let text = match chat(endpoint, api_key, &messages) {
+        Ok(text) => text,
+        Err(f) => return (Err(f), None),
+    };
+    let mut kept = crate::base::redact::redact(&text).into_owned();
+    if let Some(key) = api_key.filter(|k| !k.is_empty()) {
+        kept = kept.replace(key, "[redacted]");
+    }
+    (
+        parse_reply(&text).map_err(|f| f.scrubbed(api_key)),
+        Some(kept),
+    )
 }
 
 /// Most characters of the model's answer that [`test_connection`] returns.

@@ -64,7 +64,20 @@ pub(crate) fn bounded_conversation(window: &[WindowTurn]) -> String {
     text
 }
 
-/// Runs the synthesis call for one capture; `Err` carries the fallback reason.
+/// What a capture sent to its model and what came back, kept with the capture run for the
+/// person to audit (migration 22). Both are masked as the call masked them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ModelExchange {
+    /// The backend that answered (`SynthesisProvider`'s name).
+    pub provider: String,
+    /// The conversation as sent, after the engine's fixed instructions.
+    pub input: String,
+    /// The model's answer as it came, when one came.
+    pub answer: Option<String>,
+}
+
+/// Runs the synthesis call for one capture; `Err` carries the fallback reason. Beside it, what
+/// was sent and answered, when a call was made.
 pub(crate) fn enrich(
     store: &Store,
     secrets: &dyn SecretStore,
@@ -72,6 +85,28 @@ pub(crate) fn enrich(
     window: &[WindowTurn],
     local_only: bool,
     now: DateTime<Utc>,
+) -> (Result<SynthesisReply, String>, Option<ModelExchange>) {
+    let mut exchange = None;
+    let reply = call(
+        store,
+        secrets,
+        config,
+        window,
+        local_only,
+        now,
+        &mut exchange,
+    );
+    (reply, exchange)
+}
+
+fn call(
+    store: &Store,
+    secrets: &dyn SecretStore,
+    config: &ContinuityConfig,
+    window: &[WindowTurn],
+    local_only: bool,
+    now: DateTime<Utc>,
+    exchange: &mut Option<ModelExchange>,
 ) -> Result<SynthesisReply, String> {
     let endpoint = Endpoint::from_config(config).map_err(|f| f.reason())?;
     if local_only && !endpoint.is_local() {
@@ -102,7 +137,12 @@ pub(crate) fn enrich(
     }
     let conversation = bounded_conversation(window);
     // The connection is not held during the call: a slow model must not block the store.
-    let result = model::synthesize(&endpoint, key.as_deref(), &conversation);
+    let (result, answer) = model::synthesize_recorded(&endpoint, key.as_deref(), &conversation);
+    *exchange = Some(ModelExchange {
+        provider: config.synthesis_provider.as_str().to_owned(),
+        input: crate::base::redact::redact(&conversation).into_owned(),
+        answer,
+    });
     ledger(match &result {
         Ok(_) => model::OUTCOME_OK,
         Err(f) => f.code(),

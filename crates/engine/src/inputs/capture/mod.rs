@@ -86,6 +86,8 @@ pub struct CaptureOutcome {
     pub capture_mode: Option<CaptureMode>,
     /// Why full mode fell back to deterministic, when it did.
     pub fallback_reason: Option<String>,
+    /// What full mode sent to its model and what came back, when it made a call.
+    pub model_exchange: Option<full::ModelExchange>,
     pub activity: Option<ActivityType>,
     pub summary_id: Option<String>,
     pub summary: Option<String>,
@@ -110,6 +112,7 @@ impl CaptureOutcome {
             resolution: None,
             capture_mode: None,
             fallback_reason: None,
+            model_exchange: None,
             activity: None,
             summary_id: None,
             summary: None,
@@ -410,8 +413,11 @@ fn capture_window(
 
     // Summary and extras: the model in full mode, else (or on failure) the deterministic path.
     let mut fallback_reason = None;
+    let mut model_exchange = None;
     let enriched = if config.mode == ContinuityMode::Full {
-        match full::enrich(store, secrets, &config, &window, local_only, req.now) {
+        let (reply, exchange) = full::enrich(store, secrets, &config, &window, local_only, req.now);
+        model_exchange = exchange;
+        match reply {
             Ok(reply) => Some(reply),
             Err(reason) => {
                 tracing::warn!(session = %session.session_id, %reason, "full capture fell back to deterministic");
@@ -716,8 +722,9 @@ fn capture_window(
         .map_err(&err)?;
         tx.execute(
             "INSERT INTO capture_runs (session_id, work_context_id, trigger, config_mode,
-                 capture_mode, fallback_reason, entries_written, captured_at, injected_skipped)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 capture_mode, fallback_reason, entries_written, captured_at, injected_skipped,
+                 model_provider, model_input, model_answer)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 session.session_id,
                 wc.as_str(),
@@ -728,6 +735,9 @@ fn capture_window(
                 entries.len() as i64,
                 ts(req.now),
                 injected_json(&injected),
+                model_exchange.as_ref().map(|x| x.provider.as_str()),
+                model_exchange.as_ref().map(|x| x.input.as_str()),
+                model_exchange.as_ref().and_then(|x| x.answer.as_deref()),
             ],
         )
         .map_err(&err)?;
@@ -752,6 +762,7 @@ fn capture_window(
         resolution: Some(resolution),
         capture_mode: Some(capture_mode),
         fallback_reason,
+        model_exchange,
         activity,
         summary_id: Some(sid),
         summary: Some(summary_text),

@@ -462,6 +462,23 @@ fn full_mode_with_a_good_reply_writes_llm_enriched_entries() {
             .count("SELECT count(*) FROM model_calls WHERE outcome = 'ok'")
             .unwrap();
         assert_eq!(calls, 1);
+        // The capture run keeps what was sent and what came back, for the person to audit.
+        let kept: (String, String, String) = store
+            .graph()
+            .with_conn_result(|c| {
+                c.query_row(
+                    "SELECT model_provider, model_input, model_answer FROM capture_runs",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+            })
+            .unwrap();
+        assert_eq!(
+            kept,
+            (provider.to_owned(), conversation.to_owned(), good_reply())
+        );
+        let exchange = o.model_exchange.as_ref().expect("the outcome says it too");
+        assert_eq!(exchange.answer.as_deref(), Some(good_reply().as_str()));
     }
     assert_eq!(
         rendered[0], rendered[1],
