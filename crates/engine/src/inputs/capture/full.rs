@@ -86,28 +86,49 @@ pub(crate) fn enrich(
     local_only: bool,
     now: DateTime<Utc>,
 ) -> (Result<SynthesisReply, String>, Option<ModelExchange>) {
-    let mut exchange = None;
-    let reply = call(
-        store,
-        secrets,
-        config,
-        window,
-        local_only,
-        now,
-        &mut exchange,
-    );
-    (reply, exchange)
+    let ledger = |outcome: &str| {
+        // A ledger write that fails must not turn a good reply into a fallback; the guard reads
+        // the same table and refuses when it cannot, so the failure cannot hide spending.
+        let _ = store.graph().with_conn_result(|c| {
+            SpendGuard::record(c, now, config.synthesis_provider, "capture", outcome)
+        });
+    };
+    let (endpoint, key) = match cleared(store, secrets, config, local_only, now, &ledger) {
+        Ok(ready) => ready,
+        Err(reason) => return (Err(reason), None),
+    };
+    let conversation = bounded_conversation(window);
+    // The connection is not held during the call: a slow model must not block the store.
+    let (result, answer) = model::synthesize_recorded(&endpoint, key.as_deref(), &conversation);
+    let exchange = ModelExchange {
+        provider: config.synthesis_provider.as_str().to_owned(),
+        input: crate::base::redact::redact(&conversation).into_owned(),
+        answer,
+    };
+    ledger(match &result {
+        Ok(_) => model::OUTCOME_OK,
+        Err(f) => f.code(),
+    });
+    let reply = match result {
+        Ok(reply) if reply.session_summary.is_none() => {
+            Err("the model found nothing meaningful to summarise".to_owned())
+        }
+        Ok(reply) => Ok(reply),
+        Err(f) => Err(f.reason()),
+    };
+    (reply, Some(exchange))
 }
 
-fn call(
+/// The endpoint and key a call may use, once the local-only rule and the spend guard allow it;
+/// `Err` says why not (a refusal by the guard is written to the ledger).
+fn cleared(
     store: &Store,
     secrets: &dyn SecretStore,
     config: &ContinuityConfig,
-    window: &[WindowTurn],
     local_only: bool,
     now: DateTime<Utc>,
-    exchange: &mut Option<ModelExchange>,
-) -> Result<SynthesisReply, String> {
+    ledger: &dyn Fn(&str),
+) -> Result<(Endpoint, Option<String>), String> {
     let endpoint = Endpoint::from_config(config).map_err(|f| f.reason())?;
     if local_only && !endpoint.is_local() {
         return Err(ModelFailure::NotLocal.reason());
@@ -120,38 +141,13 @@ fn call(
         None
     };
     let guard = SpendGuard::from_config(config);
-    let graph = store.graph();
-    let ledger = |outcome: &str| {
-        // A ledger write that fails must not turn a good reply into a fallback; the guard reads
-        // the same table and refuses when it cannot, so the failure cannot hide spending.
-        let _ = graph.with_conn_result(|c| {
-            SpendGuard::record(c, now, config.synthesis_provider, "capture", outcome)
-        });
-    };
-    if let Err(refused) = graph
+    if let Err(refused) = store
+        .graph()
         .with_conn_result(|c| Ok(guard.check(c, now)))
         .map_err(|e| e.to_string())?
     {
         ledger(model::OUTCOME_REFUSED_SPEND_LIMIT);
         return Err(refused.reason());
     }
-    let conversation = bounded_conversation(window);
-    // The connection is not held during the call: a slow model must not block the store.
-    let (result, answer) = model::synthesize_recorded(&endpoint, key.as_deref(), &conversation);
-    *exchange = Some(ModelExchange {
-        provider: config.synthesis_provider.as_str().to_owned(),
-        input: crate::base::redact::redact(&conversation).into_owned(),
-        answer,
-    });
-    ledger(match &result {
-        Ok(_) => model::OUTCOME_OK,
-        Err(f) => f.code(),
-    });
-    match result {
-        Ok(reply) if reply.session_summary.is_none() => {
-            Err("the model found nothing meaningful to summarise".to_owned())
-        }
-        Ok(reply) => Ok(reply),
-        Err(f) => Err(f.reason()),
-    }
+    Ok((endpoint, key))
 }
