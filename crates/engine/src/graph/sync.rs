@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -349,59 +349,27 @@ impl Graph {
         change: GraphChange,
         at: DateTime<Utc>,
     ) -> Result<GraphEvent> {
-        let device = self.device(at)?;
-        let at = if change.records_how_it_was_made() {
-            at
-        } else {
-            self.after_writes_in_force(&change, at)?
-        };
-        let n: i64 = self.with_conn_result(|c| {
-            c.query_row(
-                "SELECT COUNT(*) FROM sync_events WHERE device = ?1",
-                [&device],
-                |r| r.get(0),
-            )
-        })?;
-        let event = GraphEvent {
-            event_id: format!("ev_{:016x}_{device}_{n}", at.timestamp_micros()),
-            device,
-            at,
-            change,
-        };
-        self.store_event(&event, None)?;
-        for (subject, field) in fields_of(&event.change) {
-            self.sync_write(&event, &subject, &field, None)?;
-        }
-        Ok(event)
+        let mut events = self.record_changes(vec![(change, at)])?;
+        events
+            .pop()
+            .ok_or_else(|| Error::InvalidInput("no change was recorded".to_owned()))
     }
 
-    /// `at`, or just after the newest write in force on a field `change` sets, when that write
-    /// is later. A change made here after another device's arrived was made knowing it, however
-    /// far ahead that machine's clock runs: it must be the later one, here and everywhere. With
-    /// the wall clock alone it lost to the arrived write on every other device and stood on this
-    /// one, and the devices drifted apart (a Lamport clock per field).
-    fn after_writes_in_force(
+    /// Records many changes this device made, in one transaction: a first sync records every
+    /// entity a store's captures made, and a commit (an fsync) for each would take minutes.
+    pub(crate) fn record_changes(
         &self,
-        change: &GraphChange,
-        at: DateTime<Utc>,
-    ) -> Result<DateTime<Utc>> {
-        let mut latest = at;
-        for (subject, field) in fields_of(change) {
-            let in_force: Option<String> = self.with_conn_result(|c| {
-                c.query_row(
-                    "SELECT at FROM sync_clocks WHERE subject = ?1 AND field = ?2",
-                    params![subject, field],
-                    |r| r.get(0),
-                )
-                .optional()
-            })?;
-            if let Some(t) = crate::graph::entities::parse_ts(in_force)
-                && t >= latest
-            {
-                latest = t + chrono::Duration::microseconds(1);
-            }
-        }
-        Ok(latest)
+        changes: Vec<(GraphChange, DateTime<Utc>)>,
+    ) -> Result<Vec<GraphEvent>> {
+        let Some((_, first_at)) = changes.first() else {
+            return Ok(Vec::new());
+        };
+        let device = self.device(*first_at)?;
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.sql(e))?;
+        let recorded = record_in(&tx, &device, changes).map_err(|e| self.sql(e))?;
+        tx.commit().map_err(|e| self.sql(e))?;
+        Ok(recorded)
     }
 
     /// Keeps an event; `arrived_at` is set for another device's. False when it was already kept.
@@ -411,21 +379,7 @@ impl Graph {
         arrived_at: Option<DateTime<Utc>>,
     ) -> Result<bool> {
         let body = event.to_line()?;
-        let n = self.with_conn_result(|c| {
-            c.execute(
-                "INSERT OR IGNORE INTO sync_events (event_id, device, at, kind, body, arrived_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    event.event_id,
-                    event.device,
-                    ts(event.at),
-                    event.change.kind(),
-                    body,
-                    arrived_at.map(ts)
-                ],
-            )
-        })?;
-        Ok(n == 1)
+        self.with_conn_result(|c| store_event_in(c, event, &body, arrived_at))
     }
 
     /// Whether an event is kept here already.
@@ -552,89 +506,9 @@ impl Graph {
     ) -> Result<Write> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(|e| self.sql(e))?;
-        let sql = |e| self.sql(e);
-        let current: Option<Clock> = tx
-            .query_row(
-                "SELECT at, device, event_id FROM sync_clocks WHERE subject = ?1 AND field = ?2",
-                params![subject, field],
-                |r| {
-                    Ok(Clock {
-                        at: r.get(0)?,
-                        device: r.get(1)?,
-                        event_id: r.get(2)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(sql)?;
-        let at = ts(event.at);
-        // The same event again (a sync that died after the clock and before the field) applies
-        // again: writing a field to the value it has is harmless, skipping it is not.
-        let newer = match &current {
-            None => true,
-            Some(c) => {
-                (at.as_str(), event.device.as_str(), event.event_id.as_str())
-                    >= (c.at.as_str(), c.device.as_str(), c.event_id.as_str())
-            }
-        };
-        if let (Some(c), Some((incoming, in_force))) = (&current, conflict)
-            && c.device != event.device
-            && incoming != in_force
-        {
-            let unsent: bool = tx
-                .query_row(
-                    "SELECT exported = 0 AND arrived_at IS NULL FROM sync_events
-                     WHERE event_id = ?1",
-                    [&c.event_id],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(sql)?
-                .unwrap_or(false);
-            if unsent {
-                let (kept, kept_v, lost, lost_v) = if newer {
-                    (&event.event_id, incoming, &c.event_id, in_force)
-                } else {
-                    (&c.event_id, in_force, &event.event_id, incoming)
-                };
-                let (kept_d, lost_d) = if newer {
-                    (&event.device, &c.device)
-                } else {
-                    (&c.device, &event.device)
-                };
-                tx.execute(
-                    "INSERT OR IGNORE INTO sync_conflicts (subject, field, kept_event, kept_device,
-                         kept_value, lost_event, lost_device, lost_value, found_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                    params![
-                        subject,
-                        field,
-                        kept,
-                        kept_d,
-                        kept_v,
-                        lost,
-                        lost_d,
-                        lost_v,
-                        ts(crate::base::clock::now())
-                    ],
-                )
-                .map_err(sql)?;
-            }
-        }
-        if !newer {
-            tx.commit().map_err(sql)?;
-            return Ok(Write::Stale);
-        }
-        tx.execute(
-            "INSERT INTO sync_clocks (subject, field, at, device, event_id)
-             VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (subject, field) DO UPDATE
-             SET at = excluded.at, device = excluded.device, event_id = excluded.event_id",
-            params![subject, field, at, event.device, event.event_id],
-        )
-        .map_err(sql)?;
-        tx.commit().map_err(sql)?;
-        Ok(Write::Apply)
+        let write = sync_write_in(&tx, event, subject, field, conflict).map_err(|e| self.sql(e))?;
+        tx.commit().map_err(|e| self.sql(e))?;
+        Ok(write)
     }
 
     /// The newest row of the graph's own event table (`events`, entity news), 0 when empty.
@@ -785,6 +659,179 @@ impl Graph {
         })
         .map(|n| n.max(0) as u64)
     }
+}
+
+/// Records `changes` in `tx` as `device`'s events, in order, each with its fields put in force.
+fn record_in(
+    tx: &Connection,
+    device: &str,
+    changes: Vec<(GraphChange, DateTime<Utc>)>,
+) -> rusqlite::Result<Vec<GraphEvent>> {
+    // Numbered on from this device's count of events: ids are unique per device and time.
+    let mut n: i64 = tx.query_row(
+        "SELECT COUNT(*) FROM sync_events WHERE device = ?1",
+        [device],
+        |r| r.get(0),
+    )?;
+    let mut out = Vec::with_capacity(changes.len());
+    for (change, at) in changes {
+        let at = if change.records_how_it_was_made() {
+            at
+        } else {
+            after_writes_in_force(tx, &change, at)?
+        };
+        let event = GraphEvent {
+            event_id: format!("ev_{:016x}_{device}_{n}", at.timestamp_micros()),
+            device: device.to_owned(),
+            at,
+            change,
+        };
+        n += 1;
+        let body = event
+            .to_line()
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        store_event_in(tx, &event, &body, None)?;
+        for (subject, field) in fields_of(&event.change) {
+            sync_write_in(tx, &event, &subject, &field, None)?;
+        }
+        out.push(event);
+    }
+    Ok(out)
+}
+
+/// `at`, or just after the newest write in force on a field `change` sets, when that write is
+/// later. A change made here after another device's arrived was made knowing it, however far
+/// ahead that machine's clock runs: it must be the later one, here and everywhere. With the wall
+/// clock alone it lost to the arrived write on every other device and stood on this one, and the
+/// devices drifted apart (a Lamport clock per field).
+fn after_writes_in_force(
+    c: &Connection,
+    change: &GraphChange,
+    at: DateTime<Utc>,
+) -> rusqlite::Result<DateTime<Utc>> {
+    let mut latest = at;
+    for (subject, field) in fields_of(change) {
+        let in_force: Option<String> = c
+            .query_row(
+                "SELECT at FROM sync_clocks WHERE subject = ?1 AND field = ?2",
+                params![subject, field],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(t) = crate::graph::entities::parse_ts(in_force)
+            && t >= latest
+        {
+            latest = t + chrono::Duration::microseconds(1);
+        }
+    }
+    Ok(latest)
+}
+
+/// Keeps an event (`body` is its line); false when it was kept already.
+fn store_event_in(
+    c: &Connection,
+    event: &GraphEvent,
+    body: &str,
+    arrived_at: Option<DateTime<Utc>>,
+) -> rusqlite::Result<bool> {
+    let n = c.execute(
+        "INSERT OR IGNORE INTO sync_events (event_id, device, at, kind, body, arrived_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            event.event_id,
+            event.device,
+            ts(event.at),
+            event.change.kind(),
+            body,
+            arrived_at.map(ts)
+        ],
+    )?;
+    Ok(n == 1)
+}
+
+fn sync_write_in(
+    tx: &Connection,
+    event: &GraphEvent,
+    subject: &str,
+    field: &str,
+    conflict: Option<(&str, &str)>,
+) -> rusqlite::Result<Write> {
+    let current: Option<Clock> = tx
+        .query_row(
+            "SELECT at, device, event_id FROM sync_clocks WHERE subject = ?1 AND field = ?2",
+            params![subject, field],
+            |r| {
+                Ok(Clock {
+                    at: r.get(0)?,
+                    device: r.get(1)?,
+                    event_id: r.get(2)?,
+                })
+            },
+        )
+        .optional()?;
+    let at = ts(event.at);
+    // The same event again (a sync that died after the clock and before the field) applies
+    // again: writing a field to the value it has is harmless, skipping it is not.
+    let newer = match &current {
+        None => true,
+        Some(c) => {
+            (at.as_str(), event.device.as_str(), event.event_id.as_str())
+                >= (c.at.as_str(), c.device.as_str(), c.event_id.as_str())
+        }
+    };
+    if let (Some(c), Some((incoming, in_force))) = (&current, conflict)
+        && c.device != event.device
+        && incoming != in_force
+    {
+        let unsent: bool = tx
+            .query_row(
+                "SELECT exported = 0 AND arrived_at IS NULL FROM sync_events
+                 WHERE event_id = ?1",
+                [&c.event_id],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(false);
+        if unsent {
+            let (kept, kept_v, lost, lost_v) = if newer {
+                (&event.event_id, incoming, &c.event_id, in_force)
+            } else {
+                (&c.event_id, in_force, &event.event_id, incoming)
+            };
+            let (kept_d, lost_d) = if newer {
+                (&event.device, &c.device)
+            } else {
+                (&c.device, &event.device)
+            };
+            tx.execute(
+                "INSERT OR IGNORE INTO sync_conflicts (subject, field, kept_event, kept_device,
+                     kept_value, lost_event, lost_device, lost_value, found_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    subject,
+                    field,
+                    kept,
+                    kept_d,
+                    kept_v,
+                    lost,
+                    lost_d,
+                    lost_v,
+                    ts(crate::base::clock::now())
+                ],
+            )?;
+        }
+    }
+    if !newer {
+        return Ok(Write::Stale);
+    }
+    tx.execute(
+        "INSERT INTO sync_clocks (subject, field, at, device, event_id)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (subject, field) DO UPDATE
+         SET at = excluded.at, device = excluded.device, event_id = excluded.event_id",
+        params![subject, field, at, event.device, event.event_id],
+    )?;
+    Ok(Write::Apply)
 }
 
 /// The (subject, field) pairs an event writes, each under last-writer-wins.

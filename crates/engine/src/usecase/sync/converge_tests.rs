@@ -598,3 +598,45 @@ fn entities_a_capture_made_travel_with_their_links_to_work_contexts() {
     // Sent once: a second sync sends no change again.
     assert_eq!(sync(&a, &req, t(4)).unwrap().sent_changes, 0);
 }
+
+/// A store whose captures made many entities sends them all on its first sync, in one
+/// transaction per kind of record rather than a commit (an fsync) each; prints the time.
+#[test]
+fn a_first_sync_sends_every_captured_entity_at_once() {
+    let Some((_remote, req, _dirs, a, b)) = super::tests::two_devices() else {
+        return;
+    };
+    let wc = compiler(&a);
+    const N: usize = 1_000;
+    {
+        let g = a.graph();
+        let mut conn = g.conn();
+        let tx = conn.transaction().unwrap();
+        for i in 0..N {
+            let new = NewEntity {
+                kind: "file".into(),
+                canonical_name: format!("src/module_{i}.rs"),
+                aliases: Vec::new(),
+                deadline: None,
+            };
+            let id = crate::graph::entities::create_in(&tx, &new, None, t(1))
+                .unwrap()
+                .unwrap();
+            tx.execute(
+                "INSERT INTO work_context_entities (work_context_id, entity_id) VALUES (?1, ?2)",
+                rusqlite::params![wc.as_str(), id.as_str()],
+            )
+            .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    let began = std::time::Instant::now();
+    let sent = sync(&a, &req, t(2)).unwrap();
+    eprintln!(
+        "first sync of {N} captured entities and their links: {:.2?}",
+        began.elapsed()
+    );
+    assert!(sent.sent_changes >= 2 * N, "{}", sent.sent_changes);
+    sync(&b, &req, t(3)).unwrap();
+    assert_eq!(b.graph().entities(None).unwrap().len(), N);
+}

@@ -645,13 +645,19 @@ fn ensure_graph_known(store: &Store) -> Result<()> {
     // Entities a capture made (and any made before sync) travel as made, with their links to
     // work contexts, which is what a context's view lists: the other devices rebuild the same
     // view. A link is recorded after its entity, so it arrives after it.
-    for e in graph.unrecorded_entities()? {
-        graph.record_change(record::entity_made(&e), made(&e.created_at))?;
-    }
-    for (context, entity) in graph.unrecorded_entity_links()? {
-        let change = GraphChange::EntityLinked { entity, context };
-        graph.record_change(change, crate::base::clock::now())?;
-    }
+    let entities: Vec<(GraphChange, DateTime<Utc>)> = graph
+        .unrecorded_entities()?
+        .iter()
+        .map(|e| (record::entity_made(e), made(&e.created_at)))
+        .collect();
+    graph.record_changes(entities)?;
+    let now = crate::base::clock::now();
+    let links: Vec<(GraphChange, DateTime<Utc>)> = graph
+        .unrecorded_entity_links()?
+        .into_iter()
+        .map(|(context, entity)| (GraphChange::EntityLinked { entity, context }, now))
+        .collect();
+    graph.record_changes(links)?;
     Ok(())
 }
 
