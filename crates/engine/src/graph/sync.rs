@@ -668,13 +668,13 @@ fn record_in(
     changes: Vec<(GraphChange, DateTime<Utc>)>,
 ) -> rusqlite::Result<Vec<GraphEvent>> {
     // Numbered on from this device's count of events: ids are unique per device and time.
-    let mut n: i64 = tx.query_row(
+    let first: i64 = tx.query_row(
         "SELECT COUNT(*) FROM sync_events WHERE device = ?1",
         [device],
         |r| r.get(0),
     )?;
     let mut out = Vec::with_capacity(changes.len());
-    for (change, at) in changes {
+    for ((change, at), n) in changes.into_iter().zip(first..) {
         let at = if change.records_how_it_was_made() {
             at
         } else {
@@ -686,7 +686,6 @@ fn record_in(
             at,
             change,
         };
-        n += 1;
         let body = event
             .to_line()
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
