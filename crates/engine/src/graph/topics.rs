@@ -420,10 +420,10 @@ impl Graph {
             ))?;
             stmt.query_map([], topic_row)?.collect()
         })?;
-        // Sorted by name then id, a Topic whose name the one before it has (any case) is the
-        // larger id of the two.
+        // Sorted by name then id, a Topic whose name the one before it has is the larger id of
+        // the two; names compare as SQLite's NOCASE does (ASCII letters only), as in `topic`.
         for i in (1..topics.len()).rev() {
-            if topics[i].name.to_lowercase() == topics[i - 1].name.to_lowercase() {
+            if topics[i].name.eq_ignore_ascii_case(&topics[i - 1].name) {
                 topics[i].name = told_apart(&topics[i].name, &topics[i].topic_id);
             }
         }
