@@ -240,7 +240,39 @@ fn push_sentence(out: &mut Vec<String>, s: &str) {
     }
 }
 
-/// Sentences we never report: too long to be one item, mostly code, or the agent narrating.
+/// The levels a log line starts with.
+const LOG_LEVELS: &[&str] = &[
+    "error", "warning", "warn", "info", "debug", "trace", "fatal", "panic", "notice",
+];
+
+/// A line a program printed rather than a person or an agent wrote: a log line (a level and a
+/// colon, after at most a time or a count: "26.57 warning: build failed, waiting for other
+/// jobs…"), or a label with a bare number ("Batch size: 5"). Status and log lines are neither
+/// questions nor decisions (`tests/detect/DEFINITIONS.md`); their words ("waiting", "should")
+/// are not the person's.
+fn printed_by_a_program(sentence: &str) -> bool {
+    let mut words = sentence
+        .split_whitespace()
+        .skip_while(|w| w.chars().all(|c| !c.is_alphabetic()));
+    let is_log = words.next().is_some_and(|w| {
+        let w = w.to_ascii_lowercase();
+        let level = w.trim_start_matches('[');
+        LOG_LEVELS.iter().any(|l| {
+            level
+                .strip_prefix(l)
+                .is_some_and(|rest| rest.starts_with(':') || rest.starts_with(']'))
+        })
+    });
+    let bare_number = sentence.split_once(':').is_some_and(|(label, value)| {
+        label.split_whitespace().count() <= 4
+            && value.chars().any(|c| c.is_ascii_digit())
+            && !value.chars().any(char::is_alphabetic)
+    });
+    is_log || bare_number
+}
+
+/// Sentences we never report: too long to be one item, mostly code, a program's output, or the
+/// agent narrating.
 fn unusable(sentence: &str, speaker: Speaker) -> bool {
     let len = sentence.chars().count();
     // Headings ("Pending Tasks:") introduce items rather than being one.
@@ -267,7 +299,7 @@ fn unusable(sentence: &str, speaker: Speaker) -> bool {
         // People type "=>" as an arrow in prose ("Deutsch => Ottie"); from an agent it is code.
         || (speaker == Speaker::Assistant && sentence.contains("=>"))
         || sentence.contains("();");
-    if code {
+    if code || printed_by_a_program(sentence) {
         return true;
     }
     let lower = sentence.to_ascii_lowercase();

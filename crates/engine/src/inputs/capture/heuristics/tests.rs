@@ -49,6 +49,24 @@ fn agent_hand_offs_narration_code_and_headings_are_not_items() {
 }
 
 #[test]
+fn what_a_program_printed_is_not_an_item_even_pasted_by_the_person() {
+    // A pasted build log: "waiting" and "should" are the compiler's words, not the person's.
+    check(
+        "3.12 error: could not compile `core` (lib) due to 2 previous errors\n3.12 warning: build failed, waiting for other jobs to finish...\n[WARN] retry should succeed after the lock is released\nBatch size: 5\nPending retries: 3 / 7",
+        Speaker::User,
+        expect![[""]],
+    );
+    // A label with words after it is prose, and stays one.
+    check(
+        "Open point: we still need to confirm the batch size with the vendor.",
+        Speaker::User,
+        expect![[r#"
+            Q Open point: we still need to confirm the batch size with the vendor.
+        "#]],
+    );
+}
+
+#[test]
 fn sentences_skip_code_and_split_lists() {
     let s = sentences(
         "First point here. Second one!\n- a list item that is long\n```\ncode line that is long\n```\n> quoted text that is long",
