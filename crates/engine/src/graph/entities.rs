@@ -579,6 +579,28 @@ impl Graph {
         })
     }
 
+    /// Gives entity `from` the id `to` (sync: two devices merged one pair in opposite
+    /// directions, and the pair keeps the smaller id everywhere): a copy under `to`, then `from`
+    /// merged into it, so its aliases, links, mentions, edges and history follow.
+    pub(crate) fn rekey_entity(&self, from: &str, to: &str, now: DateTime<Utc>) -> Result<()> {
+        let made = self.with_conn_result(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO entities
+                     (entity_id, kind, canonical_name, deadline, created_at, updated_at)
+                 SELECT ?2, kind, canonical_name, deadline, created_at, ?3
+                 FROM entities WHERE entity_id = ?1",
+                params![from, to, ts(now)],
+            )
+        })?;
+        if made == 0 && self.entity(to).is_err() {
+            return Err(Error::NotFound {
+                what: "entity",
+                id: from.to_owned(),
+            });
+        }
+        self.merge_entities(to, from, now).map(|_| ())
+    }
+
     /// Merges `absorb` into `keep`: the absorbed entity's name and aliases become aliases of
     /// `keep`, and its links, mentions, edges and provenance move over; then it is removed. The
     /// merge is recorded as provenance of `keep`, so it can be traced.

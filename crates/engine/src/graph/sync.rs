@@ -554,6 +554,44 @@ impl Graph {
         .map(|r| r.is_some())
     }
 
+    /// The value in force for one field of an entity (`canonical_name`, `kind`, `deadline`), as
+    /// the event that wrote it says; `None` when no event wrote it. Events keep what a merge
+    /// removed from the graph, so a device can give an entity back the fields another device
+    /// kept for it.
+    pub(crate) fn entity_field_in_force(
+        &self,
+        entity: &str,
+        field: &str,
+    ) -> Result<Option<serde_json::Value>> {
+        let body: Option<String> = self.with_conn_result(|c| {
+            c.query_row(
+                "SELECT e.body FROM sync_clocks k JOIN sync_events e ON e.event_id = k.event_id
+                 WHERE k.subject = ?1 AND k.field = ?2",
+                params![entity, field],
+                |r| r.get(0),
+            )
+            .optional()
+        })?;
+        let Some(event) = body.and_then(|b| serde_json::from_str::<GraphEvent>(&b).ok()) else {
+            return Ok(None);
+        };
+        Ok(match event.change {
+            GraphChange::EntityKnown {
+                name,
+                entity_kind,
+                deadline,
+                ..
+            } => match field {
+                "canonical_name" => Some(name.into()),
+                "kind" => Some(entity_kind.into()),
+                "deadline" => Some(deadline.map_or(serde_json::Value::Null, Into::into)),
+                _ => None,
+            },
+            GraphChange::EntitySet { mut set, .. } => set.remove(field),
+            _ => None,
+        })
+    }
+
     /// The conflicts sync found, newest first.
     pub fn sync_conflicts(&self) -> Result<Vec<SyncConflict>> {
         self.with_conn_result(|c| {

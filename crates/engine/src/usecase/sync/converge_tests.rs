@@ -422,6 +422,36 @@ fn merges_of_merged_entities_end_in_one_entity_on_every_device() {
         "{:?}",
         kept.aliases
     );
+
+    // Offline, each device merges one pair the other way round: a keeps the larger id, b the
+    // smaller; both end with the smaller, whichever device syncs first.
+    for first_a in [true, false] {
+        let suffix = if first_a { "one" } else { "two" };
+        let [small, large] = [format!("Alpha {suffix}"), format!("Beta {suffix}")]
+            .map(|name| entity(&a, &name, "component", t(20)));
+        sync(&a, &req, t(21)).unwrap();
+        sync(&b, &req, t(22)).unwrap();
+        usecase::merge_entities(&a, &large, &small, t(23)).unwrap();
+        usecase::merge_entities(&b, &small, &large, t(24)).unwrap();
+        let order = if first_a {
+            [(&a, 25), (&b, 26), (&a, 27)]
+        } else {
+            [(&b, 25), (&a, 26), (&b, 27)]
+        };
+        for (store, at) in order {
+            sync(store, &req, t(at)).unwrap();
+        }
+        assert_eq!(graph_state(&a), graph_state(&b), "{suffix}");
+        for store in [&a, &b] {
+            assert!(store.graph().entity(large.as_str()).is_err(), "{suffix}");
+            let pair = store.graph().entity(small.as_str()).unwrap();
+            assert!(
+                pair.aliases.iter().any(|n| n.starts_with("Beta")),
+                "{suffix}: {:?}",
+                pair.aliases
+            );
+        }
+    }
 }
 
 #[test]

@@ -109,13 +109,20 @@ pub(super) fn link(
 /// Two entities merged on another device. Either may have been merged away here since, as
 /// contexts are: the merge then joins where each went. When what was absorbed already went
 /// elsewhere (two devices merged one entity into two others), the two it went into are one
-/// entity now, and the one with the smaller id keeps the other, in whichever order the merges
-/// arrive, so every device ends with the same entity.
+/// entity now, and the one with the smaller id keeps the other; two devices that merged one pair
+/// in opposite directions also end with the smaller id. In whichever order the merges arrive,
+/// every device ends with the same entity.
 pub(super) fn merge(graph: &Graph, ev: &GraphEvent, keep: &str, absorb: &str) -> Result<()> {
     graph.sync_write(ev, absorb, "merged_into", None)?;
     let exists = |e: &str| graph.entity(e).is_ok();
     let kept = graph.end_of_merges(keep, exists)?;
     let absorbed = graph.end_of_merges(absorb, exists)?;
+    // The two are one entity here already, kept under another id than this merge keeps: the
+    // other device merged them the other way round. The smaller id keeps the pair on every
+    // device, so the entity here takes that id when it is this merge's.
+    if kept == absorbed && kept != keep && *keep < *kept && exists(&kept) && !exists(keep) {
+        return take_the_id_that_keeps(graph, &kept, keep, ev);
+    }
     let (keep, absorb) = if absorbed != absorb && absorbed > kept {
         (kept, absorbed)
     } else if absorbed != absorb {
@@ -127,6 +134,31 @@ pub(super) fn merge(graph: &Graph, ev: &GraphEvent, keep: &str, absorb: &str) ->
         graph.merge_entities(&keep, &absorb, ev.at)?;
     }
     Ok(())
+}
+
+/// The pair merged here into `held` takes the id `keep`, and the fields `keep`'s writes in force
+/// give it, as on the device that kept `keep`: its name and kind, and its deadline when it had
+/// one (a merge keeps the absorbed one's deadline otherwise); the name `held` had becomes an
+/// alias.
+fn take_the_id_that_keeps(graph: &Graph, held: &str, keep: &str, ev: &GraphEvent) -> Result<()> {
+    let before = graph.entity(held)?;
+    graph.rekey_entity(held, keep, ev.at)?;
+    let in_force = |field| graph.entity_field_in_force(keep, field);
+    let mut edit = EntityEdit::default();
+    if let Some(serde_json::Value::String(name)) = in_force("canonical_name")?
+        && name != before.canonical_name
+    {
+        edit.remove_aliases.push(name.clone());
+        edit.add_aliases.push(before.canonical_name.clone());
+        edit.canonical_name = Some(name);
+    }
+    if let Some(serde_json::Value::String(kind)) = in_force("kind")? {
+        edit.kind = Some(kind);
+    }
+    if let Some(serde_json::Value::String(deadline)) = in_force("deadline")? {
+        edit.deadline = Some(Some(deadline));
+    }
+    edit_quietly(graph, keep, &edit, ev.at)
 }
 
 fn value_of(entity: Option<&Entity>, field: &str) -> String {
