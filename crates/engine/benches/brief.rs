@@ -450,6 +450,18 @@ fn bench(c: &mut Criterion) {
                 .collect();
             let (w50, w99) = percentiles(per_context);
             eprintln!("the card counted ahead (what a capture adds): p50 {w50:.2?}, p99 {w99:.2?}");
+            // A first run captures contexts whose last session ended long ago: nothing to count.
+            let idle: Vec<Duration> = (ACTIVE_CONTEXTS..ACTIVE_CONTEXTS + 500)
+                .map(|i| {
+                    let started = Instant::now();
+                    elnor_engine::warm_last_session(&store, &wc(i), now()).unwrap();
+                    started.elapsed()
+                })
+                .collect();
+            let (i50, i99) = percentiles(idle);
+            eprintln!(
+                "the same for a context with no recent session: p50 {i50:.2?}, p99 {i99:.2?}"
+            );
             let (p50, p99) = percentiles(process_times(&bin, dir.path(), 100, || {}));
             eprintln!(
                 "process `elnor brief --format claude-code`: p50 {p50:.2?}, p99 {p99:.2?} (goal ≤ 50 ms) [{}]",

@@ -185,6 +185,12 @@ impl<'a> Quoted<'a> {
     }
 }
 
+/// Whether `place` has a latest session the card would quote for `req`: one query, before the
+/// work of a card.
+pub(super) fn has_latest(store: &Store, place: &Place, req: &BriefRequest) -> Result<bool> {
+    Ok(latest_session(store, place, req)?.is_some())
+}
+
 /// Counts the card's candidate lines for every room it can have, as [`draft`] would quote
 /// them for `req`, and keeps the counts for the briefs to come. Returns how many lines were
 /// counted.

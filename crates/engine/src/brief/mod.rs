@@ -583,6 +583,10 @@ pub fn warm_last_session(store: &Store, wc: &WorkContextId, now: DateTime<Utc>) 
     let mut req = BriefRequest::new(asked_at, asked_at.date_naive(), Delivery::Preview);
     req.work_context_id = Some(wc.clone());
     let view = constellation::view(store, wc, asked_at)?.constellation;
+    // Most contexts a first run captures ended long ago: nothing to count for them.
+    if !last_session::has_latest(store, &last_session::Place::Context(&view), &req)? {
+        return Ok(0);
+    }
     let choice = ContextChoice {
         work_context_id: wc.clone(),
         name: String::new(),
