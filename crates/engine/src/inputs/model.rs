@@ -878,6 +878,49 @@ pub fn test_connection(endpoint: &Endpoint, api_key: Option<&str>) -> Result<Str
     Ok(text.trim().chars().take(TEST_REPLY_CHARS).collect())
 }
 
+/// Writes one call's `outcome` to the ledger for `purpose` (`capture`, `search`). A ledger
+/// write that fails must not turn a good reply into a fallback; the guard reads the same table
+/// and refuses when it cannot, so the failure cannot hide spending.
+pub(crate) fn record_call(
+    graph: &crate::graph::Graph,
+    config: &crate::base::config::ContinuityConfig,
+    purpose: &str,
+    outcome: &str,
+    now: DateTime<Utc>,
+) {
+    let _ = graph.with_conn_result(|c| {
+        SpendGuard::record(c, now, config.synthesis_provider, purpose, outcome)
+    });
+}
+
+/// The key a call to the synthesis model may use (none for a provider that takes none), once the
+/// spend guard allows the call; `Err` says why not, and a refusal by the guard is written to the
+/// ledger.
+pub(crate) fn cleared_key(
+    graph: &crate::graph::Graph,
+    secrets: &dyn crate::base::secrets::SecretStore,
+    config: &crate::base::config::ContinuityConfig,
+    purpose: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, String> {
+    let key = if config.synthesis_provider.takes_key() {
+        secrets
+            .get(crate::base::secrets::SYNTHESIS_API_KEY)
+            .map_err(|e| format!("API key unavailable: {e}"))?
+    } else {
+        None
+    };
+    let guard = SpendGuard::from_config(config);
+    if let Err(refused) = graph
+        .with_conn_result(|c| Ok(guard.check(c, now)))
+        .map_err(|e| e.to_string())?
+    {
+        record_call(graph, config, purpose, OUTCOME_REFUSED_SPEND_LIMIT, now);
+        return Err(refused.reason());
+    }
+    Ok(key)
+}
+
 /// The `model_calls.outcome` of a call the spend guard refused. Such rows are kept for the
 /// person to audit but do not count against the limits, or one refusal would extend itself.
 pub const OUTCOME_REFUSED_SPEND_LIMIT: &str = "refused_spend_limit";

@@ -8,9 +8,9 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::base::secrets::{SYNTHESIS_API_KEY, SecretStore};
+use crate::base::secrets::SecretStore;
 use crate::graph::store::Store;
-use crate::inputs::model::{self, ChatMessage, Endpoint, SpendGuard};
+use crate::inputs::model::{self, ChatMessage, Endpoint};
 use crate::views::search::{Citation, Hit, Synthesis};
 
 /// The instructions the model answers under.
@@ -81,27 +81,8 @@ pub(crate) fn answer(
             )
         });
     }
-    let key = if config.synthesis_provider.takes_key() {
-        secrets
-            .get(SYNTHESIS_API_KEY)
-            .map_err(|e| format!("API key unavailable: {e}"))?
-    } else {
-        None
-    };
-    let guard = SpendGuard::from_config(&config);
     let graph = store.graph();
-    let ledger = |outcome: &str| {
-        let _ = graph.with_conn_result(|c| {
-            SpendGuard::record(c, now, config.synthesis_provider, "search", outcome)
-        });
-    };
-    if let Err(refused) = graph
-        .with_conn_result(|c| Ok(guard.check(c, now)))
-        .map_err(|e| e.to_string())?
-    {
-        ledger(model::OUTCOME_REFUSED_SPEND_LIMIT);
-        return Err(refused.reason());
-    }
+    let key = model::cleared_key(graph, secrets, &config, "search", now)?;
     let results: String = sent
         .iter()
         .map(|h| {
@@ -116,10 +97,11 @@ pub(crate) fn answer(
         ChatMessage::user(format!("Question: {query}\n\nResults:\n{results}")),
     ];
     let reply = model::chat(&endpoint, key.as_deref(), &messages);
-    ledger(match &reply {
+    let outcome = match &reply {
         Ok(_) => model::OUTCOME_OK,
         Err(f) => f.code(),
-    });
+    };
+    model::record_call(graph, &config, "search", outcome, now);
     let text = reply.map_err(|f| f.reason())?;
     let given: Vec<&str> = sent.iter().map(|h| h.doc_id.as_str()).collect();
     let mut synthesis = check(&text, &given)?;

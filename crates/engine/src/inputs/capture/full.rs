@@ -7,9 +7,9 @@ use chrono::{DateTime, Utc};
 use super::WindowTurn;
 use super::heuristics::Speaker;
 use crate::base::config::ContinuityConfig;
-use crate::base::secrets::{SYNTHESIS_API_KEY, SecretStore};
+use crate::base::secrets::SecretStore;
 use crate::graph::store::Store;
-use crate::inputs::model::{self, Endpoint, ModelFailure, SpendGuard, SynthesisReply};
+use crate::inputs::model::{self, Endpoint, ModelFailure, SynthesisReply};
 
 /// The input's bound (CSA §5.4: "bounded to ~2,000 tokens").
 pub const MAX_INPUT_TOKENS: usize = 2000;
@@ -86,15 +86,15 @@ pub(crate) fn enrich(
     local_only: bool,
     now: DateTime<Utc>,
 ) -> (Result<SynthesisReply, String>, Option<ModelExchange>) {
-    let ledger = |outcome: &str| {
-        // A ledger write that fails must not turn a good reply into a fallback; the guard reads
-        // the same table and refuses when it cannot, so the failure cannot hide spending.
-        let _ = store.graph().with_conn_result(|c| {
-            SpendGuard::record(c, now, config.synthesis_provider, "capture", outcome)
-        });
+    let endpoint = match Endpoint::from_config(config) {
+        Ok(e) if local_only && !e.is_local() => {
+            return (Err(ModelFailure::NotLocal.reason()), None);
+        }
+        Ok(e) => e,
+        Err(f) => return (Err(f.reason()), None),
     };
-    let (endpoint, key) = match cleared(store, secrets, config, local_only, now, &ledger) {
-        Ok(ready) => ready,
+    let key = match model::cleared_key(store.graph(), secrets, config, "capture", now) {
+        Ok(key) => key,
         Err(reason) => return (Err(reason), None),
     };
     let conversation = bounded_conversation(window);
@@ -105,10 +105,11 @@ pub(crate) fn enrich(
         input: crate::base::redact::redact(&conversation).into_owned(),
         answer,
     };
-    ledger(match &result {
+    let outcome = match &result {
         Ok(_) => model::OUTCOME_OK,
         Err(f) => f.code(),
-    });
+    };
+    model::record_call(store.graph(), config, "capture", outcome, now);
     let reply = match result {
         Ok(reply) if reply.session_summary.is_none() => {
             Err("the model found nothing meaningful to summarise".to_owned())
@@ -117,37 +118,4 @@ pub(crate) fn enrich(
         Err(f) => Err(f.reason()),
     };
     (reply, Some(exchange))
-}
-
-/// The endpoint and key a call may use, once the local-only rule and the spend guard allow it;
-/// `Err` says why not (a refusal by the guard is written to the ledger).
-fn cleared(
-    store: &Store,
-    secrets: &dyn SecretStore,
-    config: &ContinuityConfig,
-    local_only: bool,
-    now: DateTime<Utc>,
-    ledger: &dyn Fn(&str),
-) -> Result<(Endpoint, Option<String>), String> {
-    let endpoint = Endpoint::from_config(config).map_err(|f| f.reason())?;
-    if local_only && !endpoint.is_local() {
-        return Err(ModelFailure::NotLocal.reason());
-    }
-    let key = if config.synthesis_provider.takes_key() {
-        secrets
-            .get(SYNTHESIS_API_KEY)
-            .map_err(|e| format!("API key unavailable: {e}"))?
-    } else {
-        None
-    };
-    let guard = SpendGuard::from_config(config);
-    if let Err(refused) = store
-        .graph()
-        .with_conn_result(|c| Ok(guard.check(c, now)))
-        .map_err(|e| e.to_string())?
-    {
-        ledger(model::OUTCOME_REFUSED_SPEND_LIMIT);
-        return Err(refused.reason());
-    }
-    Ok((endpoint, key))
 }
