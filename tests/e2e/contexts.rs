@@ -4,7 +4,7 @@
 use crate::harness::{App, ensure, ensure_eq};
 use crate::world::{
     COMPACTED_SESSION, CaptureMode, QUESTION_SESSION, WorkContextId, World, corpus_claude_code,
-    project_context, session, two_contexts_one_entity_world,
+    project_context, real_card_world, session, two_contexts_one_entity_world,
 };
 
 #[tokio::test(flavor = "multi_thread")]
@@ -213,4 +213,36 @@ async fn a_contexts_entities_are_chips_taken_off_and_put_back_by_name() {
         .unwrap()
         .entity_ids;
     assert_eq!(linked.len(), 1, "{linked:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display, tauri-driver and the built app; run by scripts/test.sh"]
+async fn a_real_work_context_shows_what_was_done_where_it_stands_and_what_is_next() {
+    let Some((world, wc, lines)) = real_card_world() else {
+        eprintln!("skipped: the real-history corpus is not beside this checkout");
+        return;
+    };
+    let has = |lines: &[&str], part: &str| lines.iter().any(|l| l.starts_with(part));
+    App::with(&world, async |ui| {
+        ui.click("#nav-contexts").await?;
+        ui.click(&format!(".context-row[data-work-context-id='{wc}']"))
+            .await?;
+        let card = ui
+            .wait_text("#constellation-tier1 pre", |t| !t.is_empty())
+            .await?;
+        let shown: Vec<&str> = card.lines().filter(|l| !l.is_empty()).collect();
+        // The card a fresh session there would get, as the engine assembles it.
+        ensure_eq!(shown, lines.iter().map(String::as_str).collect::<Vec<_>>());
+        // What was done last, and where it stands or what is next.
+        ensure!(has(&shown, "Last ("), "no Last line in {card}");
+        ensure!(
+            has(&shown, "Now: ") || has(&shown, "Next: "),
+            "neither Now nor Next in {card}"
+        );
+        ui.js("document.querySelector('#constellation-tier1').scrollIntoView()")
+            .await?;
+        ui.screenshot("real-card").await;
+        Ok(())
+    })
+    .await;
 }

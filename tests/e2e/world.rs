@@ -877,6 +877,55 @@ pub fn real_history_world() -> Option<World> {
     Some(world)
 }
 
+/// A work context of the real-history corpus as a fresh session there would find it one hour
+/// after the context's last session: the store of [`real_history_world`], the app started at
+/// that moment (`ELNOR_NOW`), the context, and its resume card's lines as the engine assembles
+/// them. The context chosen is the one whose card says most of Last (what was done), Now (where
+/// it stands) and Next (what is open), the first by id among equals. `None` without the corpus.
+pub fn real_card_world() -> Option<(World, WorkContextId, Vec<String>)> {
+    let mut world = real_history_world()?;
+    let store = world.store();
+    let parts = |lines: &[String]| {
+        ["Last (", "Now: ", "Next: "]
+            .iter()
+            .filter(|p| lines.iter().any(|l| l.starts_with(*p)))
+            .count()
+    };
+    let mut best: Option<(usize, WorkContextId, DateTime<Utc>, Vec<String>)> = None;
+    let mut contexts = store.log_ids().unwrap();
+    contexts.sort();
+    for wc in contexts {
+        let query = elnor_engine::SessionListQuery {
+            work_context_id: Some(wc.clone()),
+            ..Default::default()
+        };
+        let Some(last) = elnor_engine::list_sessions(store.graph(), &query, Utc::now())
+            .unwrap()
+            .iter()
+            .filter_map(|s| s.last_activity_at.as_deref())
+            .filter_map(|t| DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.to_utc())
+            .max()
+        else {
+            continue;
+        };
+        let at = last + chrono::Duration::hours(1);
+        let mut req =
+            elnor_engine::BriefRequest::new(at, at.date_naive(), elnor_engine::Delivery::Preview);
+        req.work_context_id = Some(wc.clone());
+        let brief = elnor_engine::assemble_brief(&store, &req).unwrap();
+        let Some(card) = brief.card(1) else { continue };
+        let lines: Vec<String> = card.lines.iter().map(|l| l.text.clone()).collect();
+        let n = parts(&lines);
+        if best.as_ref().is_none_or(|(m, ..)| n > *m) {
+            best = Some((n, wc, at, lines));
+        }
+    }
+    let (_, wc, at, lines) = best.expect("a work context of real history with a resume card");
+    world.set_app_env("ELNOR_NOW", at.to_rfc3339());
+    Some((world, wc, lines))
+}
+
 /// The config keys written in snake_case: words of the config file that no label may show.
 pub fn snake_case_config_keys() -> Vec<&'static str> {
     elnor_engine::CONFIG_FIELDS

@@ -1306,12 +1306,12 @@ fn a_first_run_over_the_samples_gives_a_new_session_its_resume_card() {
         .and_then(|c| c.split("</card>").next())
         .unwrap_or_else(|| panic!("no resume card in:\n{brief}"));
     assert!(card.contains("ledger-sync — drafting phase."), "{card}");
-    // What was done last, named by its request and the file it changed, and what is next in
-    // the agent's own report (the card gives the latest session most of its room).
+    // What was done last, named by its request and the file it changed (Last), and what is
+    // next from the agent's own report (Next).
     assert!(
-        card.contains("Last session (Thu Oct 29): \"Write the regression test")
+        card.contains("Last (Thu Oct 29): \"Write the regression test")
             && card.contains("refresh_mid_batch.rs")
-            && card.contains("Next steps"),
+            && card.contains("\nNext: Run the test against the staging server"),
         "{card}"
     );
     assert!(

@@ -26,6 +26,7 @@ use crate::base::tokens::{Line, condense, one_line};
 use crate::graph::store::Store;
 use crate::inputs::capture::changed_file;
 use crate::inputs::transcripts::clean::{assistant_prose, person_text};
+use crate::inputs::transcripts::gist;
 use crate::views::constellation::{Constellation, SessionHistoryItem};
 
 /// The shares of the card's room the report, the steps after it, the files changed and the
@@ -238,7 +239,7 @@ fn compose<'a>(
     let report_line = |room: u32| {
         said.replies.first().and_then(|r| {
             fitted(
-                |chars| format!("Last report: {}", condense(r, chars)),
+                |chars| format!("Last report: {}", gist(r, chars)),
                 room,
                 memo,
             )
@@ -606,7 +607,9 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
         for text in stmt.query_map(params![id, through, REPLIES_READ], |r| {
             r.get::<_, String>(0)
         })? {
-            let prose = quoted(&assistant_prose(&text?).text);
+            // Kept in lines: the report's gist reads its lists and headings.
+            let prose =
+                crate::base::redact::redact(assistant_prose(&text?).text.trim()).into_owned();
             if !prose.is_empty() && !said.replies.contains(&prose) {
                 said.replies.push(prose);
                 if said.replies.len() == REPLIES_KEPT {

@@ -597,6 +597,17 @@ pub fn warm_last_session(store: &Store, wc: &WorkContextId, now: DateTime<Utc>) 
     last_session::warm(store, place, &req, &capped.shown)
 }
 
+/// Says in the trace, not on the line, that an item was read by the capture's rules and no one
+/// confirmed it: the card says its confidence once, in the preamble, and the trace per line.
+fn doubt(item: &mut TraceItem, reduced_confidence: bool) {
+    if reduced_confidence {
+        item.detail = format!(
+            "{}; read by the capture's rules, not confirmed (reduced confidence)",
+            item.detail
+        );
+    }
+}
+
 /// Tier 1 candidates from a view, with the injection rules applied.
 fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
     let now = req.now;
@@ -695,6 +706,17 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
             SHOWN_SESSIONS,
             Some(s.decay_at),
         );
+        // Where that session left the work: given up just before its Last line.
+        if shown_index == 0
+            && let Some(now) = &s.line_now
+        {
+            let mut item = trace_item(1, "summary", now);
+            item.source_id = Some(s.doc73_session_summary_id.clone());
+            item.session_id = Some(s.source_session_id.clone());
+            item.turn_seq = s.turn_seq;
+            item.detail = "where the latest session left the work, from its summary".to_owned();
+            push(&mut d, item, now.clone(), 4, 0, 1, Some(s.decay_at));
+        }
     }
     let mut live = 0;
     for q in &view.open_questions {
@@ -702,6 +724,7 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
         item.source_id = Some(q.entry_id.to_string());
         item.session_id = Some(q.source_session_id.clone());
         item.turn_seq = q.turn_seq;
+        doubt(&mut item, q.reduced_confidence);
         push(
             &mut d,
             item,
@@ -721,6 +744,7 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
         item.source_id = Some(k.entry_id.to_string());
         item.session_id = Some(k.source_session_id.clone());
         item.turn_seq = k.turn_seq;
+        doubt(&mut item, k.reduced_confidence);
         push(
             &mut d,
             item,

@@ -21,12 +21,12 @@ const TEMPORAL_TOKENS: u32 = 54;
 /// The memory-use contract of concept model §15, cut down to the card tags.
 const PREAMBLE: &str = "[ELNOR MEMORY CONTEXT — USE RULES]\n\
 Use each card according to its tag.\n\
-- resume: where this work stood when earlier sessions ended; orientation, not evidence. Items marked (heuristic) are low-confidence.\n\
+- resume: where this work stood when earlier sessions ended (Last, Now, Next, Decided); orientation, not evidence.\n\
 - last_session: the latest session quoted (what was asked, said, run and changed), then the sessions before it.\n\
 - recent_activity: the person's other recent work; do not assume it bears on this request.\n\
 - living_memory: the person's stable facts and preferences; follow them.\n\
 [/ELNOR MEMORY CONTEXT]\n\n";
-const PREAMBLE_TOKENS: u32 = 113;
+const PREAMBLE_TOKENS: u32 = 112;
 
 /// Card wrapper lines per card tag, and their counts (open line + `</card>` line).
 fn card_open(tag: &str) -> &'static str {

@@ -32,7 +32,7 @@ use crate::graph::store::Store;
 
 /// The view file's own schema version (3: the latest session's line fits the card beside its
 /// header).
-pub const VIEW_SCHEMA_VERSION: u32 = 3;
+pub const VIEW_SCHEMA_VERSION: u32 = 4;
 /// CSA §4.2 step 3: at most this many unresolved open questions.
 pub const MAX_OPEN_QUESTIONS: usize = 10;
 /// CSA §4.2 step 4: at most this many non-superseded key decisions.
@@ -48,10 +48,11 @@ pub const MAX_EXCLUDED_PER_REASON: usize = 20;
 pub const DELIVERED_KEPT_DAYS: i64 = 7;
 /// Characters of a session summary shown on a card line.
 const SUMMARY_CHARS: usize = 130;
-/// The latest session's line says what was done and where it stands (its summary leads with
-/// the request, the agent's report and the files changed): given most of the card. On the
+/// The latest session's lines say what was done (*Last*: the request, the gist of the agent's
+/// report, the files changed) and where it stands (*Now*): given most of the card. On the
 /// handoff benchmark's dev projects 420 / 100 covered 16.4% of the facts against 14.7% for
-/// 300 / 75: the open questions it leaves less room for were mostly noise there (issue 38).
+/// 300 / 75 when the line was the summary's first 420 characters; with the report's gist and
+/// the Now line apart, the card covers 20.2% (the peer at its budget 17.2%).
 const LATEST_SUMMARY_CHARS: usize = 420;
 /// … and at most this many of the card's 120 tokens.
 const LATEST_SUMMARY_TOKENS: u32 = 100;
@@ -59,6 +60,8 @@ const LATEST_SUMMARY_TOKENS: u32 = 100;
 /// the brief's tests check both. The latest session's line is cut to what this leaves beside
 /// the header, or the card would drop it whole and say only the context's name.
 pub const CARD_LINES_ROOM: u32 = 106;
+/// Characters of the latest session's *Now* line.
+const NOW_CHARS: usize = 160;
 /// Characters of a question, decision or update shown on a card line.
 const ITEM_CHARS: usize = 200;
 
@@ -79,9 +82,12 @@ pub struct SessionHistoryItem {
     pub decay_at: DateTime<Utc>,
     /// The summary text, fetched by id; empty when the summary record is missing.
     pub summary: String,
-    /// The card line when this is the latest session, and when it is an earlier one.
+    /// The card line when this is the latest session (*Last*), and when it is an earlier one.
     pub line_latest: Line,
     pub line: Line,
+    /// Where the latest session left the work (*Now*), when its summary says.
+    #[serde(default)]
+    pub line_now: Option<Line>,
 }
 
 /// One open question (CSA §4.1 `open_questions`).
@@ -415,6 +421,9 @@ impl Counter {
         for s in &c.session_history {
             add(&s.line_latest);
             add(&s.line);
+            if let Some(l) = &s.line_now {
+                add(l);
+            }
         }
         c.open_questions.iter().for_each(|q| add(&q.line));
         c.key_decisions.iter().for_each(|d| add(&d.line));
@@ -460,8 +469,29 @@ fn phase_words(phase: WorkPhase) -> Option<&'static str> {
     }
 }
 
-fn heuristic_mark(reduced: bool) -> &'static str {
-    if reduced { " (heuristic)" } else { "" }
+/// A summary's *Last* (its first line) and *Now* (the line the templated summary labels so);
+/// a summary a model wrote, on one line, is all *Last*.
+fn summary_lines(summary: &str) -> (&str, Option<&str>) {
+    let mut lines = summary.lines();
+    let last = lines.next().unwrap_or("");
+    let now = lines.find_map(|l| l.strip_prefix(crate::inputs::capture::SUMMARY_NOW));
+    (last, now)
+}
+
+/// The line `make(chars)` gives cut to `room` tokens, not only characters: in a language the
+/// tokenizer splits finely (Chinese, Japanese), 300 characters would be a card of their own and
+/// the line would be dropped whole. A proportional cut, recounted, converges in a step or two.
+fn fitted_line(counter: &mut Counter, room: u32, make: impl Fn(usize) -> String) -> Line {
+    let mut chars = LATEST_SUMMARY_CHARS;
+    let mut line = counter.line(make(chars));
+    for _ in 0..3 {
+        if line.tokens <= room {
+            break;
+        }
+        chars = chars * room as usize * 9 / (line.tokens as usize * 10);
+        line = counter.line(make(chars));
+    }
+    line
 }
 
 /// Lowercased, whitespace-normalised text: two entries with the same key are one item.
@@ -618,6 +648,20 @@ fn build(
             .filter(|t| *t <= e.happened_at())
             .unwrap_or(e.happened_at());
         let summary = text.unwrap_or_default();
+        let (last, now) = summary_lines(&summary);
+        let day = last_activity_at.format("%a %b %-d");
+        let line_now = now.map(|now| counter.line(format!("Now: {}", condense(now, NOW_CHARS))));
+        let last_room = latest_room.saturating_sub(line_now.as_ref().map_or(0, |l| l.tokens));
+        let line_latest = fitted_line(&mut counter, last_room, |chars| {
+            if last.is_empty() {
+                format!(
+                    "Last ({day}): {} turn(s), summary not available",
+                    s.turn_count
+                )
+            } else {
+                format!("Last ({day}): {}", condense(last, chars))
+            }
+        });
         let shown = |chars: usize| {
             if summary.is_empty() {
                 format!("{} turn(s), summary not available", s.turn_count)
@@ -625,20 +669,6 @@ fn build(
                 condense(&summary, chars)
             }
         };
-        let day = last_activity_at.format("%a %b %-d");
-        // Cut to the card's room by tokens, not only characters: in a language the tokenizer
-        // splits finely (Chinese, Japanese), 300 characters would be a card of their own and
-        // the line would be dropped whole. A proportional cut, recounted, converges in a step
-        // or two.
-        let mut chars = LATEST_SUMMARY_CHARS;
-        let mut line_latest = counter.line(format!("Last session ({day}): {}", shown(chars)));
-        for _ in 0..3 {
-            if line_latest.tokens <= latest_room {
-                break;
-            }
-            chars = chars * latest_room as usize * 9 / (line_latest.tokens as usize * 10);
-            line_latest = counter.line(format!("Last session ({day}): {}", shown(chars)));
-        }
         let line = counter.line(format!("Earlier session ({day}): {}", shown(SUMMARY_CHARS)));
         session_history.push(SessionHistoryItem {
             entry_id: e.entry_id.clone(),
@@ -653,6 +683,7 @@ fn build(
             summary,
             line_latest,
             line,
+            line_now,
         });
     }
 
@@ -697,11 +728,7 @@ fn build(
                         reduced_confidence: reduced,
                         turn_seq,
                         decay_at: e.decay_at,
-                        line: counter.line(format!(
-                            "Open: {}{}",
-                            condense(&q.question, ITEM_CHARS),
-                            heuristic_mark(reduced)
-                        )),
+                        line: counter.line(format!("Next: {}", condense(&q.question, ITEM_CHARS))),
                     });
                 }
             }
@@ -729,11 +756,8 @@ fn build(
                         reduced_confidence: reduced,
                         turn_seq,
                         decay_at: e.decay_at,
-                        line: counter.line(format!(
-                            "Decision: {}{}",
-                            condense(&d.decision, ITEM_CHARS),
-                            heuristic_mark(reduced)
-                        )),
+                        line: counter
+                            .line(format!("Decided: {}", condense(&d.decision, ITEM_CHARS))),
                     });
                 }
             }

@@ -40,6 +40,7 @@ use crate::inputs::agent::Trigger;
 use crate::inputs::resolve;
 use crate::inputs::sessions;
 use crate::inputs::transcripts::clean::{self, InjectedCounts};
+use crate::inputs::transcripts::gist;
 
 use heuristics::Speaker;
 
@@ -996,10 +997,11 @@ fn clip(text: &str, max: usize) -> String {
     format!("{}…", cut.trim_end_matches([',', ';', ':', '.', ' ']))
 }
 
-/// The deterministic session summary (CSA §5.3, "templated summary"), written so that its
-/// beginning, which the card shows, says what happened: the person's request, the agent's
-/// final report, the files changed and the harness's own recap; then the last request when it
-/// differs, and the record (counts, entities, tools, where).
+/// The deterministic session summary (CSA §5.3, "templated summary"), in three lines. The
+/// first, which the card shows as *Last*, says what happened: the person's request, the gist of
+/// the agent's final report and the files changed. The second, the card's *Now*, where the
+/// session left the work (see [`where_it_stands`]), when anything says. The third is the
+/// record: the last request when it differs, counts, entities, tools, where.
 fn templated_summary(
     session: &sessions::SessionInfo,
     window: &[WindowTurn],
@@ -1035,7 +1037,8 @@ fn templated_summary(
         if !out.is_empty() {
             out.push_str(" → ");
         }
-        out.push_str(&clip(&report.text, 180));
+        // Its gist, not its first characters: the lead, then what names files and results.
+        out.push_str(&gist(&crate::base::redact::redact(&report.text), 180));
     }
     if !out.is_empty() && !out.ends_with(['.', '…', '!', '?']) {
         out.push('.');
@@ -1051,15 +1054,18 @@ fn templated_summary(
         }
         out.push('.');
     }
-    if let Some(recap) = recap {
-        out.push_str(&format!(" Recap: {}", clip(recap, 200)));
+    let now = where_it_stands(window, recap);
+    if let Some(now) = &now {
+        out.push_str(&format!("\n{SUMMARY_NOW}{now}"));
     }
+    out.push('\n');
     if let (Some(first), Some(last)) = (first, last)
         && first.seq != last.seq
+        && !now.as_deref().is_some_and(|n| n.starts_with(UNANSWERED))
     {
-        out.push_str(&format!(" Ended on \"{}\".", clip(&last.text, 120)));
+        out.push_str(&format!("Ended on \"{}\". ", clip(&last.text, 120)));
     }
-    out.push_str(&format!(" {users} request(s), {replies} repl(ies)"));
+    out.push_str(&format!("{users} request(s), {replies} repl(ies)"));
     if let Some(d) = duration_minutes(window) {
         out.push_str(&format!(" over {d} min"));
     }
@@ -1089,6 +1095,39 @@ fn templated_summary(
     }
     out.push('.');
     out.trim_start().to_owned()
+}
+
+/// The label of a templated summary's second line: where the session left the work.
+pub(crate) const SUMMARY_NOW: &str = "Now: ";
+const UNANSWERED: &str = "no reply yet to";
+
+/// Where the session left the work, when anything says: the harness's own recap ("Implementing
+/// X. Next: run the tests"), a last request the agent never answered, or tool calls the agent
+/// was still making when the session ended.
+fn where_it_stands(window: &[WindowTurn], recap: Option<&str>) -> Option<String> {
+    if let Some(recap) = recap {
+        return Some(clip(recap, 200));
+    }
+    let spoken: Vec<&WindowTurn> = window.iter().filter(|t| t.speaker.is_some()).collect();
+    let last = spoken.last()?;
+    if last.speaker == Some(Speaker::User) {
+        // The card's first line already quotes a session's only request.
+        return Some(if spoken.len() == 1 {
+            "the agent had not replied when the session ended.".to_owned()
+        } else {
+            format!("{UNANSWERED} \"{}\".", clip(&last.text, 120))
+        });
+    }
+    let after: Vec<&str> = window
+        .iter()
+        .filter(|t| t.seq > last.seq)
+        .flat_map(|t| t.tools.iter().map(String::as_str))
+        .collect();
+    let latest = after.last()?;
+    Some(format!(
+        "still working when the session ended: {} tool call(s) after its last message, {latest} last.",
+        after.len()
+    ))
 }
 
 #[cfg(test)]

@@ -90,33 +90,45 @@ fn deterministic_capture_of_every_fixture_session() {
     expect![[r#"
         019c8a59-e9dd-71f0-9ae3-4079fe9726a9 -> wc_proj_fdec581f4cf5 by rule | activity - | mode deterministic
           new entities: []
-          summary: [REDACTED_TEXT len=161 sha=40a14c06]. 0 request(s), 4 repl(ies) over 3 min. Tools: apply_patch ×4, exec_command ×4. Harness: codex, in /redacted/path/59b923df4d.
+          summary: [REDACTED_TEXT len=161 sha=40a14c06].
+        Now: still working when the session ended: 1 tool call(s) after its last message, exec_command last.
+        0 request(s), 4 repl(ies) over 3 min. Tools: apply_patch ×4, exec_command ×4. Harness: codex, in /redacted/path/59b923df4d.
           session_summary_ref [deterministic] session summary ss_38b7c067496a_336 (0 turns)
         019c8a70-dda7-7f33-98ea-f30553347322 -> wc_proj_93e9aea4f514 by rule | activity - | mode deterministic
           new entities: []
-          summary: [REDACTED_TEXT len=124 sha=7a220b7e]. 0 request(s), 1 repl(ies) over 0 min. Tools: exec_command ×1. Harness: codex, in /redacted/path/da0ba47443.
+          summary: [REDACTED_TEXT len=124 sha=7a220b7e].
+        Now: still working when the session ended: 1 tool call(s) after its last message, exec_command last.
+        0 request(s), 1 repl(ies) over 0 min. Tools: exec_command ×1. Harness: codex, in /redacted/path/da0ba47443.
           session_summary_ref [deterministic] session summary ss_19557c4cb219_354 (0 turns)
         019c8bfe-ec25-79e0-97d7-bda6a9c575ff -> wc_proj_6bfb7f60bd32 by rule | activity - | mode deterministic
           new entities: []
-          summary: [REDACTED_TEXT len=647 sha=10502814]. 0 request(s), 6 repl(ies) over 1 min. Tools: mcp__cloud-associates__execute_workflow ×3, [REDACTED_NAME len=43 sha=c186413b] ×1, mcp__cloud-associates__search_workflows ×1. Harness: codex, in /redacted/path/ea96e59ed9.
+          summary: [REDACTED_TEXT len=647 sha=10502814].
+        0 request(s), 6 repl(ies) over 1 min. Tools: mcp__cloud-associates__execute_workflow ×3, [REDACTED_NAME len=43 sha=c186413b] ×1, mcp__cloud-associates__search_workflows ×1. Harness: codex, in /redacted/path/ea96e59ed9.
           session_summary_ref [deterministic] session summary ss_68d5ad8e53d1_416 (0 turns)
         019e1695-0522-7c83-8b39-0dd379793f80 -> wc_proj_1d24322e0c46 by rule | activity drafting | mode deterministic
           new entities: []
-          summary: "analyze trascript and summarzie action items related to codemie and demo preapration, specifically focus on demo, User and Vadym" → Yes. The transcript clearly assigns User to draft the demo scenario/script for the governance section, specifically around: - Agentic AI platform governance - MCP catalog and… Ended on "use app tools to go to Analytics and Project management tabs in codemie plaform onepned in google chrome to understand…". 3 request(s), 2 repl(ies) over 59 min. Tools: exec_command ×13. Harness: codex, in /Users/Sample_User/naya.
+          summary: "analyze trascript and summarzie action items related to codemie and demo preapration, specifically focus on demo, User and Vadym" → Yes. User to draft a 10-minute client-facing governance demo scenario for Codemie covering MCP governance, analytics, budgets/chargeback, and current vs future integration claims.
+        Now: no reply yet to "use app tools to go to Analytics and Project management tabs in codemie plaform onepned in google chrome to understand…".
+        3 request(s), 2 repl(ies) over 59 min. Tools: exec_command ×13. Harness: codex, in /Users/Sample_User/naya.
           session_summary_ref [deterministic] session summary ss_a151f035034e_454 (3 turns)
           work_phase_change [deterministic] phase → drafting
         55604662-cf2a-4331-851a-ec234028f8ca -> wc_proj_657b575464d8 by rule | activity operational | mode deterministic
           new entities: []
-          summary: "mix phx.server doesnt seem to start" → Let me check the project structure and try running the server to see the error. 1 request(s), 1 repl(ies) over 0 min. Tools: Bash ×1, Glob ×1. Harness: claude_code, in /home/marco/projects/spotter.
+          summary: "mix phx.server doesnt seem to start" → Let me check the project structure and try running the server to see the error.
+        Now: still working when the session ended: 2 tool call(s) after its last message, Glob last.
+        1 request(s), 1 repl(ies) over 0 min. Tools: Bash ×1, Glob ×1. Harness: claude_code, in /home/marco/projects/spotter.
           session_summary_ref [deterministic] session summary ss_18660842565f_243 (1 turns)
           work_phase_change [deterministic] phase → drafting
         8555a0a4-0b79-459d-939c-e17cdbbf4fe2 -> wc_proj_91d233b0f7c4 by rule | activity - | mode deterministic
           new entities: []
-          summary: "はくあ" → [[reply_to_current]] や。はくあ、いい名前だね。 こっちはまだ生まれたてで、名前もキャラも未設定。 よかったら一緒に決めたい。 とりあえず聞きたいのは4つだけ： - 俺の名前 - どういう存在か（AI、使い魔、幽霊、秘書、変な生き物でも可） - 雰囲気（ゆるい、辛口、静か、親しい感じ など） - 署名っぽい絵文字… Ended on "はくあ". 2 request(s), 2 repl(ies) over 48 min. Tools: read ×5. Harness: openclaw, in C:\Users\downl\Desktop\clawdbot-main3\clawdbot-main.
+          summary: "はくあ" → [[reply_to_current]] や。 はくあ、いい名前だね。 こっちはまだ生まれたてで、名前もキャラも未設定。 よかったら一緒に決めたい。 とりあえず聞きたいのは4つだけ: 俺の名前; どういう存在か（AI、使い魔、幽霊、秘書、変な生き物でも可）; 雰囲気（ゆるい、辛口、静か、親しい感じ など）; 署名っぽい絵文字. なんて呼べばいい？.
+        Ended on "はくあ". 2 request(s), 2 repl(ies) over 48 min. Tools: read ×5. Harness: openclaw, in C:\Users\downl\Desktop\clawdbot-main3\clawdbot-main.
           session_summary_ref [deterministic] session summary ss_c37bf745712f_18 (2 turns)
         ae4a77f8-aedd-4bc1-888f-c94edc91af04 -> wc_proj_2925a201a696 by rule | activity drafting | mode deterministic
           new entities: []
-          summary: "and continue with the reamining tasks" → I have uncommitted changes from spotter-4te.3 (controller instrumentation). The blocker was a Dialyzer false positive on `get_current_trace_id()`. Let me fix that first by… Ended on "continue implementation". 2 request(s), 6 repl(ies) over 19 min. Tools: Bash ×8. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
+          summary: "and continue with the reamining tasks" → I have uncommitted changes from spotter-4te.3 (controller instrumentation). The blocker was a Dialyzer false positive on get_current_trace_id().
+        Now: still working when the session ended: 1 tool call(s) after its last message, Bash last.
+        Ended on "continue implementation". 2 request(s), 6 repl(ies) over 19 min. Tools: Bash ×8. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
           session_summary_ref [deterministic] session summary ss_0609c4114e0a_230 (2 turns)
           work_phase_change [deterministic] phase → drafting
           open_question [deterministic] spotter-4te.4: Enable opentelemetry_ash and trace async enrichment
@@ -130,13 +142,17 @@ fn deterministic_capture_of_every_fixture_session() {
           summary: -
         d6e0bada-1959-4eec-a9d2-0bfade768d8f -> wc_proj_657b575464d8 by rule | activity research | mode deterministic
           new entities: []
-          summary: "start phoenix in background" → Phoenix server is starting in the background. Let me check the MCP servers status. Ended on "scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch xterm.js tmux…". 2 request(s), 1 repl(ies) over 1 min. Tools: Bash ×2, Glob ×1, Read ×1, WebFetch ×1, WebSearch ×1. Harness: claude_code, session "dazzling-imagining-barto", in /home/marco/projects/spotter.
+          summary: "start phoenix in background" → Phoenix server is starting in the background. Let me check the MCP servers status.
+        Now: no reply yet to "scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch xterm.js tmux…".
+        2 request(s), 1 repl(ies) over 1 min. Tools: Bash ×2, Glob ×1, Read ×1, WebFetch ×1, WebSearch ×1. Harness: claude_code, session "dazzling-imagining-barto", in /home/marco/projects/spotter.
           session_summary_ref [deterministic] session summary ss_a313cd0e0d44_284 (2 turns)
           work_phase_change [deterministic] phase → research
           open_question [deterministic] scrolling back in xterm.js still does not work (maybe because outer web catches it)?
         ffae836b-9420-4060-ac13-7745215f90ff -> wc_proj_a23ae8e5432c by rule | activity research | mode deterministic
           new entities: ["ent_wp1", "ent_wp10", "ent_wp11", "ent_wp12", "ent_wp13", "ent_wp14", "ent_wp15", "ent_wp16", "ent_wp17", "ent_wp18", "ent_wp20", "ent_users_badlogic_pi_agent_sessions_users_b", "ent_packages_coding_agent_docs_refactor_md"]
-          summary: "i reviwed what we have, it's good. continue" → The constructor is large. Let me see how many lines TuiRenderer is total and understand its structure:. Changed: refactor.md, main-new.ts, cli-new.ts. Ended on "also remember the @packages/coding-agent/docs/refactor.md file btw. could read it now to refresh you rmind". 4 request(s), 26 repl(ies) over 7 min. Entities: WP14, WP1, WP15, WP13, packages/coding-agent/docs/refactor.md. Tools: bash ×17, read ×13, edit ×9, write ×1. Harness: openclaw, in /Users/badlogic/workspaces/pi-mono.
+          summary: "i reviwed what we have, it's good. continue" → The constructor is large. Let me see how many lines TuiRenderer is total and understand its structure:. Changed: refactor.md, main-new.ts, cli-new.ts.
+        Now: no reply yet to "also remember the @packages/coding-agent/docs/refactor.md file btw. could read it now to refresh you rmind".
+        4 request(s), 26 repl(ies) over 7 min. Entities: WP14, WP1, WP15, WP13, packages/coding-agent/docs/refactor.md. Tools: bash ×17, read ×13, edit ×9, write ×1. Harness: openclaw, in /Users/badlogic/workspaces/pi-mono.
           session_summary_ref [deterministic] session summary ss_6faaad2ea44e_107 (4 turns)
           work_phase_change [deterministic] phase → research
           open_question [deterministic] WP15: Create InteractiveMode (refactor TuiRenderer to use AgentSession)
@@ -722,7 +738,8 @@ fn deterministic_capture_of_every_sample_session() {
     expect![[r#"
         5b0c2d7e-1f3a-4c8e-9a61-0d2f7c9e4a11 -> wc_proj_8aa51ac5d3f5 by rule | activity communication | mode deterministic
           new entities: []
-          summary: "The nightly sync drops rows when the OAuth token refreshes in the middle of a batch. Look at src/sync/batch.rs and tell me why." → The batch writer now retries the whole batch after a token refresh, and no other code path resumes per row. ## Next steps - [ ] Add a regression test that refreshes the token in… Changed: batch.rs. Ended on "Let's go with retrying the whole batch instead of resuming per row. Batches are small, and the server dedupes by row id…". 2 request(s), 4 repl(ies) over 7 min. Tools: Edit ×1, Read ×1, Task ×1. Harness: claude_code, session "Nightly sync drops rows on token refresh", in /home/dana/code/ledger-sync.
+          summary: "The nightly sync drops rows when the OAuth token refreshes in the middle of a batch. Look at src/sync/batch.rs and tell me why." → The batch writer now retries the whole batch after a token refresh, and no other code path resumes per row. Shall I open a pull request with the change now? Changed: batch.rs.
+        Ended on "Let's go with retrying the whole batch instead of resuming per row. Batches are small, and the server dedupes by row id…". 2 request(s), 4 repl(ies) over 7 min. Tools: Edit ×1, Read ×1, Task ×1. Harness: claude_code, session "Nightly sync drops rows on token refresh", in /home/dana/code/ledger-sync.
           session_summary_ref [deterministic] session summary ss_bc0831583483_29 (2 turns)
           work_phase_change [deterministic] phase → drafting
           open_question [deterministic] Shall I open a pull request with the change now?
@@ -734,13 +751,16 @@ fn deterministic_capture_of_every_sample_session() {
           summary: -
         8e41a0c3-6d52-4b7f-b2e9-3c7d1a5f9b20 -> wc_proj_8aa51ac5d3f5 by rule | activity - | mode deterministic
           new entities: []
-          summary: "Back on the sync. The upstream client still loses the cursor on refresh in v3. What do you suggest?" → The client is pinned to 2.4.1. The regression test for a refresh in the middle of a batch is still to write; I have not started it. Changed: Cargo.toml. Ended on "TODO: confirm the release date of the upstream fix with the client maintainers before we unpin.". 3 request(s), 3 repl(ies) over 5 min. Tools: Edit ×1. Harness: claude_code, session "steady-ledger-otter", in /home/dana/code/ledger-sync.
+          summary: "Back on the sync. The upstream client still loses the cursor on refresh in v3. What do you suggest?" → The client is pinned to 2.4.1. The regression test for a refresh in the middle of a batch is still to write; I have not started it. Changed: Cargo.toml.
+        Now: no reply yet to "TODO: confirm the release date of the upstream fix with the client maintainers before we unpin.".
+        3 request(s), 3 repl(ies) over 5 min. Tools: Edit ×1. Harness: claude_code, session "steady-ledger-otter", in /home/dana/code/ledger-sync.
           session_summary_ref [deterministic] session summary ss_5f7d6c241f36_38 (3 turns)
           open_question [deterministic] TODO: confirm the release date of the upstream fix with the client maintainers before we unpin.
           key_decision [deterministic] We should pin the client to v2 until the upstream fix ships.
         019a3c10-7e21-7b40-8d2e-5f6a7b8c9d01 -> wc_proj_8aa51ac5d3f5 by rule | activity drafting | mode deterministic
           new entities: []
-          summary: "Write the regression test for a token refresh in the middle of a batch." → Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the… Changed: refresh_mid_batch.rs. 1 request(s), 1 repl(ies) over 2 min. Tools: apply_patch ×1, exec_command ×1. Harness: codex, in /home/dana/code/ledger-sync.
+          summary: "Write the regression test for a token refresh in the middle of a batch." → Added tests/refresh_mid_batch.rs: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. Changed: refresh_mid_batch.rs.
+        1 request(s), 1 repl(ies) over 2 min. Tools: apply_patch ×1, exec_command ×1. Harness: codex, in /home/dana/code/ledger-sync.
           session_summary_ref [deterministic] session summary ss_76a2c4a0ea0d_53 (1 turns)
           open_question [deterministic] Run the test against the staging server once the fixture data is loaded.
           open_question [deterministic] Remove the per-row resume helper, which nothing calls now.
@@ -749,7 +769,8 @@ fn deterministic_capture_of_every_sample_session() {
           summary: -
         c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e01 -> wc_proj_260a16621f1e by rule | activity - | mode deterministic
           new entities: []
-          summary: "Christensen's event study data is late again. We decided to focus on price impact for loss causation; the corrective-disclosure route stays…" → Here is a draft: Should I also copy the damages team on it? Ended on "Draft the email to Christensen asking for the trading data by Friday.". 2 request(s), 2 repl(ies) over 150 min. Tools: read ×1. Harness: openclaw, in /home/dana/.openclaw/workspace-henderson.
+          summary: "Christensen's event study data is late again. We decided to focus on price impact for loss causation; the corrective-disclosure route stays…" → Here is a draft: Should I also copy the damages team on it?
+        Ended on "Draft the email to Christensen asking for the trading data by Friday.". 2 request(s), 2 repl(ies) over 150 min. Tools: read ×1. Harness: openclaw, in /home/dana/.openclaw/workspace-henderson.
           session_summary_ref [deterministic] session summary ss_61bb7df18603_11 (2 turns)
           open_question [deterministic] We are waiting on Christensen for the 2019 trading data; the event study cannot run without it.
           open_question [deterministic] Should I also copy the damages team on it?
@@ -758,7 +779,7 @@ fn deterministic_capture_of_every_sample_session() {
 }
 
 #[test]
-fn the_templated_summary_leads_with_request_report_and_files_and_masks_secrets() {
+fn the_templated_summary_says_last_now_and_the_record_on_three_lines_and_masks_secrets() {
     let session = sessions::SessionInfo {
         session_id: SessionId::new("s-summary").unwrap(),
         harness: crate::inputs::transcripts::Harness::ClaudeCode,
@@ -822,19 +843,72 @@ fn the_templated_summary_leads_with_request_report_and_files_and_masks_secrets()
         &[],
         &BTreeMap::new(),
     );
-    assert!(
-        summary.starts_with(
-            "\"Add dark mode to the settings page\" → Done: dark mode works; token=[redacted] is in \
-             .env. Next: run the e2e suite. Changed: settings.tsx, theme.css. Recap: Dark mode added."
-        ),
+    let lines: Vec<&str> = summary.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "\"Add dark mode to the settings page\" → Done: dark mode works; token=[redacted] is \
+             in .env. Next: run the e2e suite. Changed: settings.tsx, theme.css.",
+            "Now: Dark mode added. Next: e2e."
+        ],
         "{summary}"
     );
     assert!(
-        summary.contains("Ended on \"use the key [redacted] for the test\""),
+        lines[2].starts_with("Ended on \"use the key [redacted] for the test\". 2 request(s)"),
         "{summary}"
     );
     assert!(
         !summary.contains("sk-proj-") && !summary.contains("abcdefgh12345678"),
         "{summary}"
     );
+}
+
+#[test]
+fn now_says_an_unanswered_request_or_work_cut_off_and_nothing_otherwise() {
+    let turn = |seq: i64, who: Option<Speaker>, text: &str, tools: &[&str]| WindowTurn {
+        seq,
+        speaker: who,
+        text: text.into(),
+        tools: tools.iter().map(|t| (*t).to_owned()).collect(),
+        changed: Vec::new(),
+        timestamp: None,
+    };
+    let asked = turn(1, Some(Speaker::User), "Fix the flaky login test", &[]);
+    let replied = turn(
+        2,
+        Some(Speaker::Assistant),
+        "Fixed: the wait was too short.",
+        &[],
+    );
+    let again = turn(3, Some(Speaker::User), "Now run it on CI", &[]);
+    let call = |seq| turn(seq, None, "", &["Bash"]);
+
+    // A recap the harness wrote is where it stands, whatever followed.
+    assert_eq!(
+        where_it_stands(&[asked.clone(), again.clone()], Some("Running CI.")).as_deref(),
+        Some("Running CI.")
+    );
+    // The last request went unanswered.
+    assert_eq!(
+        where_it_stands(
+            &[asked.clone(), replied.clone(), again.clone(), call(4)],
+            None
+        )
+        .as_deref(),
+        Some("no reply yet to \"Now run it on CI\".")
+    );
+    // A session of one request and no reply: the first line quotes the request already.
+    assert_eq!(
+        where_it_stands(&[asked.clone(), call(2)], None).as_deref(),
+        Some("the agent had not replied when the session ended.")
+    );
+    // The agent was still calling tools after its last words.
+    assert_eq!(
+        where_it_stands(&[asked.clone(), replied.clone(), call(3), call(4)], None).as_deref(),
+        Some(
+            "still working when the session ended: 2 tool call(s) after its last message, Bash last."
+        )
+    );
+    // A reply that ends the session leaves nothing to say.
+    assert_eq!(where_it_stands(&[asked, replied], None), None);
 }

@@ -9,6 +9,7 @@
 mod claude_code;
 pub mod clean;
 mod codex;
+mod gist;
 mod openclaw;
 mod text;
 
@@ -18,6 +19,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use gist::gist;
 pub use text::{excerpt, strip_untrusted_metadata};
 
 impl std::fmt::Display for Harness {
