@@ -44,8 +44,10 @@ const SESSIONS_BEFORE: usize = 3;
 
 /// The longest a single request is quoted, in characters: the ask, not a pasted document.
 const REQUEST_CHARS: usize = 160;
-/// The longest a single earlier reply, or a step's call or result, is quoted, in characters.
-const REPLY_CHARS: usize = 300;
+/// The longest a single earlier reply (its gist) is quoted, in characters. On the handoff benchmark's dev projects the brief covered 46.6% of the facts
+/// with gists of 300 characters, 47.5% with 200 (more replies fit), 46.6% with 140.
+const REPLY_CHARS: usize = 200;
+/// The longest a step's call or its result is quoted, in characters.
 const STEP_CHARS: usize = 90;
 /// How many steps after the report, and files changed, are named at most.
 const STEPS_SHOWN: usize = 3;
@@ -271,7 +273,7 @@ fn compose<'a>(
         .replies
         .iter()
         .skip(1)
-        .map(|r| format!("\"{}\"", condense(r, REPLY_CHARS)))
+        .map(|r| format!("\"{}\"", gist(r, REPLY_CHARS)))
         .collect();
     // The replies nearest the report are kept first and read in the order they were written.
     let earlier_line = fit.share(REPLIES_SHARE, |cap| {
