@@ -135,6 +135,12 @@ pub(crate) struct WindowTurn {
     pub tools: Vec<String>,
     /// Files the assistant's calls in this turn changed (edit, write and patch tools), by name.
     pub changed: Vec<String>,
+    /// One per call the assistant made in this turn, in order: the command it ran in a shell,
+    /// if it was a shell call.
+    pub ran: Vec<Option<String>>,
+    /// For a tool's result: whether the call failed (an error flag, a non-zero exit code), when
+    /// the harness says.
+    pub failed: Option<bool>,
     pub timestamp: Option<DateTime<Utc>>,
 }
 
@@ -155,7 +161,12 @@ pub(crate) fn load_window(
     let mut skipped = InjectedCounts::new();
     let turns = store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare_cached(
-            "SELECT seq, role, kind, text, tool_calls, timestamp, is_sidechain FROM turns
+            // A result's error flag is read in place from its raw record (Claude Code's
+            // `is_error`, OpenClaw's `isError`), without carrying the record out.
+            "SELECT seq, role, kind, text, tool_calls, timestamp, is_sidechain,
+                    kind = 'tool_result' AND (instr(raw, '\"is_error\":true') > 0
+                                              OR instr(raw, '\"isError\":true') > 0)
+             FROM turns
              WHERE session_id = ?1 AND seq > ?2 AND (?3 IS NULL OR seq <= ?3)
                AND kind IN ('message', 'tool_call', 'tool_result')
              ORDER BY seq",
@@ -167,6 +178,8 @@ pub(crate) fn load_window(
             let calls: String = r.get(4)?;
             let at: Option<String> = r.get(5)?;
             let sidechain: bool = r.get(6)?;
+            let flagged: bool = r.get(7)?;
+            let failed = (kind == "tool_result").then(|| flagged || exited_non_zero(&raw));
             // A sidechain message is one agent talking to a sub-agent: neither the person's
             // words nor the prose the person read.
             let cleaned = match (role.as_str(), kind.as_str(), sidechain) {
@@ -203,6 +216,7 @@ pub(crate) fn load_window(
             };
             let calls = serde_json::from_str::<Vec<String>>(&calls).unwrap_or_default();
             let changed = calls.iter().filter_map(|c| changed_file(c)).collect();
+            let ran = calls.iter().map(|c| shell_command(c)).collect();
             let tools = calls
                 .into_iter()
                 .map(|c| c.split(':').next().unwrap_or("").trim().to_owned())
@@ -215,6 +229,8 @@ pub(crate) fn load_window(
                     text,
                     tools,
                     changed,
+                    ran,
+                    failed,
                     timestamp: at.and_then(|a| {
                         DateTime::parse_from_rfc3339(&a)
                             .ok()
@@ -924,6 +940,120 @@ pub(crate) fn detect(
     (keep_last(questions), keep_last(decisions))
 }
 
+/// The command a one-line tool call (`Name: detail`) ran in a shell: calls of tools named for a
+/// shell or a command (`Bash`, `shell`, `exec_command`, `run_terminal_cmd`), by what they are
+/// rather than by harness.
+pub(crate) fn shell_command(call: &str) -> Option<String> {
+    let (name, detail) = call.split_once(": ")?;
+    let name = name.trim();
+    let name = name.to_lowercase();
+    let shell = ["bash", "shell", "exec", "command", "terminal"]
+        .iter()
+        .any(|n| name.contains(n));
+    let detail = crate::base::tokens::one_line(detail);
+    if !shell || detail.is_empty() || detail.starts_with(['{', '[']) {
+        return None;
+    }
+    Some(unwrapped(&detail).to_owned())
+}
+
+/// A command without the shell it was handed to (`bash -lc "cargo test"`, `powershell.exe
+/// -NoProfile -Command Get-ChildItem`) and without a leading `cd <folder> &&`: the script is
+/// what was run, and where it ran is not.
+fn unwrapped(command: &str) -> &str {
+    without_cd(without_shell(command.trim()))
+}
+
+fn without_shell(command: &str) -> &str {
+    const SHELLS: &[&str] = &["bash", "sh", "zsh", "pwsh", "powershell", "cmd"];
+    let Some((first, after)) = command.split_once(' ') else {
+        return command;
+    };
+    let name = first
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(first)
+        .to_lowercase();
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    if !SHELLS.contains(&name) {
+        return command;
+    }
+    let mut rest = after.trim_start();
+    // Its flags ("-lc", "-NoProfile", "-Command", "/c"), then the script.
+    while let Some((flag, after)) = rest.split_once(' ') {
+        if !(flag.starts_with('-') || flag.eq_ignore_ascii_case("/c")) {
+            break;
+        }
+        rest = after.trim_start();
+    }
+    for quote in ['"', '\''] {
+        if let Some(inner) = rest.strip_prefix(quote).and_then(|r| r.strip_suffix(quote)) {
+            return inner.trim();
+        }
+    }
+    rest
+}
+
+fn without_cd(command: &str) -> &str {
+    match command.strip_prefix("cd ").and_then(|r| r.split_once("&&")) {
+        Some((folder, rest)) if !folder.trim().is_empty() && !rest.trim().is_empty() => rest.trim(),
+        _ => command,
+    }
+}
+
+/// Whether a tool result's text reports a non-zero exit: a JSON result's `metadata.exit_code`
+/// (Codex), or an "exit code: N" / "Process exited with code N" line near its start.
+fn exited_non_zero(text: &str) -> bool {
+    if text.starts_with('{')
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(text)
+        && let Some(code) = v.pointer("/metadata/exit_code").and_then(|c| c.as_i64())
+    {
+        return code != 0;
+    }
+    let head: String = text.chars().take(400).collect::<String>().to_lowercase();
+    ["exit code: ", "exited with code ", "exit code "]
+        .iter()
+        .filter_map(|m| head.find(m).map(|at| &head[at + m.len()..]))
+        .filter_map(|rest| {
+            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+            digits.parse::<i64>().ok()
+        })
+        .any(|code| code != 0)
+}
+
+/// What the window's shell commands came to, among those run more than once (a command run
+/// again is one the agent was trying to get through; a lone `ls` or `grep` that found nothing
+/// "fails" by its exit code alone): those that failed and then passed (oldest first), and those
+/// whose last run still failed. A result answers the oldest call still waiting for one.
+fn command_outcomes(window: &[WindowTurn]) -> (Vec<String>, Vec<String>) {
+    let mut waiting: std::collections::VecDeque<Option<String>> = Default::default();
+    // Per command, in order of first run: how many runs, whether one failed, whether the last did.
+    let mut runs: Vec<(String, u32, bool, bool)> = Vec::new();
+    for t in window {
+        // Every call waits for its result; only shell commands are followed.
+        waiting.extend(t.ran.iter().cloned());
+        let Some(failed) = t.failed else { continue };
+        let Some(command) = waiting.pop_front().flatten() else {
+            continue;
+        };
+        match runs.iter_mut().find(|r| r.0 == command) {
+            Some(r) => {
+                r.1 += 1;
+                r.2 |= failed;
+                r.3 = failed;
+            }
+            None => runs.push((command, 1, failed, failed)),
+        }
+    }
+    let again = || runs.iter().filter(|r| r.1 >= 2);
+    let fixed = again()
+        .filter(|r| r.2 && !r.3)
+        .map(|r| r.0.clone())
+        .collect();
+    let failing = again().filter(|r| r.3).map(|r| r.0.clone()).collect();
+    (fixed, failing)
+}
+
 /// The file a one-line tool call (`Name: detail`) changed, by its last path component: calls of
 /// tools that edit, write or patch files, named by what they do rather than by harness. A
 /// patch names its files on `*** Update File:` / `*** Add File:` lines.
@@ -1054,7 +1184,14 @@ fn templated_summary(
         }
         out.push('.');
     }
-    let now = where_it_stands(window, recap);
+    // What the commands the agent kept running came to is where the work stands when nothing
+    // else says; beside a recap or an unanswered request it goes to the record, keeping the
+    // card's line short.
+    let mut now = where_it_stands(window, recap);
+    let mut commands = commands_now(window);
+    if now.is_none() {
+        now = commands.take();
+    }
     if let Some(now) = &now {
         out.push_str(&format!("\n{SUMMARY_NOW}{now}"));
     }
@@ -1064,6 +1201,9 @@ fn templated_summary(
         && !now.as_deref().is_some_and(|n| n.starts_with(UNANSWERED))
     {
         out.push_str(&format!("Ended on \"{}\". ", clip(&last.text, 120)));
+    }
+    if let Some(commands) = commands {
+        out.push_str(&format!("Commands: {commands} "));
     }
     out.push_str(&format!("{users} request(s), {replies} repl(ies)"));
     if let Some(d) = duration_minutes(window) {
@@ -1097,9 +1237,34 @@ fn templated_summary(
     out.trim_start().to_owned()
 }
 
+/// The longest a command is quoted in a summary, in characters.
+const COMMAND_CHARS: usize = 60;
+
 /// The label of a templated summary's second line: where the session left the work.
 pub(crate) const SUMMARY_NOW: &str = "Now: ";
 const UNANSWERED: &str = "no reply yet to";
+
+/// What the commands the agent kept running came to, in a sentence: "`cargo test` passed after
+/// failing; `npm run build` still failed." The latest two of each.
+fn commands_now(window: &[WindowTurn]) -> Option<String> {
+    let (fixed, failing) = command_outcomes(window);
+    let quoted = |commands: &[String]| {
+        let from = commands.len().saturating_sub(2);
+        commands[from..]
+            .iter()
+            .map(|c| format!("`{}`", clip(c, COMMAND_CHARS)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !fixed.is_empty() {
+        parts.push(format!("{} passed after failing", quoted(&fixed)));
+    }
+    if !failing.is_empty() {
+        parts.push(format!("{} still failed", quoted(&failing)));
+    }
+    (!parts.is_empty()).then(|| format!("{}.", parts.join("; ")))
+}
 
 /// Where the session left the work, when anything says: the harness's own recap ("Implementing
 /// X. Next: run the tests"), a last request the agent never answered, or tool calls the agent

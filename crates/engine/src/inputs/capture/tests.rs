@@ -647,6 +647,8 @@ fn bounded_conversation_keeps_the_last_ten_user_turns_within_the_token_bound() {
         text,
         tools: vec![],
         changed: vec![],
+        ran: Vec::new(),
+        failed: None,
         timestamp: None,
     };
     let mut window: Vec<WindowTurn> = (0..30)
@@ -658,6 +660,8 @@ fn bounded_conversation_keeps_the_last_ten_user_turns_within_the_token_bound() {
         text: "tool output that must not be sent".into(),
         tools: vec![],
         changed: vec![],
+        ran: Vec::new(),
+        failed: None,
         timestamp: None,
     });
     let text = full::bounded_conversation(&window);
@@ -809,6 +813,8 @@ fn the_templated_summary_says_last_now_and_the_record_on_three_lines_and_masks_s
             .map(|c| c.split(':').next().unwrap().to_owned())
             .collect(),
         changed: calls.iter().filter_map(|c| changed_file(c)).collect(),
+        ran: Vec::new(),
+        failed: None,
         timestamp: None,
     };
     let window = [
@@ -871,6 +877,8 @@ fn now_says_an_unanswered_request_or_work_cut_off_and_nothing_otherwise() {
         text: text.into(),
         tools: tools.iter().map(|t| (*t).to_owned()).collect(),
         changed: Vec::new(),
+        ran: Vec::new(),
+        failed: None,
         timestamp: None,
     };
     let asked = turn(1, Some(Speaker::User), "Fix the flaky login test", &[]);
@@ -911,4 +919,81 @@ fn now_says_an_unanswered_request_or_work_cut_off_and_nothing_otherwise() {
     );
     // A reply that ends the session leaves nothing to say.
     assert_eq!(where_it_stands(&[asked, replied], None), None);
+}
+
+#[test]
+fn commands_run_again_that_passed_after_failing_or_still_fail_are_named() {
+    let call = |seq: i64, calls: &[&str]| WindowTurn {
+        seq,
+        speaker: None,
+        text: String::new(),
+        tools: calls
+            .iter()
+            .map(|c| c.split(':').next().unwrap().to_owned())
+            .collect(),
+        changed: Vec::new(),
+        ran: calls.iter().map(|c| shell_command(c)).collect(),
+        failed: None,
+        timestamp: None,
+    };
+    let result = |seq: i64, text: &str, flagged: bool| WindowTurn {
+        seq,
+        speaker: None,
+        text: text.into(),
+        tools: Vec::new(),
+        changed: Vec::new(),
+        ran: Vec::new(),
+        failed: Some(flagged || exited_non_zero(text)),
+        timestamp: None,
+    };
+    let window = [
+        // Two calls at once, answered in order: a read and a test run that fails.
+        call(1, &["Read: src/lib.rs", "Bash: cargo test -p ledger"]),
+        result(2, "fn main() {}", false),
+        result(3, "test result: FAILED. 1 failed", true),
+        // A Codex run reports its exit code in the result's metadata.
+        call(4, &["shell: npm run lint"]),
+        result(5, r#"{"output":"","metadata":{"exit_code":1}}"#, false),
+        call(6, &["Edit: src/lib.rs"]),
+        result(7, "ok", false),
+        call(8, &["Bash: cargo test -p ledger"]),
+        result(9, "test result: ok. 12 passed", false),
+        call(10, &["exec_command: npm run build"]),
+        result(11, "Process exited with code 2\nerror TS2304", false),
+    ];
+    let (fixed, failing) = command_outcomes(&window);
+    assert_eq!(fixed, ["cargo test -p ledger"]);
+    // Run once, a failure may only be a probe (`ls`, a `grep` that found nothing).
+    assert!(failing.is_empty(), "{failing:?}");
+    let mut again = window.to_vec();
+    again.extend([
+        call(12, &["exec_command: npm run build"]),
+        result(13, "Process exited with code 2\nerror TS2304", false),
+    ]);
+    assert_eq!(
+        commands_now(&again).as_deref(),
+        Some("`cargo test -p ledger` passed after failing; `npm run build` still failed.")
+    );
+    // Exit codes are read where the harnesses write them, and zero is success.
+    assert!(!exited_non_zero(
+        r#"{"output":"x","metadata":{"exit_code":0}}"#
+    ));
+    assert!(exited_non_zero(
+        "failed in sandbox: exit code: 101, stdout: …"
+    ));
+    assert!(!exited_non_zero("Exit code: 0\nall good"));
+    // The shell a command was handed to is not what was run.
+    for (call, run) in [
+        ("shell: bash -lc \"cargo test -p x\"", "cargo test -p x"),
+        (
+            "shell: powershell.exe -NoProfile -Command Get-ChildItem",
+            "Get-ChildItem",
+        ),
+        ("Bash: /bin/zsh -lc 'ls -la'", "ls -la"),
+        ("Bash: npm test", "npm test"),
+        ("Bash: cd /home/ana/app && npm test", "npm test"),
+        ("shell: bash -lc 'cd repo && cargo fmt'", "cargo fmt"),
+    ] {
+        assert_eq!(shell_command(call).as_deref(), Some(run), "{call}");
+    }
 }

@@ -147,6 +147,8 @@ fn peer(units: &[Labelled]) -> Vec<Option<Kind>> {
                     text: u.row.text.clone(),
                     tools: Vec::new(),
                     changed: Vec::new(),
+                    ran: Vec::new(),
+                    failed: None,
                     timestamp: None,
                 }),
             }
