@@ -162,10 +162,13 @@ pub(crate) fn load_window(
     let turns = store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare_cached(
             // A result's error flag is read in place from its raw record (Claude Code's
-            // `is_error`, OpenClaw's `isError`), without carrying the record out.
+            // `is_error`, OpenClaw's `isError`), without carrying the record out, and only in
+            // its first 64 KiB: the flag follows the result's text, and a whole file read of a
+            // megabyte is not scanned for it (a first run reads every session's results).
             "SELECT seq, role, kind, text, tool_calls, timestamp, is_sidechain,
-                    kind = 'tool_result' AND (instr(raw, '\"is_error\":true') > 0
-                                              OR instr(raw, '\"isError\":true') > 0)
+                    kind = 'tool_result'
+                    AND (instr(substr(raw, 1, 65536), '\"is_error\":true') > 0
+                         OR instr(substr(raw, 1, 65536), '\"isError\":true') > 0)
              FROM turns
              WHERE session_id = ?1 AND seq > ?2 AND (?3 IS NULL OR seq <= ?3)
                AND kind IN ('message', 'tool_call', 'tool_result')
