@@ -26,7 +26,7 @@ use crate::base::tokens::{Line, condense, one_line};
 use crate::graph::store::Store;
 use crate::inputs::capture::changed_file;
 use crate::inputs::transcripts::clean::{assistant_prose, person_text};
-use crate::inputs::transcripts::gist;
+use crate::inputs::transcripts::{Gist, gist};
 use crate::views::constellation::{Constellation, SessionHistoryItem};
 
 /// The shares of the card's room the report, the steps after it, the files changed and the
@@ -239,9 +239,9 @@ fn compose<'a>(
         Place::Context(_) => None,
     };
     let report_line = |room: u32| {
-        said.replies.first().and_then(|r| {
+        said.report.as_ref().and_then(|r| {
             fitted(
-                |chars| format!("Last report: {}", gist(r, chars)),
+                |chars| format!("Last report: {}", r.within(chars)),
                 room,
                 memo,
             )
@@ -269,17 +269,11 @@ fn compose<'a>(
         )
     });
     let asked_line = fit.share(ASKED_SHARE, |cap| asked(&said.requests, cap, memo));
-    let earlier: Vec<String> = said
-        .replies
-        .iter()
-        .skip(1)
-        .map(|r| format!("\"{}\"", gist(r, REPLY_CHARS)))
-        .collect();
     // The replies nearest the report are kept first and read in the order they were written.
     let earlier_line = fit.share(REPLIES_SHARE, |cap| {
         listed(
             "Before it, the agent said:",
-            &earlier,
+            &said.earlier,
             usize::MAX,
             true,
             cap,
@@ -526,6 +520,10 @@ struct Said {
     requests: Vec<String>,
     /// The agent's replies with prose, newest first: the first is its last report.
     replies: Vec<String>,
+    /// The last report, read into its units once for every room it is fitted to.
+    report: Option<Gist>,
+    /// The gists of the replies before it, newest first, quoted.
+    earlier: Vec<String>,
     /// The tool calls after the last reply (the session ended while working), oldest first,
     /// each with the first line of its result.
     steps_after: Vec<String>,
@@ -619,6 +617,13 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
                 }
             }
         }
+        said.report = said.replies.first().map(|r| Gist::of(r));
+        said.earlier = said
+            .replies
+            .iter()
+            .skip(1)
+            .map(|r| format!("\"{}\"", gist(r, REPLY_CHARS)))
+            .collect();
         // Only the last few steps are named: what the agent was doing when the session ended.
         let from = said.steps_after.len().saturating_sub(STEPS_SHOWN);
         said.steps_after.drain(..from);

@@ -12,6 +12,7 @@
 use crate::base::tokens::one_line;
 
 /// One sentence or list item of a report.
+#[derive(Debug)]
 struct Unit {
     text: String,
     /// The heading it was listed under ("Next steps"), when the report had one.
@@ -25,16 +26,41 @@ struct Unit {
 /// At most `max_chars` characters of `report`: its lead, then its most specific sentences and
 /// items, in the report's order; a report that fits is only put on one line.
 pub fn gist(report: &str, max_chars: usize) -> String {
-    let flat = one_line(report);
-    if flat.chars().count() <= max_chars {
-        return flat;
+    Gist::of(report).within(max_chars)
+}
+
+/// A report read once into its units, for gists of several lengths (a card is fitted to its
+/// room by trying a few).
+#[derive(Debug)]
+pub struct Gist {
+    whole: String,
+    flat_chars: usize,
+    units: Vec<Unit>,
+    headings: Vec<String>,
+}
+
+impl Gist {
+    pub fn of(report: &str) -> Gist {
+        let (units, headings) = units(report);
+        Gist {
+            flat_chars: one_line(report).chars().count(),
+            whole: report.to_owned(),
+            units,
+            headings,
+        }
     }
-    let (units, headings) = units(report);
-    let chosen = choose(&units, &headings, max_chars);
-    if chosen.is_empty() {
-        return crate::base::tokens::condense(report, max_chars);
+
+    /// The gist in at most `max_chars` characters, as [`gist`] says.
+    pub fn within(&self, max_chars: usize) -> String {
+        if self.flat_chars <= max_chars {
+            return one_line(&self.whole);
+        }
+        let chosen = choose(&self.units, &self.headings, max_chars);
+        if chosen.is_empty() {
+            return crate::base::tokens::condense(&self.whole, max_chars);
+        }
+        render(&self.units, &self.headings, &chosen)
     }
-    render(&units, &headings, &chosen)
 }
 
 /// The report cut into units: each line's sentences, list markers and emphasis taken off; a
@@ -203,14 +229,39 @@ fn choose(units: &[Unit], headings: &[String], max_chars: usize) -> Vec<usize> {
     order.sort_by_key(|u| (u.at != 0, std::cmp::Reverse(u.specific), u.at));
     let mut chosen: Vec<usize> = Vec::new();
     for u in order {
-        let mut trial = chosen.clone();
-        trial.push(u.at);
-        trial.sort_unstable();
-        if render(units, headings, &trial).chars().count() <= max_chars {
-            chosen = trial;
+        let at = chosen.partition_point(|&c| c < u.at);
+        chosen.insert(at, u.at);
+        if rendered_len(units, headings, &chosen) > max_chars {
+            chosen.remove(at);
         }
     }
     chosen
+}
+
+/// The length in characters of what [`render`] makes of `chosen`, counted without making it
+/// (a gist is asked for many rooms; rendering each trial was most of its cost).
+fn rendered_len(units: &[Unit], headings: &[String], chosen: &[usize]) -> usize {
+    let mut len = 0;
+    let mut open_heading: Option<usize> = None;
+    let mut ends_a_sentence = true;
+    for (n, &i) in chosen.iter().enumerate() {
+        let u = &units[i];
+        if u.heading.is_some() && u.heading == open_heading {
+            len += 2;
+        } else {
+            if n > 0 {
+                len += if ends_a_sentence { 1 } else { 2 };
+            }
+            if let Some(h) = u.heading {
+                len += headings[h].chars().count() + 2;
+            }
+        }
+        open_heading = u.heading;
+        let text = u.text.trim_end_matches([';', ',']);
+        len += text.chars().count();
+        ends_a_sentence = text.ends_with(['.', '!', '?', '。', '！', '？', ':', '：']);
+    }
+    len
 }
 
 /// The chosen units in the report's order: items under one heading joined by "; " after it,
@@ -281,6 +332,21 @@ mod tests {
         );
         assert!(g.contains("out/VLM_Overview.pptx"), "{g}");
         assert!(g.chars().count() <= 40, "{g}");
+    }
+
+    #[test]
+    fn the_length_counted_is_the_length_rendered() {
+        let report = "Done!\n\n**Changes:**\n- `a.rs`: one\n- `b.rs`: two;\n\nNo heading here\n\
+            ## Next\n1. Run `make`\n2. Ship it\n";
+        let (units, headings) = super::units(report);
+        let all: Vec<usize> = (0..units.len()).collect();
+        for skip in 0..units.len() {
+            let chosen: Vec<usize> = all.iter().copied().filter(|&i| i != skip).collect();
+            assert_eq!(
+                super::rendered_len(&units, &headings, &chosen),
+                super::render(&units, &headings, &chosen).chars().count()
+            );
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use gist::gist;
+pub use gist::{Gist, gist};
 pub use text::{excerpt, strip_untrusted_metadata};
 
 impl std::fmt::Display for Harness {
