@@ -30,8 +30,8 @@ use crate::continuity::{CaptureMode, ContinuityEntry, EntryContent, WorkPhase};
 use crate::graph::nodes::{BriefForm, Lifecycle, Warrant, brief_form};
 use crate::graph::store::Store;
 
-/// The view file's own schema version (3: the latest session's line fits the card beside its
-/// header).
+/// The view file's own schema version (4: the latest session says Last and Now on lines of
+/// their own).
 pub const VIEW_SCHEMA_VERSION: u32 = 4;
 /// CSA §4.2 step 3: at most this many unresolved open questions.
 pub const MAX_OPEN_QUESTIONS: usize = 10;
@@ -469,20 +469,27 @@ fn phase_words(phase: WorkPhase) -> Option<&'static str> {
     }
 }
 
-/// A summary's *Last* (its first line) and *Now* (the line the templated summary labels so);
-/// a summary a model wrote, on one line, is all *Last*.
-fn summary_lines(summary: &str) -> (&str, Option<&str>) {
+/// A summary's *Last* and *Now*: a templated summary's first line and the line it labels so
+/// (the rest is its record); a summary a model wrote is all *Last*, however many lines it has.
+fn summary_lines(summary: &str, mode: CaptureMode) -> (&str, Option<&str>) {
+    if mode != CaptureMode::Deterministic {
+        return (summary, None);
+    }
     let mut lines = summary.lines();
     let last = lines.next().unwrap_or("");
     let now = lines.find_map(|l| l.strip_prefix(crate::inputs::capture::SUMMARY_NOW));
     (last, now)
 }
 
-/// The line `make(chars)` gives cut to `room` tokens, not only characters: in a language the
+/// The line `make(chars)` gives, from `chars` characters, cut to `room` tokens, not only characters: in a language the
 /// tokenizer splits finely (Chinese, Japanese), 300 characters would be a card of their own and
 /// the line would be dropped whole. A proportional cut, recounted, converges in a step or two.
-fn fitted_line(counter: &mut Counter, room: u32, make: impl Fn(usize) -> String) -> Line {
-    let mut chars = LATEST_SUMMARY_CHARS;
+fn fitted_line(
+    counter: &mut Counter,
+    room: u32,
+    mut chars: usize,
+    make: impl Fn(usize) -> String,
+) -> Line {
     let mut line = counter.line(make(chars));
     for _ in 0..3 {
         if line.tokens <= room {
@@ -648,11 +655,16 @@ fn build(
             .filter(|t| *t <= e.happened_at())
             .unwrap_or(e.happened_at());
         let summary = text.unwrap_or_default();
-        let (last, now) = summary_lines(&summary);
+        let (last, now) = summary_lines(&summary, e.capture_mode);
         let day = last_activity_at.format("%a %b %-d");
-        let line_now = now.map(|now| counter.line(format!("Now: {}", condense(now, NOW_CHARS))));
+        // Now takes at most a third of the room, so Last always has the most of it.
+        let line_now = now.map(|now| {
+            fitted_line(&mut counter, latest_room / 3, NOW_CHARS, |chars| {
+                format!("Now: {}", condense(now, chars))
+            })
+        });
         let last_room = latest_room.saturating_sub(line_now.as_ref().map_or(0, |l| l.tokens));
-        let line_latest = fitted_line(&mut counter, last_room, |chars| {
+        let line_latest = fitted_line(&mut counter, last_room, LATEST_SUMMARY_CHARS, |chars| {
             if last.is_empty() {
                 format!(
                     "Last ({day}): {} turn(s), summary not available",
