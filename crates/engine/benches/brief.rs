@@ -441,24 +441,19 @@ fn bench(c: &mut Criterion) {
             );
             // As after the capture that follows a session: the card's lines counted ahead.
             forget();
-            let per_context: Vec<Duration> = (0..ACTIVE_CONTEXTS)
-                .map(|i| {
-                    let started = Instant::now();
-                    elnor_engine::warm_last_session(&store, &wc(i), now()).unwrap();
-                    started.elapsed()
-                })
-                .collect();
-            let (w50, w99) = percentiles(per_context);
+            let warm = |contexts: std::ops::Range<usize>| -> Vec<Duration> {
+                contexts
+                    .map(|i| {
+                        let started = Instant::now();
+                        elnor_engine::warm_last_session(&store, &wc(i), now()).unwrap();
+                        started.elapsed()
+                    })
+                    .collect()
+            };
+            let (w50, w99) = percentiles(warm(0..ACTIVE_CONTEXTS));
             eprintln!("the card counted ahead (what a capture adds): p50 {w50:.2?}, p99 {w99:.2?}");
             // A first run captures contexts whose last session ended long ago: nothing to count.
-            let idle: Vec<Duration> = (ACTIVE_CONTEXTS..ACTIVE_CONTEXTS + 500)
-                .map(|i| {
-                    let started = Instant::now();
-                    elnor_engine::warm_last_session(&store, &wc(i), now()).unwrap();
-                    started.elapsed()
-                })
-                .collect();
-            let (i50, i99) = percentiles(idle);
+            let (i50, i99) = percentiles(warm(ACTIVE_CONTEXTS..ACTIVE_CONTEXTS + 500));
             eprintln!(
                 "the same for a context with no recent session: p50 {i50:.2?}, p99 {i99:.2?}"
             );

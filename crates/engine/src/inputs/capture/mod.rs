@@ -1007,21 +1007,30 @@ fn without_cd(command: &str) -> &str {
 /// Whether a tool result's text reports a non-zero exit: a JSON result's `metadata.exit_code`
 /// (Codex), or an "exit code: N" / "Process exited with code N" line near its start.
 fn exited_non_zero(text: &str) -> bool {
-    if text.starts_with('{')
-        && let Ok(v) = serde_json::from_str::<serde_json::Value>(text)
-        && let Some(code) = v.pointer("/metadata/exit_code").and_then(|c| c.as_i64())
-    {
-        return code != 0;
+    // Codex ends its JSON result with `"metadata":{"exit_code":N,…}}`: its tail is read, not the
+    // whole output parsed (every result of every window passes here, on a first run too).
+    if text.starts_with('{') {
+        let mut from = text.len().saturating_sub(200);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        if let Some(code) = code_after(&text[from..], &["\"exit_code\":"]) {
+            return code != 0;
+        }
     }
     let head: String = text.chars().take(400).collect::<String>().to_lowercase();
-    ["exit code: ", "exited with code ", "exit code "]
+    code_after(&head, &["exit code: ", "exited with code ", "exit code "]).is_some_and(|c| c != 0)
+}
+
+/// The number written right after the first of `markers` found in `text` that has one.
+fn code_after(text: &str, markers: &[&str]) -> Option<i64> {
+    markers
         .iter()
-        .filter_map(|m| head.find(m).map(|at| &head[at + m.len()..]))
-        .filter_map(|rest| {
+        .filter_map(|m| text.find(m).map(|at| &text[at + m.len()..]))
+        .find_map(|rest| {
             let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
             digits.parse::<i64>().ok()
         })
-        .any(|code| code != 0)
 }
 
 /// What the window's shell commands came to, among those run more than once (a command run

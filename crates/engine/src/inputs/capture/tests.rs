@@ -982,6 +982,12 @@ fn commands_run_again_that_passed_after_failing_or_still_fail_are_named() {
         "failed in sandbox: exit code: 101, stdout: …"
     ));
     assert!(!exited_non_zero("Exit code: 0\nall good"));
+    // A long Codex output: its exit code is at the end, read from the tail.
+    let long = format!(
+        r#"{{"output":"{}","metadata":{{"exit_code":2,"duration_seconds":1.5}}}}"#,
+        "é line of output ".repeat(400)
+    );
+    assert!(exited_non_zero(&long));
     // The shell a command was handed to is not what was run.
     for (call, run) in [
         ("shell: bash -lc \"cargo test -p x\"", "cargo test -p x"),
