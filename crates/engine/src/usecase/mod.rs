@@ -41,7 +41,7 @@ use crate::inputs::ingest::{IngestProgress, IngestReport, SourceRoot};
 use crate::inputs::observe::files::Settled;
 use crate::inputs::observe::{Push, PushOutcome};
 use crate::review::sweep::Sweep;
-use crate::views::search::embed::{Embedder, MiniLm};
+use crate::views::search::embed::{Builtin, Embedder, LocalModel};
 use crate::views::search::{
     DocKind, EmbedReport, SearchIndex, SearchRequest, SearchResult, Strategy, SyncReport,
 };
@@ -690,7 +690,9 @@ pub fn download_embedding_model(
 fn embedder_id(config: &crate::base::config::ContinuityConfig) -> String {
     use crate::base::config::EmbeddingProvider;
     match config.embedding_provider {
-        EmbeddingProvider::Builtin => crate::views::search::embed::BUILTIN_ID.to_owned(),
+        EmbeddingProvider::Builtin => Builtin::chosen(config.embedding_model.as_deref())
+            .id()
+            .to_owned(),
         // Trimmed as `embedder` trims it, so the status and the searches name the same folder.
         other => crate::views::search::embed::remote_id(
             other.as_str(),
@@ -708,13 +710,13 @@ fn embedder(
     let config = store.config().map_err(|e| e.to_string())?;
     let provider = match config.embedding_provider {
         EmbeddingProvider::Builtin => {
-            return installed_model().map(Embedder::Local).ok_or_else(|| {
+            let model = Builtin::chosen(config.embedding_model.as_deref());
+            return installed_model(model).map(Embedder::Local).ok_or_else(|| {
                 format!(
-                    "no embedding model is installed (all-MiniLM-L6-v2 in {}; the app's Settings \
-                     download it)",
-                    crate::views::search::embed::default_dir()
-                        .unwrap_or_else(crate::views::search::embed::home_dir)
-                        .display()
+                    "no embedding model is installed ({} in {}; the app's Settings download \
+                     all-MiniLM-L6-v2, scripts/setup.sh both)",
+                    model.name(),
+                    model.expected_at().display()
                 )
             });
         }
@@ -744,16 +746,20 @@ fn embedder(
     Ok(Embedder::Remote { endpoint, key })
 }
 
-/// The local embedding model, loaded once per process as soon as its files are on disk: a
-/// model downloaded while the app runs is used from the next search on.
-fn installed_model() -> Option<&'static MiniLm> {
-    static MODEL: std::sync::OnceLock<MiniLm> = std::sync::OnceLock::new();
-    if let Some(model) = MODEL.get() {
+/// A local embedding model, loaded once per process as soon as its files are on disk: a model
+/// downloaded while the app runs is used from the next search on.
+fn installed_model(which: Builtin) -> Option<&'static LocalModel> {
+    static E5: std::sync::OnceLock<LocalModel> = std::sync::OnceLock::new();
+    static MINILM: std::sync::OnceLock<LocalModel> = std::sync::OnceLock::new();
+    let slot = match which {
+        Builtin::E5 => &E5,
+        Builtin::MiniLm => &MINILM,
+    };
+    if let Some(model) = slot.get() {
         return Some(model);
     }
-    let dir = crate::views::search::embed::default_dir()?;
-    match MiniLm::load(&dir) {
-        Ok(model) => Some(MODEL.get_or_init(|| model)),
+    match which.load()? {
+        Ok(model) => Some(slot.get_or_init(|| model)),
         Err(e) => {
             tracing::warn!(error = %e, "embedding model not loaded");
             None

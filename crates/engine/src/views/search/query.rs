@@ -428,7 +428,8 @@ impl SearchIndex {
                         e.id()
                     ))),
                 ),
-                (_, Some(e), Some(v)) => match e.embed(&[query_text]) {
+                (_, Some(e), Some(v)) => match e.embed(&[query_text], super::embed::Purpose::Query)
+                {
                     Ok(mut q) => {
                         let q = q.pop().unwrap_or_default();
                         let allowed = if filters.is_empty() {

@@ -602,7 +602,7 @@ impl SearchIndex {
                 break;
             }
             let texts: Vec<&str> = batch.iter().map(|(.., t)| t.as_str()).collect();
-            let embedded = embedder.embed(&texts)?;
+            let embedded = embedder.embed(&texts, super::embed::Purpose::Passage)?;
             let Some(len) = embedded.first().map(Vec::len) else {
                 continue;
             };

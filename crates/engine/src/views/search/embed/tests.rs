@@ -17,18 +17,37 @@ pub(crate) fn model_dir() -> Option<PathBuf> {
     if dir.join(WEIGHTS_FILE).is_file() && dir.join(VOCAB_FILE).is_file() {
         return Some(dir);
     }
+    skipped("the all-MiniLM-L6-v2 weights", &dir, DIR_VAR)
+}
+
+/// multilingual-e5-small's file when it is there; otherwise the test is skipped as
+/// [`model_dir`] skips.
+fn e5_model_file() -> Option<PathBuf> {
+    match e5_file() {
+        Some(file) if file.is_file() => Some(file),
+        _ => skipped(
+            "the multilingual-e5-small weights",
+            &e5_home_file(),
+            E5_FILE_VAR,
+        ),
+    }
+}
+
+/// Records the running test as skipped for want of `what` at `place`: a failure when
+/// `ELNOR_REQUIRE_FIXTURES` is set, else one line on stderr and the test's name in
+/// `$ELNOR_SKIP_LOG`.
+fn skipped<T>(what: &str, place: &Path, var: &str) -> Option<T> {
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("a test");
     let required = std::env::var("ELNOR_REQUIRE_FIXTURES").is_ok_and(|v| !v.is_empty() && v != "0");
     assert!(
         !required,
-        "{test} needs the all-MiniLM-L6-v2 weights in {}, and ELNOR_REQUIRE_FIXTURES is set",
-        dir.display()
+        "{test} needs {what} in {}, and ELNOR_REQUIRE_FIXTURES is set",
+        place.display()
     );
     eprintln!(
-        "skipped {test}: the all-MiniLM-L6-v2 weights are not in {} (scripts/setup.sh test \
-         fetches them; or set {DIR_VAR})",
-        dir.display()
+        "skipped {test}: {what} are not in {} (scripts/setup.sh test fetches them; or set {var})",
+        place.display()
     );
     if let Some(log) = std::env::var_os("ELNOR_SKIP_LOG") {
         // A skip that cannot be recorded is still a skip; the stderr line above says so.
@@ -44,10 +63,10 @@ pub(crate) fn model_dir() -> Option<PathBuf> {
 }
 
 /// The model, loaded once for all the tests that need it (loading takes a while in debug builds).
-pub(crate) fn model() -> Option<&'static MiniLm> {
-    static MODEL: OnceLock<MiniLm> = OnceLock::new();
+pub(crate) fn model() -> Option<&'static LocalModel> {
+    static MODEL: OnceLock<LocalModel> = OnceLock::new();
     let dir = model_dir()?;
-    Some(MODEL.get_or_init(|| MiniLm::load(&dir).expect("the fetched model loads")))
+    Some(MODEL.get_or_init(|| LocalModel::minilm(&dir).expect("the fetched model loads")))
 }
 
 /// The real vocabulary: the tokenizer, and each id's token for readable assertions.
@@ -73,7 +92,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 #[test]
 fn the_example_sentence_embeds_as_sentence_transformers_does() {
     let Some(model) = model() else { return };
-    let vectors = model.embed(&["This is an example sentence"]);
+    let vectors = model.embed(&["This is an example sentence"], Purpose::Passage);
     assert_eq!(vectors.len(), 1);
     let v = &vectors[0];
     assert_eq!(v.len(), DIMS);
@@ -87,7 +106,10 @@ fn the_example_sentence_embeds_as_sentence_transformers_does() {
 #[test]
 fn two_sentences_are_as_similar_as_the_reference_says() {
     let Some(model) = model() else { return };
-    let v = model.embed(&["This is an example sentence", "Each sentence is converted"]);
+    let v = model.embed(
+        &["This is an example sentence", "Each sentence is converted"],
+        Purpose::Passage,
+    );
     let cosine = dot(&v[0], &v[1]);
     assert!((cosine - 0.404559).abs() < 1e-4, "cosine {cosine}");
 }
@@ -105,17 +127,17 @@ fn batching_and_threads_change_neither_the_vectors_nor_their_order() {
         "The library extends its opening hours for students preparing for exams.",
         "ok",
     ];
-    let together = model.embed_in_batches(&texts, 12);
+    let together = model.embed_in_batches(&texts, Purpose::Passage, 12);
     assert_eq!(together.len(), texts.len());
     for (text, vector) in texts.iter().zip(&together) {
-        let alone = &model.embed(&[text])[0];
+        let alone = &model.embed(&[text], Purpose::Passage)[0];
         let diff = vector.iter().zip(alone).map(|(a, b)| (a - b).abs());
         assert!(
             diff.fold(0f32, f32::max) < 1e-5,
             "{text:?} differs in a batch"
         );
     }
-    assert!(model.embed(&[]).is_empty());
+    assert!(model.embed(&[], Purpose::Passage).is_empty());
 }
 
 #[test]
@@ -249,14 +271,14 @@ fn a_vocabulary_without_its_special_tokens_is_refused() {
 #[test]
 fn missing_or_corrupt_files_are_errors_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let err = MiniLm::load(dir.path()).err().expect("no files");
+    let err = LocalModel::minilm(dir.path()).err().expect("no files");
     assert!(
         matches!(err, Error::Io { ref path, .. } if path.ends_with(VOCAB_FILE)),
         "{err}"
     );
 
     std::fs::write(dir.path().join(VOCAB_FILE), "[PAD]\n[UNK]\n[CLS]\n[SEP]\n").unwrap();
-    let err = MiniLm::load(dir.path()).err().expect("no weights");
+    let err = LocalModel::minilm(dir.path()).err().expect("no weights");
     assert!(
         matches!(err, Error::Io { ref path, .. } if path.ends_with(WEIGHTS_FILE)),
         "{err}"
@@ -275,10 +297,131 @@ fn missing_or_corrupt_files_are_errors_naming_the_file() {
     ];
     for bytes in bad {
         std::fs::write(dir.path().join(WEIGHTS_FILE), bytes).unwrap();
-        let err = MiniLm::load(dir.path()).err().expect("corrupt weights");
+        let err = LocalModel::minilm(dir.path())
+            .err()
+            .expect("corrupt weights");
         let message = err.to_string();
         assert!(
             matches!(err, Error::InvalidInput(_)) && message.contains(WEIGHTS_FILE),
+            "{message}"
+        );
+    }
+}
+
+/// multilingual-e5-small, loaded once for the tests that need it.
+fn e5_model() -> Option<&'static LocalModel> {
+    static MODEL: OnceLock<LocalModel> = OnceLock::new();
+    let file = e5_model_file()?;
+    Some(MODEL.get_or_init(|| LocalModel::e5(&file).expect("the fetched e5 model loads")))
+}
+
+/// The token ids e5's own package gives these texts (its `tok_content`, with the prefix, then
+/// `<s>` and `</s>` around them), English, German, Japanese and Chinese.
+#[test]
+fn e5_tokens_are_its_packages() {
+    let Some(model) = e5_model() else { return };
+    let cases: [(&str, Purpose, &[u32]); 4] = [
+        (
+            "how much protein should a woman eat per day",
+            Purpose::Query,
+            &[
+                41, 1294, 12, 3642, 5045, 21308, 5608, 10, 46667, 73203, 117, 5155,
+            ],
+        ),
+        (
+            "Die Katze schläft auf dem Sofa.",
+            Purpose::Passage,
+            &[
+                46692, 12, 622, 7291, 731, 5094, 5781, 2480, 644, 745, 157851, 5,
+            ],
+        ),
+        (
+            "猫はソファで寝ています。",
+            Purpose::Passage,
+            &[
+                46692, 12, 6, 35076, 342, 40754, 92014, 507, 51241, 17100, 30,
+            ],
+        ),
+        (
+            "我们今天去公园散步",
+            Purpose::Passage,
+            &[46692, 12, 57818, 7461, 1677, 77493, 188955],
+        ),
+    ];
+    for (text, purpose, content) in cases {
+        let mut expected = vec![0];
+        expected.extend_from_slice(content);
+        expected.push(2);
+        assert_eq!(model.encode(text, purpose), expected, "{text}");
+    }
+}
+
+/// The vectors agree with the package's engine (which rounds activations to 8 bits, so to a few
+/// thousandths, not to the last bit), and they carry meaning across languages: a German and a
+/// Japanese sentence about a sleeping cat are nearer the English one than an English sentence
+/// about revenue is, and a question nearer its answer than a passage on something else.
+#[test]
+fn e5_vectors_are_its_packages_and_compare_across_languages() {
+    let Some(model) = e5_model() else { return };
+    let [cat, katze, neko, revenue] = [
+        "The cat is sleeping on the couch.",
+        "Die Katze schläft auf dem Sofa.",
+        "猫はソファで寝ています。",
+        "Quarterly revenue rose by 12 percent.",
+    ]
+    .map(|t| model.embed(&[t], Purpose::Passage).remove(0));
+    let start = [
+        0.055392, 0.031568, -0.039713, -0.082883, 0.083212, -0.011144,
+    ];
+    let hello = model.embed(&["Hello world"], Purpose::Passage).remove(0);
+    for (got, want) in hello.iter().zip(start) {
+        assert!(
+            (got - want).abs() < 0.004,
+            "{:?} against {start:?}",
+            &hello[..6]
+        );
+    }
+    assert!((dot(&hello, &hello) - 1.0).abs() < 1e-5);
+    assert!(dot(&cat, &katze) > dot(&cat, &revenue) + 0.05);
+    assert!(dot(&cat, &neko) > dot(&cat, &revenue) + 0.05);
+    let question = model
+        .embed(
+            &["how much protein should a woman eat per day"],
+            Purpose::Query,
+        )
+        .remove(0);
+    let answer = "As a general guideline, the CDC's average requirement of protein for women \
+                  ages 19 to 70 is 46 grams per day.";
+    let answer = model.embed(&[answer], Purpose::Passage).remove(0);
+    assert!(dot(&question, &answer) > dot(&question, &revenue) + 0.05);
+}
+
+#[test]
+fn e5_files_that_are_not_the_model_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("e5-small-q4.bin");
+    let err = LocalModel::e5(&file).err().expect("no file");
+    assert!(matches!(err, Error::Io { .. }), "{err}");
+    let mut truncated = b"E5S1".to_vec();
+    truncated.extend(1u32.to_le_bytes());
+    for v in [384i32, 12, 12, 1536, 250_037, 512, 2] {
+        truncated.extend(v.to_le_bytes());
+    }
+    let wrong_shape = {
+        let mut b = truncated.clone();
+        b[8..12].copy_from_slice(&768i32.to_le_bytes());
+        b
+    };
+    for (bytes, says) in [
+        (&b"GGUF...."[..], "E5S1"),
+        (&truncated[..], "ends inside"),
+        (&wrong_shape[..], "768 wide"),
+    ] {
+        std::fs::write(&file, bytes).unwrap();
+        let err = LocalModel::e5(&file).err().expect("a bad file");
+        let message = err.to_string();
+        assert!(
+            matches!(err, Error::InvalidInput(_)) && message.contains(says),
             "{message}"
         );
     }

@@ -1,11 +1,11 @@
-//! The model itself: all-MiniLM-L6-v2's weights, read from `model.safetensors`, and its forward
-//! pass, from token ids to one normalised sentence vector.
+//! The network both local models share: a BERT encoder (hidden size 384, 12 heads of 32,
+//! feed-forward 1536, erf GELU, post-layer-norm), its forward pass from token ids to one
+//! normalised sentence vector, and all-MiniLM-L6-v2's weights read from `model.safetensors`
+//! (multilingual-e5-small's come from its own file, in `e5`).
 //!
-//! The network is a six-layer BERT encoder (hidden size 384, 12 heads of 32, feed-forward 1536,
-//! erf GELU, post-layer-norm); the sentence vector is the mean of the last layer's states over
-//! every token, `[CLS]` and `[SEP]` included, scaled to unit length, which is what
-//! sentence-transformers does for this model. The matrix products go through `matrixmultiply`;
-//! the rest is plain loops over `f32`.
+//! The sentence vector is the mean of the last layer's states over every token, the special
+//! tokens included, scaled to unit length, which is what both models were trained to give. The
+//! matrix products go through `matrixmultiply`; the rest is plain loops over `f32`.
 //!
 //! Several sequences run as one batch without padding: their token rows are stacked for the
 //! position-wise layers, and attention runs per sequence over its own rows, so nothing needs
@@ -25,48 +25,105 @@ const HIDDEN: usize = DIMS;
 const HEADS: usize = 12;
 const HEAD_DIMS: usize = HIDDEN / HEADS;
 const FEED_FORWARD: usize = 1536;
-const LAYERS: usize = 6;
-/// BERT's layer-norm epsilon (`layer_norm_eps` in the model's config).
-const LN_EPS: f32 = 1e-12;
+/// all-MiniLM-L6-v2's depth (multilingual-e5-small has 12 layers of the same shape).
+const MINILM_LAYERS: usize = 6;
+/// all-MiniLM-L6-v2's layer-norm epsilon (`layer_norm_eps` in the model's config).
+const MINILM_LN_EPS: f32 = 1e-12;
 
 /// A dense layer, `y = x·Wᵀ + b`, with `W` stored as the file has it: `outputs` rows of
 /// `inputs`.
-struct Linear {
-    weight: Vec<f32>,
-    bias: Vec<f32>,
-    inputs: usize,
-    outputs: usize,
+pub(super) struct Linear {
+    pub(super) weight: Vec<f32>,
+    pub(super) bias: Vec<f32>,
+    pub(super) inputs: usize,
+    pub(super) outputs: usize,
 }
 
 /// A layer norm's scale and shift, one of each per hidden unit.
-struct LayerNorm {
-    gamma: Vec<f32>,
-    beta: Vec<f32>,
+pub(super) struct LayerNorm {
+    pub(super) gamma: Vec<f32>,
+    pub(super) beta: Vec<f32>,
 }
 
 /// One encoder layer: self-attention, then the feed-forward block, each with its residual and
 /// layer norm.
-struct Layer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
-    attention_out: Linear,
-    attention_norm: LayerNorm,
-    up: Linear,
-    down: Linear,
-    output_norm: LayerNorm,
+pub(super) struct Layer {
+    pub(super) query: Linear,
+    pub(super) key: Linear,
+    pub(super) value: Linear,
+    pub(super) attention_out: Linear,
+    pub(super) attention_norm: LayerNorm,
+    pub(super) up: Linear,
+    pub(super) down: Linear,
+    pub(super) output_norm: LayerNorm,
 }
 
-/// The whole encoder, its weights in memory (about 87 MiB).
+/// The word-embedding table: plain floats, or 4-bit blocks as multilingual-e5-small's file has
+/// them (its 250,000 rows would take 384 MB as floats; a row is unpacked when a token needs it).
+pub(super) enum WordTable {
+    Dense(Vec<f32>),
+    /// Q4_0: per 32 weights, an f16 scale and 16 bytes of nibbles (byte j holds weight j in its
+    /// low half and weight j + 16 in its high half), each weight `(nibble - 8) · scale`.
+    Q4(Vec<u8>),
+}
+
+/// The bytes of one Q4_0 block of 32 weights.
+pub(super) const Q4_BLOCK_BYTES: usize = 18;
+
+impl WordTable {
+    /// Row `id` of the table, as floats, into `row` (HIDDEN values).
+    fn row(&self, id: usize, row: &mut [f32]) {
+        match self {
+            WordTable::Dense(table) => row.copy_from_slice(&table[id * HIDDEN..][..HIDDEN]),
+            WordTable::Q4(blocks) => {
+                let per_row = HIDDEN / 32 * Q4_BLOCK_BYTES;
+                dequantise_q4(&blocks[id * per_row..][..per_row], row);
+            }
+        }
+    }
+}
+
+/// Q4_0 blocks (see [`WordTable::Q4`]) to floats: `out` holds 32 values per block.
+pub(super) fn dequantise_q4(blocks: &[u8], out: &mut [f32]) {
+    for (block, out) in blocks
+        .chunks_exact(Q4_BLOCK_BYTES)
+        .zip(out.chunks_exact_mut(32))
+    {
+        let scale = f16_to_f32(u16::from_le_bytes([block[0], block[1]]));
+        for (j, &byte) in block[2..].iter().enumerate() {
+            out[j] = (f32::from(byte & 0x0f) - 8.0) * scale;
+            out[j + 16] = (f32::from(byte >> 4) - 8.0) * scale;
+        }
+    }
+}
+
+/// An IEEE half-precision number's value (subnormals, infinities and NaN included).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = i32::from((h >> 10) & 0x1f);
+    let mantissa = f32::from(h & 0x03ff);
+    sign * match exponent {
+        0 => mantissa * 2f32.powi(-24),
+        31 if mantissa == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        e => (1.0 + mantissa / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+/// The whole encoder, its weights in memory (about 87 MiB for MiniLM, 150 MiB for e5).
 pub(super) struct Encoder {
-    word_embeddings: Vec<f32>,
-    position_embeddings: Vec<f32>,
+    pub(super) words: WordTable,
+    pub(super) position_embeddings: Vec<f32>,
     /// The first row of the token-type table: every token here is of type 0.
-    token_type: Vec<f32>,
-    embedding_norm: LayerNorm,
-    layers: Vec<Layer>,
+    pub(super) token_type: Vec<f32>,
+    pub(super) embedding_norm: LayerNorm,
+    pub(super) layers: Vec<Layer>,
     /// Rows in the word-embedding table: every token id must be below this.
-    vocab_rows: usize,
+    pub(super) vocab_rows: usize,
+    /// Rows in the position table: no sequence may be longer.
+    pub(super) positions: usize,
+    /// The layer norms' epsilon.
+    pub(super) eps: f32,
 }
 
 /// One tensor's entry in the safetensors header.
@@ -202,7 +259,7 @@ impl Encoder {
             ));
         }
         let token_types = file.take("embeddings.token_type_embeddings.weight", &[2, HIDDEN])?;
-        let layers = (0..LAYERS)
+        let layers = (0..MINILM_LAYERS)
             .map(|l| {
                 let p = format!("encoder.layer.{l}");
                 Ok(Layer {
@@ -222,8 +279,9 @@ impl Encoder {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Encoder {
-            word_embeddings: file
-                .take("embeddings.word_embeddings.weight", &[vocab_rows, HIDDEN])?,
+            words: WordTable::Dense(
+                file.take("embeddings.word_embeddings.weight", &[vocab_rows, HIDDEN])?,
+            ),
             position_embeddings: file.take(
                 "embeddings.position_embeddings.weight",
                 &[positions, HIDDEN],
@@ -232,6 +290,8 @@ impl Encoder {
             embedding_norm: file.layer_norm("embeddings.LayerNorm")?,
             layers,
             vocab_rows,
+            positions,
+            eps: MINILM_LN_EPS,
         })
     }
 
@@ -241,8 +301,8 @@ impl Encoder {
     }
 
     /// The unit-length sentence vector of each sequence of token ids. Every id must be below
-    /// [`Encoder::vocab_rows`] and every sequence at most [`MAX_TOKENS`] long; the tokenizer's
-    /// output is, once the loader has checked the vocabulary against the table.
+    /// [`Encoder::vocab_rows`] and every sequence at most [`Encoder::positions`] long; the
+    /// tokenizer's output is, once the loader has checked the vocabulary against the table.
     pub(super) fn embed(&self, seqs: &[Vec<u32>]) -> Vec<Vec<f32>> {
         let tokens: usize = seqs.iter().map(Vec::len).sum();
         if tokens == 0 {
@@ -258,14 +318,15 @@ impl Encoder {
     /// Word, position and token-type embeddings summed for every token, then normalised.
     fn embeddings(&self, seqs: &[Vec<u32>], tokens: usize) -> Vec<f32> {
         let mut x = Vec::with_capacity(tokens * HIDDEN);
+        let mut word = [0f32; HIDDEN];
         for seq in seqs {
             for (position, &id) in seq.iter().enumerate() {
-                let word = &self.word_embeddings[id as usize * HIDDEN..][..HIDDEN];
+                self.words.row(id as usize, &mut word);
                 let pos = &self.position_embeddings[position * HIDDEN..][..HIDDEN];
                 x.extend((0..HIDDEN).map(|j| word[j] + pos[j] + self.token_type[j]));
             }
         }
-        layer_norm(&mut x, &self.embedding_norm);
+        layer_norm(&mut x, &self.embedding_norm, self.eps);
         x
     }
 
@@ -277,12 +338,12 @@ impl Encoder {
         let context = attention(&q, &k, &v, seqs);
         let mut a = linear(&context, tokens, &layer.attention_out);
         a.iter_mut().zip(x).for_each(|(a, x)| *a += x);
-        layer_norm(&mut a, &layer.attention_norm);
+        layer_norm(&mut a, &layer.attention_norm, self.eps);
         let mut up = linear(&a, tokens, &layer.up);
         up.iter_mut().for_each(|u| *u = gelu(*u));
         let mut out = linear(&up, tokens, &layer.down);
         out.iter_mut().zip(&a).for_each(|(o, a)| *o += a);
-        layer_norm(&mut out, &layer.output_norm);
+        layer_norm(&mut out, &layer.output_norm, self.eps);
         out
     }
 }
@@ -392,11 +453,11 @@ fn gemm(
 }
 
 /// Normalises each row of HIDDEN values to mean 0 and variance 1, then scales and shifts it.
-fn layer_norm(x: &mut [f32], norm: &LayerNorm) {
+fn layer_norm(x: &mut [f32], norm: &LayerNorm, eps: f32) {
     for row in x.chunks_exact_mut(HIDDEN) {
         let mean = row.iter().sum::<f32>() / HIDDEN as f32;
         let variance = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / HIDDEN as f32;
-        let inverse = 1.0 / (variance + LN_EPS).sqrt();
+        let inverse = 1.0 / (variance + eps).sqrt();
         for ((v, g), b) in row.iter_mut().zip(&norm.gamma).zip(&norm.beta) {
             *v = (*v - mean) * inverse * g + b;
         }
