@@ -2371,8 +2371,8 @@ pub struct SearchCitation {
 pub struct EmbedCoverage {
     pub covered: u64,
     pub documents: u64,
-    /// The name the configured embedder's vectors are kept under (`builtin-all-minilm-l6-v2`, or
-    /// the provider and model of an embedding endpoint).
+    /// The name the configured embedder's vectors are kept under (`builtin-multilingual-e5-small`,
+    /// `builtin-all-minilm-l6-v2`, or the provider and model of an embedding endpoint).
     pub embedder: String,
     /// Whether the config names the built-in model, the one Settings can download.
     pub builtin: bool,

@@ -28,7 +28,9 @@ fn megabytes(bytes: u64) -> String {
 /// The embedder in words.
 fn embedder_line(c: &EmbedCoverage) -> String {
     if c.builtin {
-        "The built-in model, all-MiniLM-L6-v2, run on this computer.".to_owned()
+        // The engine names a built-in model's vectors `builtin-<model>`.
+        let model = c.embedder.strip_prefix("builtin-").unwrap_or(&c.embedder);
+        format!("The built-in model, {model}, run on this computer.")
     } else {
         format!(
             "The embedding endpoint {} (embedding_provider, embedding_base_url and \

@@ -6,7 +6,9 @@ use chrono::{DateTime, TimeZone, Utc};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur};
 
-use super::query::{Candidate, Lexical, ScopeStatistics, best_first, fusion, lexical_weight};
+use super::query::{
+    Candidate, Lexical, ScopeStatistics, best_first, fusion, leader_first, lexical_weight,
+};
 use super::*;
 use crate::test_support::ingest_dir;
 
@@ -930,6 +932,36 @@ fn hybrid_keeps_a_clear_lexical_leader_and_blends_a_flat_list() {
     assert!(
         blended.iter().position(|id| id == "v") < blended.iter().position(|id| id == "l3"),
         "{blended:?}"
+    );
+
+    // The words' first match keeps first place even when the blend puts another above it: here
+    // the second match is as close in meaning as the vector's best, the first far from it.
+    let leader_far: Vec<Candidate> = [(6.0, 0.2), (5.9, 0.9), (5.8, 0.2), (5.5, 0.2), (5.1, 0.2)]
+        .iter()
+        .enumerate()
+        .map(|(i, (lexical, vector))| Candidate {
+            doc: None,
+            id: format!("l{i}"),
+            lexical: Some((i + 1, *lexical)),
+            vector: Some((1, *vector)),
+        })
+        .collect();
+    let score = fusion(Strategy::Hybrid, true, 0.5, &leader_far);
+    let mut scored: Vec<(f32, Candidate)> = leader_far
+        .into_iter()
+        .filter_map(|c| Some((score(&c)?, c)))
+        .collect();
+    best_first(&mut scored);
+    assert_eq!(
+        scored[0].1.id, "l1",
+        "the blend alone puts the second match first"
+    );
+    leader_first(&mut scored);
+    let ids: Vec<&str> = scored.iter().map(|(_, c)| c.id.as_str()).collect();
+    assert_eq!(ids[..2], ["l0", "l1"], "{ids:?}");
+    assert!(
+        scored.windows(2).all(|w| w[0].0 >= w[1].0),
+        "still ordered by score"
     );
 }
 

@@ -303,14 +303,19 @@ impl Encoder {
     /// The unit-length sentence vector of each sequence of token ids. Every id must be below
     /// [`Encoder::vocab_rows`] and every sequence at most [`Encoder::positions`] long; the
     /// tokenizer's output is, once the loader has checked the vocabulary against the table.
-    pub(super) fn embed(&self, seqs: &[Vec<u32>]) -> Vec<Vec<f32>> {
+    ///
+    /// With `split`, each dense layer of a short batch (a query's few tokens) runs on two
+    /// threads, half the outputs each: a query is one sequence, so the batch workers cannot share
+    /// it, and its cost is streaming the weights, which two cores do in half the time.
+    pub(super) fn embed(&self, seqs: &[Vec<u32>], split: bool) -> Vec<Vec<f32>> {
         let tokens: usize = seqs.iter().map(Vec::len).sum();
         if tokens == 0 {
             return seqs.iter().map(|_| vec![0.0; HIDDEN]).collect();
         }
         let mut x = self.embeddings(seqs, tokens);
+        let threads = if split && tokens <= SPLIT_ROWS { 2 } else { 1 };
         for layer in &self.layers {
-            x = self.layer(layer, &x, seqs, tokens);
+            x = self.layer(layer, &x, seqs, tokens, threads);
         }
         mean_pool(&x, seqs)
     }
@@ -331,17 +336,25 @@ impl Encoder {
     }
 
     /// One encoder layer over the stacked token rows `x`.
-    fn layer(&self, layer: &Layer, x: &[f32], seqs: &[Vec<u32>], tokens: usize) -> Vec<f32> {
-        let q = linear(x, tokens, &layer.query);
-        let k = linear(x, tokens, &layer.key);
-        let v = linear(x, tokens, &layer.value);
+    fn layer(
+        &self,
+        layer: &Layer,
+        x: &[f32],
+        seqs: &[Vec<u32>],
+        tokens: usize,
+        threads: usize,
+    ) -> Vec<f32> {
+        let linear = |x: &[f32], l: &Linear| linear(x, tokens, l, threads);
+        let q = linear(x, &layer.query);
+        let k = linear(x, &layer.key);
+        let v = linear(x, &layer.value);
         let context = attention(&q, &k, &v, seqs);
-        let mut a = linear(&context, tokens, &layer.attention_out);
+        let mut a = linear(&context, &layer.attention_out);
         a.iter_mut().zip(x).for_each(|(a, x)| *a += x);
         layer_norm(&mut a, &layer.attention_norm, self.eps);
-        let mut up = linear(&a, tokens, &layer.up);
+        let mut up = linear(&a, &layer.up);
         up.iter_mut().for_each(|u| *u = gelu(*u));
-        let mut out = linear(&up, tokens, &layer.down);
+        let mut out = linear(&up, &layer.down);
         out.iter_mut().zip(&a).for_each(|(o, a)| *o += a);
         layer_norm(&mut out, &layer.output_norm, self.eps);
         out
@@ -392,20 +405,54 @@ fn attention(q: &[f32], k: &[f32], v: &[f32], seqs: &[Vec<u32>]) -> Vec<f32> {
     context
 }
 
-/// `x·Wᵀ + b` for `rows` rows of `x`.
-fn linear(x: &[f32], rows: usize, l: &Linear) -> Vec<f32> {
-    let mut y = Vec::with_capacity(rows * l.outputs);
-    for _ in 0..rows {
-        y.extend_from_slice(&l.bias);
+/// The most tokens a batch may have for its dense layers to be split between two threads: past
+/// it the batch is a backfill's, whose workers already keep both cores busy.
+const SPLIT_ROWS: usize = 64;
+
+/// `x·Wᵀ + b` for `rows` rows of `x`, on `threads` threads (1 or 2), each computing a contiguous
+/// half of the outputs.
+fn linear(x: &[f32], rows: usize, l: &Linear, threads: usize) -> Vec<f32> {
+    if threads < 2 || l.outputs < 2 {
+        return outputs(x, rows, l, 0..l.outputs);
     }
-    // W is stored `outputs` rows of `inputs`, so Wᵀ is read with the strides swapped.
+    let half = l.outputs / 2;
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| outputs(x, rows, l, half..l.outputs));
+        let first = outputs(x, rows, l, 0..half);
+        (
+            first,
+            second
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+        )
+    });
+    let mut y = Vec::with_capacity(rows * l.outputs);
+    for (a, b) in first
+        .chunks_exact(half)
+        .zip(second.chunks_exact(l.outputs - half))
+    {
+        y.extend_from_slice(a);
+        y.extend_from_slice(b);
+    }
+    y
+}
+
+/// The outputs `columns` of `x·Wᵀ + b`: `rows` rows of `columns.len()` values.
+fn outputs(x: &[f32], rows: usize, l: &Linear, columns: std::ops::Range<usize>) -> Vec<f32> {
+    let n = columns.len();
+    let mut y = Vec::with_capacity(rows * n);
+    for _ in 0..rows {
+        y.extend_from_slice(&l.bias[columns.clone()]);
+    }
+    // W is stored `outputs` rows of `inputs`, so Wᵀ is read with the strides swapped; the
+    // columns wanted are W's rows from `columns.start` on.
     gemm(
-        [rows, l.inputs, l.outputs],
+        [rows, l.inputs, n],
         1.0,
         (x, l.inputs, 1),
-        (&l.weight, 1, l.inputs),
+        (&l.weight[columns.start * l.inputs..], 1, l.inputs),
         1.0,
-        (&mut y, l.outputs),
+        (&mut y, n),
     );
     y
 }
