@@ -28,8 +28,11 @@ fn megabytes(bytes: u64) -> String {
 /// The embedder in words.
 fn embedder_line(c: &EmbedCoverage) -> String {
     if c.builtin {
-        // The engine names a built-in model's vectors `builtin-<model>`.
-        let model = c.embedder.strip_prefix("builtin-").unwrap_or(&c.embedder);
+        // The engine names a built-in model's vectors `builtin-<model>`, in lower case.
+        let model = match c.embedder.strip_prefix("builtin-").unwrap_or(&c.embedder) {
+            "all-minilm-l6-v2" => "all-MiniLM-L6-v2",
+            other => other,
+        };
         format!("The built-in model, {model}, run on this computer.")
     } else {
         format!(
