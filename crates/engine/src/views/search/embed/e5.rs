@@ -87,7 +87,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn floats(&mut self, n: usize, what: &str) -> Result<Vec<f32>> {
-        let bytes = self.take(n.checked_mul(4).unwrap_or(usize::MAX), what)?;
+        let bytes = self.take(n.saturating_mul(4), what)?;
         Ok(bytes
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
@@ -266,7 +266,7 @@ impl<'a> Tensors<'a> {
             F32 => elements * 4,
             _ => elements / 32 * Q4_BLOCK_BYTES,
         };
-        if k != kind || n != elements || data.len() != expected || elements % 32 != 0 {
+        if k != kind || n != elements || data.len() != expected || !elements.is_multiple_of(32) {
             return Err(corrupt(
                 self.path,
                 &format!(
