@@ -712,10 +712,9 @@ fn embedder(
         EmbeddingProvider::Builtin => {
             let model = Builtin::chosen(config.embedding_model.as_deref());
             return installed_model(model).map(Embedder::Local).ok_or_else(|| {
+                let (name, how) = model.described();
                 format!(
-                    "no embedding model is installed ({} in {}; the app's Settings download \
-                     all-MiniLM-L6-v2, scripts/setup.sh both)",
-                    model.name(),
+                    "no embedding model is installed ({name} in {}; {how})",
                     model.expected_at().display()
                 )
             });

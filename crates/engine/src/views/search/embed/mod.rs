@@ -82,6 +82,15 @@ impl Builtin {
         }
     }
 
+    /// The model's name as its makers write it, and how a person gets its files, for a message
+    /// saying it is missing.
+    pub(crate) fn described(self) -> (&'static str, &'static str) {
+        match self {
+            Builtin::E5 => ("multilingual-e5-small", "scripts/setup.sh test fetches it"),
+            Builtin::MiniLm => ("all-MiniLM-L6-v2", "the app's Settings download it"),
+        }
+    }
+
     /// The name its vectors' folder has.
     pub(crate) fn id(self) -> &'static str {
         match self {
