@@ -1,7 +1,9 @@
-//! The embedder against the reference: vectors and a similarity from sentence-transformers, token
-//! ids from the Hugging Face tokenizer, both for the real all-MiniLM-L6-v2 files (skipped, and
-//! recorded as skipped, when the weights are not fetched); and the tokenizer's mechanics and the
-//! loader's errors on small files written here, which always run.
+//! The embedders against their references: for the real all-MiniLM-L6-v2 files, vectors and a
+//! similarity from sentence-transformers and token ids from the Hugging Face tokenizer; for the
+//! real multilingual-e5-small file, token ids and vectors from its package's own engine and
+//! similarities across languages (each skipped, and recorded as skipped, when its weights are
+//! not fetched); and the tokenizers' mechanics and the loaders' errors on small files written
+//! here, which always run.
 
 use std::io::Write;
 use std::sync::OnceLock;
