@@ -481,9 +481,9 @@ fn summary_lines(summary: &str, mode: CaptureMode) -> (&str, Option<&str>) {
     (last, now)
 }
 
-/// The line `make(chars)` gives, from `chars` characters, cut to `room` tokens, not only characters: in a language the
-/// tokenizer splits finely (Chinese, Japanese), 300 characters would be a card of their own and
-/// the line would be dropped whole. A proportional cut, recounted, converges in a step or two.
+/// The line `make(chars)` gives, starting from `chars` characters, cut to `room` tokens, not
+/// only characters: in a language the tokenizer splits finely (Chinese, Japanese), 300
+/// characters would be a card of their own and the line would be dropped whole. A proportional cut, recounted, converges in a step or two.
 fn fitted_line(
     counter: &mut Counter,
     room: u32,
