@@ -53,6 +53,26 @@ const STEP_CHARS: usize = 90;
 const STEPS_SHOWN: usize = 3;
 const CHANGED_SHOWN: usize = 8;
 
+/// What the resume card above shows: the card quotes none of it again.
+#[derive(Debug, Default)]
+pub(super) struct Shown {
+    /// The sessions it sums up.
+    pub(super) sessions: BTreeSet<String>,
+    /// Its lines, one per line.
+    pub(super) text: String,
+}
+
+impl Shown {
+    /// Whether the card already quotes `request`: its opening words are on it.
+    fn quotes(&self, request: &str) -> bool {
+        let opening: String = request.chars().take(OPENING_CHARS).collect();
+        !opening.trim().is_empty() && self.text.contains(opening.trim())
+    }
+}
+
+/// How many of a request's first characters say it is the one the resume card quotes.
+const OPENING_CHARS: usize = 40;
+
 /// Where the latest session is looked for.
 pub(super) enum Place<'a> {
     /// A work context: its latest session, captured or not.
@@ -78,7 +98,7 @@ pub(super) fn draft(
     place: Place,
     req: &BriefRequest,
     room: u32,
-    shown: &BTreeSet<String>,
+    shown: &Shown,
 ) -> Result<Draft> {
     let mut d = Draft::last_session();
     // The room in steps of ROOM_STEP, so the lines a capture counted ahead for each step are the
@@ -92,7 +112,7 @@ pub(super) fn draft(
         return Ok(d);
     };
     let memo = q.memo(store, &place);
-    let lines = compose(&place, &q.latest, &q.said, &q.before, lines_room, &memo);
+    let lines = compose(&place, &q, lines_room, &memo);
     memo.save();
     let latest = &q.latest;
     for (line, what, earlier) in lines {
@@ -155,15 +175,15 @@ impl<'a> Quoted<'a> {
         store: &Store,
         place: &Place<'a>,
         req: &BriefRequest,
-        shown: &BTreeSet<String>,
+        shown: &Shown,
     ) -> Result<Option<Quoted<'a>>> {
         let Some(latest) = latest_session(store, place, req)? else {
             return Ok(None);
         };
-        let said = what_was_said(store, &latest)?;
+        let said = what_was_said(store, &latest, shown)?;
         let before = sessions_before(place, &latest, req)
             .into_iter()
-            .filter(|s| !shown.contains(s.source_session_id.as_str()))
+            .filter(|s| !shown.sessions.contains(s.source_session_id.as_str()))
             .collect();
         Ok(Some(Quoted {
             latest,
@@ -201,14 +221,14 @@ pub(super) fn warm(
     store: &Store,
     place: Place,
     req: &BriefRequest,
-    shown: &BTreeSet<String>,
+    shown: &Shown,
 ) -> Result<usize> {
     let Some(q) = Quoted::read(store, &place, req, shown)? else {
         return Ok(0);
     };
     let memo = q.memo(store, &place);
     for room in (1..=super::MAX_BUDGET / ROOM_STEP).map(|n| n * ROOM_STEP) {
-        compose(&place, &q.latest, &q.said, &q.before, room, &memo);
+        compose(&place, &q, room, &memo);
     }
     memo.save();
     Ok(memo.counted())
@@ -220,12 +240,11 @@ pub(super) fn warm(
 /// replies take what is left, and a report cut short gets it back when there are none.
 fn compose<'a>(
     place: &Place,
-    latest: &Latest,
-    said: &Said,
-    before: &[&'a SessionHistoryItem],
+    q: &Quoted<'a>,
     room: u32,
     memo: &CountMemo,
 ) -> Vec<(Line, &'static str, Option<&'a SessionHistoryItem>)> {
+    let (latest, said) = (&q.latest, &q.said);
     let mut fit = Fitter {
         room,
         left: room,
@@ -283,14 +302,15 @@ fn compose<'a>(
     // Then the sessions before it, newest first, as their captures summed them up: what the
     // work is and what was settled, which the resume card had no room for.
     let mut before_lines = Vec::new();
-    for s in before.iter().take(SESSIONS_BEFORE) {
+    for s in q.before.iter().take(SESSIONS_BEFORE) {
+        let summary = what_it_did(s);
         let made = fit.share(100, |cap| {
             fitted(
                 |chars| {
                     format!(
                         "Session before ({}): {}",
                         s.last_activity_at.format("%a %b %-d"),
-                        condense(&s.summary, chars)
+                        condense(&summary, chars)
                     )
                 },
                 cap,
@@ -340,6 +360,17 @@ fn compose<'a>(
         )
     }));
     out
+}
+
+/// What a session before the latest did, from its summary: a templated one's *Last* and *Now*
+/// lines, without its record (counts of requests, tools, where it ran), which the room is
+/// better spent on than on the next session's words; a model's summary whole.
+fn what_it_did(s: &SessionHistoryItem) -> String {
+    let (last, now) = crate::views::constellation::summary_lines(&s.summary, s.capture_mode);
+    match now {
+        Some(now) => format!("{last} {}{now}", crate::inputs::capture::SUMMARY_NOW),
+        None => last.to_owned(),
+    }
 }
 
 /// The work context's captured sessions before the latest, newest first, still live.
@@ -531,7 +562,7 @@ struct Said {
     changed: Vec<String>,
 }
 
-fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
+fn what_was_said(store: &Store, latest: &Latest, shown: &Shown) -> Result<Said> {
     let id = latest.session_id.as_str();
     let through = latest.through.unwrap_or(i64::MAX);
     store.graph().with_conn_result(|c| {
@@ -544,7 +575,8 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
             r.get::<_, String>(0)
         })? {
             let text = quoted(&person_text(&text?).text);
-            if !text.is_empty() && !said.requests.contains(&text) {
+            // The request the resume card quotes is not asked again.
+            if !text.is_empty() && !said.requests.contains(&text) && !shown.quotes(&text) {
                 said.requests.push(text);
             }
         }
@@ -580,7 +612,8 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
             // A message may carry calls beside its prose (Claude Code), or be calls only.
             let calls: Vec<String> = serde_json::from_str(&calls).unwrap_or_default();
             for f in calls.iter().filter_map(|c| changed_file(c)) {
-                if !said.changed.contains(&f) {
+                // A file the resume card names is not listed again.
+                if !said.changed.contains(&f) && !shown.text.contains(f.as_str()) {
                     said.changed.push(f);
                 }
             }
@@ -617,7 +650,11 @@ fn what_was_said(store: &Store, latest: &Latest) -> Result<Said> {
                 }
             }
         }
-        said.report = said.replies.first().map(|r| Gist::of(r));
+        // What the resume card already quotes of the report is not quoted again.
+        said.report = said
+            .replies
+            .first()
+            .and_then(|r| Gist::of(r).beside(&shown.text));
         said.earlier = said
             .replies
             .iter()

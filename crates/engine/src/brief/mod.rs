@@ -972,8 +972,9 @@ struct Capped {
     t3: Draft,
     /// The room left of the budget.
     left: u32,
-    /// The sessions the resume card shows, which the last session's card does not sum up again.
-    shown: BTreeSet<String>,
+    /// What the resume card shows: the sessions it sums up, which the last session's card does
+    /// not sum up again, and its lines, which it does not quote again.
+    shown: last_session::Shown,
 }
 
 fn capped(
@@ -1068,13 +1069,17 @@ fn capped(
 
     // The room the cards leave of the budget goes to the latest session in its own words.
     let left = budget.saturating_sub(t1.tokens() + t2.tokens() + t3.tokens());
-    // Sessions the resume card already shows are not summed up again.
-    let shown: BTreeSet<String> = t1
-        .cands
-        .iter()
-        .filter(|c| c.included())
-        .filter_map(|c| c.item.session_id.as_ref().map(|s| s.to_string()))
-        .collect();
+    // Sessions the resume card already shows are not summed up again, nor its lines quoted.
+    let on_card = || t1.cands.iter().filter(|c| c.included());
+    let shown = last_session::Shown {
+        sessions: on_card()
+            .filter_map(|c| c.item.session_id.as_ref().map(|s| s.to_string()))
+            .collect(),
+        text: on_card()
+            .filter_map(|c| c.line.as_ref().map(|l| l.text.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
     Ok(Capped {
         t1,
         t2,

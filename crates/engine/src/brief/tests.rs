@@ -1214,7 +1214,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
         &store,
         &req,
         expect![[r#"
-            total 418 of 420 (T1 113, T2 78, T3 0)
+            total 387 of 420 (T1 113, T2 78, T3 0)
             <card type="continuity" tag="resume">
             ledger-sync — drafting phase.
             Last (Thu Oct 29): "Write the regression test for a token refresh in the middle of a batch." → Added tests/refresh_mid_batch.rs: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. Changed: refresh_mid_batch.rs.
@@ -1222,11 +1222,8 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
             Next: Run the test against the staging server once the fixture data is loaded.
             </card>
             <card type="continuity" tag="last_session">
-            Asked, in order: "Write the regression test for a token refresh in the middle of a batch."
-            Last report: Added `tests/refresh_mid_batch.rs`: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. **Next steps** 1. Run the test against the staging server once the fixture data is loaded. 2. Remove the per-row resume helper, which nothing calls now.
-            Files changed: refresh_mid_batch.rs
-            Session before (Wed Oct 28): "Back on the sync. The upstream client still loses the cursor on refresh in v3. What do you suggest?" → The client is pinned to 2.4.1. The regression test for a refresh in the middle of a batch is still to write; I have not started it. Changed: Cargo.toml. Now: no reply yet to "TODO: confirm the release date of the upstream fix with the client…
-            Session before (Tue Oct 20): "The nightly sync drops rows when…
+            Session before (Wed Oct 28): "Back on the sync. The upstream client still loses the cursor on refresh in v3. What do you suggest?" → The client is pinned to 2.4.1. The regression test for a refresh in the middle of a batch is still to write; I have not started it. Changed: Cargo.toml. Now: no reply yet to "TODO: confirm the release date of the upstream fix with the client maintainers before we unpin.".
+            Session before (Tue Oct 20): "The nightly sync drops rows when the OAuth token refreshes in the middle of a batch. Look at src/sync/batch.rs and tell me why." → The batch writer now retries the whole batch after a token refresh, and no other code path resumes per row. Shall I open a pull request with the change now? Changed: batch.rs.
             </card>
             <card type="recent_activity" tag="recent_activity">
             Past 14 days (excluding the current work context):
@@ -1245,9 +1242,6 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
             -- T1 excluded card_limit entry: Next: Shall I open a pull request with the change…
             -- T1 dropped tier_cap entry: Decided: We should pin the client to v2 until the…
             -- T1 dropped tier_cap entry: Decided: Let's go with retrying the whole batch…
-            -- T1 included within_budget summary: Asked, in order: "Write the regression test for a…
-            -- T1 included within_budget summary: Last report: Added `tests/refresh_mid_batch.rs`…
-            -- T1 included within_budget summary: Files changed: refresh_mid_batch.rs
             -- T1 included within_budget summary: Session before (Wed Oct 28): "Back on the sync.…
             -- T1 included within_budget summary: Session before (Tue Oct 20): "The nightly sync…
             -- T2 included within_budget constellation: Past 14 days (excluding the current work context):

@@ -471,7 +471,7 @@ fn phase_words(phase: WorkPhase) -> Option<&'static str> {
 
 /// A summary's *Last* and *Now*: a templated summary's first line and the line it labels so
 /// (the rest is its record); a summary a model wrote is all *Last*, however many lines it has.
-fn summary_lines(summary: &str, mode: CaptureMode) -> (&str, Option<&str>) {
+pub(crate) fn summary_lines(summary: &str, mode: CaptureMode) -> (&str, Option<&str>) {
     if mode != CaptureMode::Deterministic {
         return (summary, None);
     }

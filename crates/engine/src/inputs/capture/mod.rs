@@ -201,6 +201,7 @@ pub(crate) fn load_window(
                         clean::Injected::Scheduled
                             | clean::Injected::ProgramPrompt
                             | clean::Injected::HookOutput
+                            | clean::Injected::Notification
                     )
                 })),
                 Some((Speaker::User, _)) => Some(false),

@@ -35,6 +35,9 @@ pub enum Injected {
     Scheduled,
     /// Hook output delivered into the conversation.
     HookOutput,
+    /// A notice the harness writes as the user, wrapped whole in its own tag: a background
+    /// task's result (`<task-notification>`), a shell escape's input and output.
+    Notification,
     /// A summary that replaced compacted history.
     CompactionSummary,
     /// A long role prompt a program sent as the user ("You are …").
@@ -62,6 +65,7 @@ impl Injected {
             Injected::GatewayMetadata => "gateway_metadata",
             Injected::Scheduled => "scheduled",
             Injected::HookOutput => "hook_output",
+            Injected::Notification => "notification",
             Injected::CompactionSummary => "compaction_summary",
             Injected::ProgramPrompt => "program_prompt",
             Injected::Reasoning => "reasoning",
@@ -278,6 +282,9 @@ pub fn person_text(raw: &str) -> Cleaned {
             return Cleaned::whole(*kind);
         }
     }
+    if wrapped_whole(t) {
+        return Cleaned::whole(Injected::Notification);
+    }
     let head: String = t.chars().take(2000).collect::<String>().to_lowercase();
     if SCHEDULED_MARKERS.iter().any(|m| head.contains(m)) {
         return Cleaned::whole(Injected::Scheduled);
@@ -407,6 +414,30 @@ pub fn person_text(raw: &str) -> Cleaned {
         kept.trim().to_owned()
     };
     out
+}
+
+/// Whether a message is wholly one tagged block, `<name>…</name>`, with a compound name
+/// (`task-notification`, `bash-stdout`): what a harness writes when it speaks as the user. A
+/// person types words around a tag, and a markup tag of their own is a plain name (`<div>`).
+fn wrapped_whole(text: &str) -> bool {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix('<') else {
+        return false;
+    };
+    let Some(end) = rest.find('>') else {
+        return false;
+    };
+    let name = &rest[..end];
+    let compound = name.contains(['-', '_'])
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_'));
+    // A tag whose kind is known is left to its own rule, which counts it as that kind.
+    let known = SPANS
+        .iter()
+        .any(|(open, _, _)| open[1..open.len() - 1] == *name);
+    compound && !known && t.ends_with(&format!("</{name}>"))
 }
 
 /// The trimmed text between `<tag>` and `</tag>`, if both are there.

@@ -12,7 +12,7 @@
 use crate::base::tokens::one_line;
 
 /// One sentence or list item of a report.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Unit {
     text: String,
     /// The heading it was listed under ("Next steps"), when the report had one.
@@ -48,6 +48,36 @@ impl Gist {
             units,
             headings,
         }
+    }
+
+    /// The report without the units `shown` already quotes (a card above it has its lead), its
+    /// first unit left the lead; `None` when it quotes them all.
+    pub fn beside(self, shown: &str) -> Option<Gist> {
+        let quoted = |u: &Unit| {
+            let text = u.text.trim_end_matches([';', ',', '.']);
+            !text.is_empty() && shown.contains(text)
+        };
+        if !self.units.iter().any(quoted) {
+            return Some(self);
+        }
+        let units: Vec<Unit> = self
+            .units
+            .iter()
+            .filter(|u| !quoted(u))
+            .enumerate()
+            .map(|(at, u)| Unit { at, ..u.clone() })
+            .collect();
+        if units.is_empty() {
+            return None;
+        }
+        let all: Vec<usize> = (0..units.len()).collect();
+        let whole = render(&units, &self.headings, &all);
+        Some(Gist {
+            flat_chars: whole.chars().count(),
+            whole,
+            units,
+            headings: self.headings,
+        })
     }
 
     /// The gist in at most `max_chars` characters, as [`gist`] says.
@@ -347,6 +377,30 @@ mod tests {
                 super::render(&units, &headings, &chosen).chars().count()
             );
         }
+    }
+
+    #[test]
+    fn beside_a_card_that_quotes_the_lead_the_rest_is_the_gist() {
+        let report = "Fixed the crash at start.\n\n- `main.rs`: the X11 plugin is forced\n\
+            - `run.sh` wraps the launch";
+        let card = "Last (Mon): \"fix it\" → Fixed the crash at start. Changed: main.rs.";
+        let g = super::Gist::of(report)
+            .beside(card)
+            .expect("two units are not on the card");
+        assert_eq!(
+            g.within(200),
+            "main.rs: the X11 plugin is forced. run.sh wraps the launch"
+        );
+        let all = format!("{card} main.rs: the X11 plugin is forced. run.sh wraps the launch");
+        assert!(super::Gist::of(report).beside(&all).is_none());
+        let unrelated = super::Gist::of(report)
+            .beside("something else")
+            .expect("nothing shown");
+        assert!(
+            unrelated
+                .within(200)
+                .starts_with("Fixed the crash at start.")
+        );
     }
 
     #[test]

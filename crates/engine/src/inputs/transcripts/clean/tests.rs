@@ -39,6 +39,9 @@ fn person_text_keeps_only_what_was_typed() {
         "# Context from my IDE setup:\n\n## Open tabs:\n- a.py\n\n## My request for Codex:\nShould we keep the old parser?\n",
         "Why does it fail?\n```\n$ cargo test\nerror[E0432]: unresolved import\n```\n<system-reminder>Be brief.</system-reminder>",
         "Here is the log:\n$ make\nTraceback (most recent call last)\n> quoted line\nLet's go with option B.",
+        "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>",
+        "<bash-input>git status</bash-input>",
+        "<div>Why is this box not centred?</div>",
     ];
     let mut out = String::new();
     for c in cases {
@@ -60,6 +63,9 @@ fn person_text_keeps_only_what_was_typed() {
         "Should we keep the old parser?" skipped [environment_context×1]
         "Why does it fail?" skipped [system_reminder×1, code×1]
         "Here is the log:\nLet's go with option B." skipped [terminal_output×1, quoted×1]
+        "" skipped [notification×1]
+        "" skipped [notification×1]
+        "<div>Why is this box not centred?</div>" skipped []
     "#]]
     .assert_eq(&out);
 }
