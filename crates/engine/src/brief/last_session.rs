@@ -23,6 +23,7 @@ use super::{
 use crate::base::error::Result;
 use crate::base::ids::{SessionId, WorkContextId};
 use crate::base::tokens::{Line, condense, one_line};
+use crate::continuity::CaptureMode;
 use crate::graph::store::Store;
 use crate::inputs::capture::changed_file;
 use crate::inputs::transcripts::clean::{assistant_prose, person_text};
@@ -121,8 +122,8 @@ pub(super) fn draft(
         let mut item = match (earlier, &latest.summary_id) {
             (Some(s), _) => {
                 let mut item = trace_item(1, "summary", &line);
-                item.source_id = Some(s.doc73_session_summary_id.clone());
-                item.session_id = Some(s.source_session_id.clone());
+                item.source_id = Some(s.summary_id.clone());
+                item.session_id = Some(s.session_id.clone());
                 item.turn_seq = s.turn_seq;
                 item
             }
@@ -163,27 +164,50 @@ const ROOM_STEP: u32 = 4;
 
 /// What the card quotes: the latest session of its place, what was said in it, and the
 /// sessions before it the resume card does not show.
-struct Quoted<'a> {
+struct Quoted {
     latest: Latest,
     said: Said,
-    before: Vec<&'a SessionHistoryItem>,
+    before: Vec<Before>,
 }
 
-impl<'a> Quoted<'a> {
+/// A session before the latest, as its capture summed it up.
+struct Before {
+    session_id: SessionId,
+    summary_id: String,
+    turn_seq: Option<i64>,
+    ended: DateTime<Utc>,
+    /// What it did: its summary's *Last* and *Now*.
+    did: String,
+}
+
+impl Before {
+    fn of(s: &SessionHistoryItem) -> Before {
+        Before {
+            session_id: s.source_session_id.clone(),
+            summary_id: s.doc73_session_summary_id.clone(),
+            turn_seq: s.turn_seq,
+            ended: s.last_activity_at,
+            did: what_it_did(&s.summary, s.capture_mode),
+        }
+    }
+}
+
+impl Quoted {
     /// `None` when there is no live latest session.
     fn read(
         store: &Store,
-        place: &Place<'a>,
+        place: &Place,
         req: &BriefRequest,
         shown: &Shown,
-    ) -> Result<Option<Quoted<'a>>> {
+    ) -> Result<Option<Quoted>> {
         let Some(latest) = latest_session(store, place, req)? else {
             return Ok(None);
         };
         let said = what_was_said(store, &latest, shown)?;
-        let before = sessions_before(place, &latest, req)
+        let before = sessions_before(store, place, &latest, req)?
             .into_iter()
-            .filter(|s| !shown.sessions.contains(s.source_session_id.as_str()))
+            .filter(|s| !shown.sessions.contains(s.session_id.as_str()))
+            .take(SESSIONS_BEFORE)
             .collect();
         Ok(Some(Quoted {
             latest,
@@ -238,12 +262,12 @@ pub(super) fn warm(
 /// order of what a fresh agent acts on: the report, the steps after it, the files changed, the
 /// requests, each up to its share of the room plus what the ones before left of theirs; earlier
 /// replies take what is left, and a report cut short gets it back when there are none.
-fn compose<'a>(
+fn compose<'q>(
     place: &Place,
-    q: &Quoted<'a>,
+    q: &'q Quoted,
     room: u32,
     memo: &CountMemo,
-) -> Vec<(Line, &'static str, Option<&'a SessionHistoryItem>)> {
+) -> Vec<(Line, &'static str, Option<&'q Before>)> {
     let (latest, said) = (&q.latest, &q.said);
     let mut fit = Fitter {
         room,
@@ -302,15 +326,14 @@ fn compose<'a>(
     // Then the sessions before it, newest first, as their captures summed them up: what the
     // work is and what was settled, which the resume card had no room for.
     let mut before_lines = Vec::new();
-    for s in q.before.iter().take(SESSIONS_BEFORE) {
-        let summary = what_it_did(s);
+    for s in &q.before {
         let made = fit.share(100, |cap| {
             fitted(
                 |chars| {
                     format!(
                         "Session before ({}): {}",
-                        s.last_activity_at.format("%a %b %-d"),
-                        condense(&summary, chars)
+                        s.ended.format("%a %b %-d"),
+                        condense(&s.did, chars)
                     )
                 },
                 cap,
@@ -318,7 +341,7 @@ fn compose<'a>(
             )
         });
         match made {
-            Some(line) => before_lines.push((line, *s)),
+            Some(line) => before_lines.push((line, s)),
             None => break,
         }
     }
@@ -329,7 +352,7 @@ fn compose<'a>(
         // Nothing earlier to quote: the report may use the room the others left.
         report = report_line(r.tokens + fit.left).or(report);
     }
-    let mut out: Vec<(Line, &'static str, Option<&'a SessionHistoryItem>)> = [
+    let mut out: Vec<(Line, &'static str, Option<&'q Before>)> = [
         (
             header,
             "where the latest session ran, when no work context claims the folder",
@@ -365,29 +388,97 @@ fn compose<'a>(
 /// What a session before the latest did, from its summary: a templated one's *Last* and *Now*
 /// lines, without its record (counts of requests, tools, where it ran), which the room is
 /// better spent on than on the next session's words; a model's summary whole.
-fn what_it_did(s: &SessionHistoryItem) -> String {
-    let (last, now) = crate::views::constellation::summary_lines(&s.summary, s.capture_mode);
+fn what_it_did(summary: &str, mode: CaptureMode) -> String {
+    let (last, now) = crate::views::constellation::summary_lines(summary, mode);
     match now {
         Some(now) => format!("{last} {}{now}", crate::inputs::capture::SUMMARY_NOW),
         None => last.to_owned(),
     }
 }
 
-/// The work context's captured sessions before the latest, newest first, still live.
-fn sessions_before<'a>(
-    place: &Place<'a>,
+/// The captured sessions before the latest, newest first: a work context's still live, or
+/// those started in the same folder no context claims.
+fn sessions_before(
+    store: &Store,
+    place: &Place,
     latest: &Latest,
     req: &BriefRequest,
-) -> Vec<&'a SessionHistoryItem> {
+) -> Result<Vec<Before>> {
     match place {
-        Place::Context(view) => view
+        Place::Context(view) => Ok(view
             .session_history
             .iter()
             .filter(|s| s.decay_at > req.now && s.source_session_id != latest.session_id)
             .filter(|s| s.last_activity_at <= latest.ended && !s.summary.is_empty())
-            .collect(),
-        Place::Folder(_) => Vec::new(),
+            .map(Before::of)
+            .collect()),
+        Place::Folder(cwd) => folder_sessions_before(store, cwd, latest, req),
     }
+}
+
+/// The sessions started in `cwd` before the latest that a capture summed up (in the unlinked
+/// bucket, as no context claims the folder), newest first, each by its latest summary; no
+/// older than a summary lives.
+fn folder_sessions_before(
+    store: &Store,
+    cwd: &str,
+    latest: &Latest,
+    req: &BriefRequest,
+) -> Result<Vec<Before>> {
+    let ttl = Duration::days(i64::from(store.config()?.session_summary_ttl_days));
+    let since = (req.now - ttl).to_rfc3339_opts(SecondsFormat::Millis, true);
+    let until = latest.ended.to_rfc3339_opts(SecondsFormat::Millis, true);
+    let rows: Vec<(String, String, String, String, String)> =
+        store.graph().with_conn_result(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT s.session_id, s.last_turn_at, m.doc73_session_summary_id, m.text, m.source
+                   FROM transcript_sessions s
+                   JOIN session_summaries m ON m.session_id = s.session_id
+                  WHERE (s.work_context_id = ?1 OR s.work_context_id IS NULL) AND s.cwd = ?2
+                    AND s.session_kind = 'primary' AND s.session_id <> ?3
+                    AND s.last_turn_at > ?4 AND s.last_turn_at <= ?5
+                  ORDER BY s.last_turn_at DESC, m.generated_at DESC",
+            )?;
+            let rows = stmt.query_map(
+                params![
+                    WorkContextId::UNLINKED,
+                    cwd,
+                    latest.session_id.as_str(),
+                    since,
+                    until
+                ],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )?;
+            rows.collect()
+        })?;
+    let mut out: Vec<Before> = Vec::new();
+    for (session, at, summary_id, text, source) in rows {
+        // Each session once, by its latest summary (the rows come newest first).
+        if out.iter().any(|b| b.session_id.as_str() == session) || text.is_empty() {
+            continue;
+        }
+        let (Ok(session_id), Ok(ended)) =
+            (SessionId::new(session), DateTime::parse_from_rfc3339(&at))
+        else {
+            continue;
+        };
+        let mode = if source == "llm" {
+            CaptureMode::LlmEnriched
+        } else {
+            CaptureMode::Deterministic
+        };
+        out.push(Before {
+            session_id,
+            turn_seq: crate::views::constellation::turn_seq_of(Some(&summary_id)),
+            summary_id,
+            ended: ended.with_timezone(&Utc),
+            did: what_it_did(&text, mode),
+        });
+        if out.len() == SESSIONS_BEFORE {
+            break;
+        }
+    }
+    Ok(out)
 }
 
 /// Hands out a card's room: each line gets its share and what the lines before it left unused.

@@ -1479,3 +1479,86 @@ fn a_folder_no_context_claims_gets_its_latest_session() {
     );
     assert_eq!(card("/home/erin"), None);
 }
+
+/// A folder no work context claims keeps its history too: the card of its latest session goes
+/// on to the sessions before it in the same folder, as their captures summed them up (what they
+/// did, not their counts), and never to a session of another folder.
+#[test]
+fn a_folder_no_context_claims_gets_the_sessions_before_its_latest() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = |day: u32, hex: &str, cwd: &str, ask: &str, report: &str| {
+        let folder = dir.path().join(format!("codex/sessions/2026/10/{day}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let id = format!("019a3c20-0000-7000-8000-00000000000{hex}");
+        let rec = |at: &str, kind: &str, payload: serde_json::Value| {
+            serde_json::json!({"timestamp": format!("2026-10-{day}T09:{at}Z"), "type": kind,
+                "payload": payload})
+            .to_string()
+        };
+        let lines = [
+            rec(
+                "00:00",
+                "session_meta",
+                serde_json::json!({"id": id, "cwd": cwd}),
+            ),
+            rec(
+                "00:01",
+                "event_msg",
+                serde_json::json!({"type": "user_message", "message": ask}),
+            ),
+            rec(
+                "02:00",
+                "response_item",
+                serde_json::json!({"type": "message", "role": "assistant", "content": [
+                    {"type": "output_text", "text": report}]}),
+            ),
+        ];
+        std::fs::write(
+            folder.join(format!("rollout-2026-10-{day}T09-00-00-{id}.jsonl")),
+            lines.join("\n"),
+        )
+        .unwrap();
+    };
+    session(
+        27,
+        "1",
+        "/home/erin",
+        "Tune the garden irrigation schedule.",
+        "Moved watering to 6am in schedule.yaml.",
+    );
+    session(
+        28,
+        "2",
+        "/home/dana",
+        "Deploy the dairy dashboard to Vercel.",
+        "Deployed: dairy-dashboard.vercel.app serves the new build.",
+    );
+    session(
+        29,
+        "3",
+        "/home/dana",
+        "Add a README to the dashboard.",
+        "Wrote README.md with the run and deploy steps.",
+    );
+    let store = Store::open(dir.path().join("store")).unwrap();
+    crate::test_support::ingest_dir(&store, dir.path());
+    let at = DateTime::parse_from_rfc3339("2026-10-29T10:30:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    crate::test_support::capture_all(&store, at - Duration::minutes(60));
+    let mut req = BriefRequest::new(at, at.date_naive(), Delivery::Preview);
+    req.cwd = Some("/home/dana".into());
+    let b = assemble(&store, &req).unwrap();
+    let lines: Vec<String> = b
+        .cards
+        .iter()
+        .find(|c| c.tag == "last_session")
+        .map(|c| c.lines.iter().map(|l| l.text.clone()).collect())
+        .expect("the folder's latest session");
+    expect![[r#"
+        No work context claims /home/dana; the latest session there (Thu Oct 29):
+        Asked, in order: "Add a README to the dashboard."
+        Last report: Wrote README.md with the run and deploy steps.
+        Session before (Wed Oct 28): "Deploy the dairy dashboard to Vercel." → Deployed: dairy-dashboard.vercel.app serves the new build."#]]
+    .assert_eq(&lines.join("\n"));
+}
