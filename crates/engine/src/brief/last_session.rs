@@ -807,7 +807,7 @@ fn asked(requests: &[String], room: u32, memo: &CountMemo) -> Option<Line> {
     let mut best = None;
     let mut quoted: Vec<String> = Vec::new();
     for r in requests {
-        quoted.push(format!("\"{}\"", condense(r, REQUEST_CHARS)));
+        quoted.push(format!("\"{}\"", gist(r, REQUEST_CHARS)));
         let line = memo.line(format!("Asked, in order: {}", quoted.join("; ")));
         if line.tokens > room {
             break;
