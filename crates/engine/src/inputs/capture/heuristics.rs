@@ -199,7 +199,8 @@ fn cue_in<'s>(ac: &AhoCorasick, sentence: &'s str) -> Option<&'s str> {
 }
 
 /// Splits a message into sentences: code blocks and quoted lines are dropped, list items and
-/// lines are sentences of their own, and `.`, `!`, `?` end a sentence when a space follows.
+/// lines are sentences of their own, `.`, `!`, `?` end a sentence when a space follows, and the
+/// full-width `。`, `！`, `？` of scripts written without spaces end one where they stand.
 pub fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_code = false;
@@ -220,10 +221,16 @@ pub fn sentences(text: &str) -> Vec<String> {
             .trim();
         let mut start = 0;
         let bytes = body.as_bytes();
-        for (i, &b) in bytes.iter().enumerate() {
-            if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_none_or(|n| *n == b' ') {
-                push_sentence(&mut out, &body[start..=i]);
-                start = i + 1;
+        for (i, c) in body.char_indices() {
+            let end = i + c.len_utf8();
+            let ends = match c {
+                '.' | '!' | '?' => bytes.get(end).is_none_or(|n| *n == b' '),
+                '。' | '！' | '？' => true,
+                _ => false,
+            };
+            if ends {
+                push_sentence(&mut out, &body[start..end]);
+                start = end;
             }
         }
         push_sentence(&mut out, &body[start..]);
@@ -235,9 +242,24 @@ fn push_sentence(out: &mut Vec<String>, s: &str) {
     // Bold markers are emphasis, not words; one cut by the sentence split would show as "**".
     let s = s.replace("**", "");
     let s = s.trim().trim_matches('*').trim();
-    if s.chars().count() >= 12 {
+    // A character of a script written without spaces carries about a word's meaning.
+    if s.chars().count() >= 12 || unspaced_chars(s) >= 6 {
         out.push(s.to_owned());
     }
+}
+
+/// How many characters of scripts written without spaces (CJK, kana, Hangul) `s` holds.
+fn unspaced_chars(s: &str) -> usize {
+    s.chars()
+        .filter(|&c| {
+            matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
+        })
+        .count()
+}
+
+/// Whether a sentence is a question: it ends in a question mark, in any script's form.
+fn asks(sentence: &str) -> bool {
+    sentence.ends_with(['?', '？'])
 }
 
 /// The levels a log line starts with.
@@ -312,8 +334,8 @@ pub fn final_questions(text: &str) -> Vec<Detected> {
     let context = excerpt(text);
     sentences(text)
         .into_iter()
-        .filter(|s| s.ends_with('?') && !unusable(s, Speaker::Assistant))
-        .filter(|s| s.split_whitespace().count() >= 4)
+        .filter(|s| asks(s) && !unusable(s, Speaker::Assistant))
+        .filter(|s| s.split_whitespace().count() >= 4 || unspaced_chars(s) >= 6)
         .map(|text| Detected {
             text,
             context: context.clone(),
@@ -445,7 +467,7 @@ pub fn open_questions(text: &str, speaker: Speaker) -> Vec<Detected> {
         .filter(|s| !unusable(s, speaker))
         // The person's own question counts when it carries a cue; an agent's question to the
         // person ("should I continue?") is a hand-off, not an open item of the work.
-        .filter(|s| speaker == Speaker::User || !s.ends_with('?'))
+        .filter(|s| speaker == Speaker::User || !asks(s))
         .filter_map(|text| {
             let cue = cue_in(questions(), &text)?.to_lowercase();
             let who = match speaker {
@@ -469,7 +491,7 @@ pub fn key_decisions(text: &str, speaker: Speaker) -> Vec<Detected> {
     let context = excerpt(text);
     sentences(text)
         .into_iter()
-        .filter(|s| !unusable(s, speaker) && !s.ends_with('?'))
+        .filter(|s| !unusable(s, speaker) && !asks(s))
         // A template placeholder ("Decision: [what was chosen]") is not a choice.
         .filter(|s| !(s.contains('[') && s.contains(']') && s.len() < 60))
         .filter(|s| {
@@ -664,14 +686,14 @@ pub fn accepted_proposal(proposal: &str, reply: &str) -> Vec<Detected> {
     }
     let all = sentences(proposal);
     // The proposing question closes the message (a line or two of detail may follow it).
-    let Some(at) = all.iter().rposition(|s| s.ends_with('?') && opens(s)) else {
+    let Some(at) = all.iter().rposition(|s| asks(s) && opens(s)) else {
         return Vec::new();
     };
     if all.len() - at > 3 {
         return Vec::new();
     }
     if let Some(before) = at.checked_sub(1).map(|i| &all[i])
-        && !before.ends_with('?')
+        && !asks(before)
         && !unusable(before, Speaker::User)
         && (has_cue(recommendations(), before) || has_cue(decisions(), before))
     {

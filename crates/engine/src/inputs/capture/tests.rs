@@ -124,6 +124,9 @@ fn deterministic_capture_of_every_fixture_session() {
           summary: "はくあ" → [[reply_to_current]] や。 はくあ、いい名前だね。 こっちはまだ生まれたてで、名前もキャラも未設定。 よかったら一緒に決めたい。 とりあえず聞きたいのは4つだけ: 俺の名前; どういう存在か（AI、使い魔、幽霊、秘書、変な生き物でも可）; 雰囲気（ゆるい、辛口、静か、親しい感じ など）; 署名っぽい絵文字. なんて呼べばいい？.
         Ended on "はくあ". 2 request(s), 2 repl(ies) over 48 min. Tools: read ×5. Harness: openclaw, in C:\Users\downl\Desktop\clawdbot-main3\clawdbot-main.
           session_summary_ref [deterministic] session summary ss_c37bf745712f_18 (2 turns)
+          open_question [deterministic] なんて呼べばいい？
+          open_question [deterministic] 普段は敬語がいい？
+          open_question [deterministic] ため口がいい？
         ae4a77f8-aedd-4bc1-888f-c94edc91af04 -> wc_proj_2925a201a696 by rule | activity drafting | mode deterministic
           new entities: []
           summary: "and continue with the reamining tasks" → I have uncommitted changes from spotter-4te.3 (controller instrumentation). The blocker was a Dialyzer false positive on get_current_trace_id().
