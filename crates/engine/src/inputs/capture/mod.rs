@@ -1296,16 +1296,39 @@ fn where_it_stands(window: &[WindowTurn], recap: Option<&str>) -> Option<String>
             format!("{UNANSWERED} \"{}\".", clip(&last.text, 120))
         });
     }
-    let after: Vec<&str> = window
+    let after: Vec<&WindowTurn> = window.iter().filter(|t| t.seq > last.seq).collect();
+    let calls = after.iter().map(|t| t.tools.len()).sum::<usize>();
+    let latest = after.iter().rev().find_map(|t| t.tools.last())?;
+    // What it was doing, by name: the files it changed and the last command it ran after its
+    // last words; a count of calls says nothing to act on.
+    let mut changed: Vec<&str> = Vec::new();
+    for f in after.iter().flat_map(|t| &t.changed) {
+        if !changed.contains(&f.as_str()) {
+            changed.push(f);
+        }
+    }
+    let ran = after
         .iter()
-        .filter(|t| t.seq > last.seq)
-        .flat_map(|t| t.tools.iter().map(String::as_str))
-        .collect();
-    let latest = after.last()?;
-    Some(format!(
-        "still working when the session ended: {} tool call(s) after its last message, {latest} last.",
-        after.len()
-    ))
+        .rev()
+        .flat_map(|t| t.ran.iter().rev())
+        .find_map(|r| r.as_deref());
+    let mut doing = Vec::new();
+    if !changed.is_empty() {
+        doing.push(format!("changed {}", changed.join(", ")));
+    }
+    if let Some(cmd) = ran {
+        doing.push(format!("last ran `{}`", clip(cmd, COMMAND_CHARS)));
+    }
+    Some(if doing.is_empty() {
+        format!(
+            "still working when the session ended: {calls} tool call(s) after its last message, {latest} last."
+        )
+    } else {
+        format!(
+            "still working when the session ended: after its last message it {}.",
+            doing.join("; ")
+        )
+    })
 }
 
 #[cfg(test)]

@@ -115,7 +115,7 @@ fn deterministic_capture_of_every_fixture_session() {
         55604662-cf2a-4331-851a-ec234028f8ca -> wc_proj_657b575464d8 by rule | activity operational | mode deterministic
           new entities: []
           summary: "mix phx.server doesnt seem to start" → Let me check the project structure and try running the server to see the error.
-        Now: still working when the session ended: 2 tool call(s) after its last message, Glob last.
+        Now: still working when the session ended: after its last message it last ran `mix phx.server 2>&1 | head -80`.
         1 request(s), 1 repl(ies) over 0 min. Tools: Bash ×1, Glob ×1. Harness: claude_code, in /home/marco/projects/spotter.
           session_summary_ref [deterministic] session summary ss_18660842565f_243 (1 turns)
           work_phase_change [deterministic] phase → drafting
@@ -130,7 +130,7 @@ fn deterministic_capture_of_every_fixture_session() {
         ae4a77f8-aedd-4bc1-888f-c94edc91af04 -> wc_proj_2925a201a696 by rule | activity drafting | mode deterministic
           new entities: []
           summary: "and continue with the reamining tasks" → I have uncommitted changes from spotter-4te.3 (controller instrumentation). The blocker was a Dialyzer false positive on get_current_trace_id().
-        Now: still working when the session ended: 1 tool call(s) after its last message, Bash last.
+        Now: still working when the session ended: after its last message it last ran `grep -n "ignore_warnings\|dialyzer" mix.exs`.
         Ended on "continue implementation". 2 request(s), 6 repl(ies) over 19 min. Tools: Bash ×8. Harness: claude_code, session "lexical-painting-whisper", in /home/USER/projects/spotter-worktrees/spotter-4te.
           session_summary_ref [deterministic] session summary ss_0609c4114e0a_230 (2 turns)
           work_phase_change [deterministic] phase → drafting
@@ -918,6 +918,18 @@ fn now_says_an_unanswered_request_or_work_cut_off_and_nothing_otherwise() {
         where_it_stands(&[asked.clone(), replied.clone(), call(3), call(4)], None).as_deref(),
         Some(
             "still working when the session ended: 2 tool call(s) after its last message, Bash last."
+        )
+    );
+    // ... and named by what it changed and ran when the calls say.
+    let mut edit = call(3);
+    edit.changed = vec!["SESSION_STATUS.md".into()];
+    let mut commit = call(4);
+    commit.ran = vec![Some("git add -A && git status --short".into())];
+    assert_eq!(
+        where_it_stands(&[asked.clone(), replied.clone(), edit, commit], None).as_deref(),
+        Some(
+            "still working when the session ended: after its last message it changed \
+             SESSION_STATUS.md; last ran `git add -A && git status --short`."
         )
     );
     // A reply that ends the session leaves nothing to say.
