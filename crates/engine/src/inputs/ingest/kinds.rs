@@ -7,7 +7,7 @@
 //! records, from what is stored: the parent link, the harness's own session metadata, and
 //! whether any user message holds words a person typed once injected context is taken out.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -272,7 +272,10 @@ pub(crate) fn title_touched<'a>(
     retitle_shared_openings(conn)
 }
 
-/// Titles the sessions whose opening others share by their first other request.
+/// Titles the sessions whose opening others share by their first other request, unless
+/// sessions that share the opening also share that request: then they are one piece of work
+/// replayed (a resumed or forked session copies the requests it began with), and the opening
+/// is what the person asked.
 fn retitle_shared_openings(conn: &Connection) -> rusqlite::Result<()> {
     let mut stmt = conn.prepare_cached(
         "SELECT opening FROM transcript_sessions WHERE opening <> ''
@@ -284,29 +287,38 @@ fn retitle_shared_openings(conn: &Connection) -> rusqlite::Result<()> {
     if shared.is_empty() {
         return Ok(());
     }
-    // Only the sessions still titled by a shared opening: the others were retitled before, and
-    // a session with an opening of its own is not read at all.
+    // Every session opening with a shared opening is read: whether its next request is its own
+    // depends on the others'. Sessions with an opening of their own are not read at all.
     let mut stmt = conn.prepare_cached(
-        "SELECT session_id FROM transcript_sessions
-         WHERE request = opening AND opening IN (
+        "SELECT session_id, opening, request FROM transcript_sessions
+         WHERE opening IN (
              SELECT opening FROM transcript_sessions WHERE opening <> ''
              GROUP BY opening HAVING count(*) >= 2)",
     )?;
-    let candidates: Vec<String> = stmt
-        .query_map([], |r| r.get::<_, String>(0))?
+    let sessions: Vec<(String, String, Option<String>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    for id in candidates {
+    let mut next: Vec<(String, String, Option<String>, Option<String>)> = Vec::new();
+    for (id, opening, request) in sessions {
         let lines = request_lines(conn, &id)?;
-        let Some(first) = pick_request(&lines, &BTreeSet::new()) else {
-            continue;
-        };
-        if !shared.contains(&first) {
-            continue;
+        let other = pick_request(&lines, &shared).filter(|r| *r != opening);
+        next.push((id, opening, request, other));
+    }
+    let mut replayed: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for (_, opening, _, other) in &next {
+        if let Some(other) = other {
+            *replayed.entry((opening, other)).or_default() += 1;
         }
-        if let Some(request) = pick_request(&lines, &shared).filter(|r| *r != first) {
+    }
+    for (id, opening, request, other) in &next {
+        let title = match other {
+            Some(o) if replayed[&(opening.as_str(), o.as_str())] < 2 => o,
+            _ => opening,
+        };
+        if request.as_deref() != Some(title.as_str()) {
             conn.execute(
                 "UPDATE transcript_sessions SET request = ?2 WHERE session_id = ?1",
-                params![id, request],
+                params![id, title],
             )?;
         }
     }

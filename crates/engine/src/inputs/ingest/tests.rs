@@ -1138,6 +1138,66 @@ fn an_opening_several_sessions_share_titles_none_of_them() {
     );
 }
 
+/// A resumed or forked session replays the requests its work began with: sessions that share
+/// their opening *and* their next request are one piece of work, titled by what the person
+/// first asked, not by their second request.
+#[test]
+fn sessions_replaying_the_same_requests_keep_the_opening_as_their_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("claude-code/-home-ana-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let session = |id: &str, asks: &[&str]| {
+        let lines: Vec<String> = asks
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                format!(
+                    r#"{{"type":"user","sessionId":"{id}","uuid":"u{i}","cwd":"/home/ana/app","timestamp":"2026-05-14T10:{i:02}:00Z","message":{{"role":"user","content":"{text}"}}}}"#
+                )
+            })
+            .collect();
+        std::fs::write(project.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+    };
+    session(
+        "11111111-1111-4111-8111-111111111111",
+        &["check the design of the updater", "ok, start implementing"],
+    );
+    session(
+        "22222222-2222-4222-8222-222222222222",
+        &[
+            "check the design of the updater",
+            "ok, start implementing",
+            "add a unit test for the login",
+        ],
+    );
+    let store = Store::open(dir.path().join("store")).unwrap();
+    run(
+        &store,
+        &[SourceRoot {
+            harness: Harness::ClaudeCode,
+            root: dir.path().join("claude-code"),
+        }],
+    );
+    let requests: Vec<String> = store
+        .graph()
+        .with_conn(|c| {
+            let mut stmt = c
+                .prepare("SELECT request FROM transcript_sessions ORDER BY session_id")
+                .unwrap();
+            stmt.query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<Vec<String>>>()
+        })
+        .unwrap();
+    assert_eq!(
+        requests,
+        [
+            "check the design of the updater",
+            "check the design of the updater"
+        ]
+    );
+}
+
 /// The older Codex format dates only the session's start: its turns, dated by their session's
 /// last known time, make the session due for capture like any other of last year (taking "now"
 /// for them had left it looking just active, and never captured by `watch --once`).
