@@ -150,7 +150,7 @@ fn unacceptable(title: Option<&str>, injected: &[String]) -> Option<String> {
 /// prompt library expands into the first message of sessions whose person typed nothing else
 /// that says something (menu numbers), a session opened by `/resume <id>` alone, and a Codex
 /// file whose records belong to another session.
-const UNACCEPTABLE_AT_MOST: usize = 5;
+const UNACCEPTABLE_AT_MOST: usize = 4;
 
 fn roots_under(root: &Path) -> Vec<SourceRoot> {
     [

@@ -64,10 +64,12 @@ pub(super) struct Shown {
 }
 
 impl Shown {
-    /// Whether the card already quotes `request`: its opening words are on it.
+    /// Whether the card already quotes `request`: a quotation opening with its first words is
+    /// on it (a short request's words inside another sentence are not its quote).
     fn quotes(&self, request: &str) -> bool {
         let opening: String = request.chars().take(OPENING_CHARS).collect();
-        !opening.trim().is_empty() && self.text.contains(opening.trim())
+        let opening = opening.trim();
+        !opening.is_empty() && self.text.contains(&format!("\"{opening}"))
     }
 }
 
