@@ -772,7 +772,12 @@ fn quoted(text: &str) -> String {
 /// [`quoted`] masks.
 fn step(call: &str, result: Option<&str>) -> String {
     let masked = |t: &str| crate::base::redact::redact(t).into_owned();
-    let call = masked(call);
+    // A shell call is named by the script it ran, without the shell it was handed to or the
+    // folder it was run in: that is what a fresh agent would run again.
+    let call = match crate::inputs::capture::shell_command(call) {
+        Some(script) => masked(&script),
+        None => masked(call),
+    };
     let result = result.map(masked);
     let (call, result) = (call.as_str(), result.as_deref());
     let call = format!("`{}`", condense(call, STEP_CHARS));

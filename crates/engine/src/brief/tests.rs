@@ -1468,7 +1468,7 @@ fn a_folder_no_context_claims_gets_its_latest_session() {
         No work context claims /home/dana; the latest session there (Thu Oct 29):
         Asked, in order: "Split the monolithic dashboard into components. api_key=[redacted]"
         Last report: Moved the chart into DairyChart.tsx. Next I commit.
-        At the end, it ran: `shell: git commit -am split` → exit 128: fatal: not a git repository
+        At the end, it ran: `git commit -am split` → exit 128: fatal: not a git repository
         Files changed: DairyChart.tsx"#]]
     .assert_eq(&lines.join("\n"));
     assert!(
