@@ -1386,6 +1386,13 @@ fn the_last_session_card_quotes_the_latest_session_captured_or_not() {
     );
 }
 
+/// One record of a Codex rollout written on 2026-10-`day` at 09:`at`.
+fn codex_record(day: u32, at: &str, kind: &str, payload: serde_json::Value) -> String {
+    serde_json::json!({"timestamp": format!("2026-10-{day}T09:{at}Z"), "type": kind,
+        "payload": payload})
+    .to_string()
+}
+
 /// A session in a folder no work context claims (a home folder) is still what was done last
 /// there: a new session in the same folder gets its card, which names the folder, the report,
 /// what the agent ran after it when the session ended mid-work, and the files it changed; a
@@ -1395,11 +1402,8 @@ fn a_folder_no_context_claims_gets_its_latest_session() {
     let dir = tempfile::tempdir().unwrap();
     let day = dir.path().join("codex/sessions/2026/10/29");
     std::fs::create_dir_all(&day).unwrap();
-    let rec = |at: &str, kind: &str, payload: serde_json::Value| {
-        serde_json::json!({"timestamp": format!("2026-10-29T09:{at}Z"), "type": kind,
-            "payload": payload})
-        .to_string()
-    };
+    let rec =
+        |at: &str, kind: &str, payload: serde_json::Value| codex_record(29, at, kind, payload);
     let lines = [
         rec(
             "00:00",
@@ -1490,11 +1494,8 @@ fn a_folder_no_context_claims_gets_the_sessions_before_its_latest() {
         let folder = dir.path().join(format!("codex/sessions/2026/10/{day}"));
         std::fs::create_dir_all(&folder).unwrap();
         let id = format!("019a3c20-0000-7000-8000-00000000000{hex}");
-        let rec = |at: &str, kind: &str, payload: serde_json::Value| {
-            serde_json::json!({"timestamp": format!("2026-10-{day}T09:{at}Z"), "type": kind,
-                "payload": payload})
-            .to_string()
-        };
+        let rec =
+            |at: &str, kind: &str, payload: serde_json::Value| codex_record(day, at, kind, payload);
         let lines = [
             rec(
                 "00:00",

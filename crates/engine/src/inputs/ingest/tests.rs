@@ -1092,19 +1092,7 @@ fn an_opening_several_sessions_share_titles_none_of_them() {
         harness: Harness::ClaudeCode,
         root: dir.path().join("claude-code"),
     }];
-    let requests = |store: &Store| -> Vec<String> {
-        store
-            .graph()
-            .with_conn(|c| {
-                let mut stmt = c
-                    .prepare("SELECT request FROM transcript_sessions ORDER BY session_id")
-                    .unwrap();
-                stmt.query_map([], |r| r.get(0))
-                    .unwrap()
-                    .collect::<rusqlite::Result<Vec<String>>>()
-            })
-            .unwrap()
-    };
+    let requests = session_requests;
     // Alone, the opening is the session's first request: nothing says it is a template yet.
     session(
         "11111111-1111-4111-8111-111111111111",
@@ -1136,6 +1124,21 @@ fn an_opening_several_sessions_share_titles_none_of_them() {
             "fix the login redirect"
         ]
     );
+}
+
+/// The request each session is titled by, in session-id order.
+fn session_requests(store: &Store) -> Vec<String> {
+    store
+        .graph()
+        .with_conn(|c| {
+            let mut stmt = c
+                .prepare("SELECT request FROM transcript_sessions ORDER BY session_id")
+                .unwrap();
+            stmt.query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<Vec<String>>>()
+        })
+        .unwrap()
 }
 
 /// A resumed or forked session replays the requests its work began with: sessions that share
@@ -1178,19 +1181,8 @@ fn sessions_replaying_the_same_requests_keep_the_opening_as_their_title() {
             root: dir.path().join("claude-code"),
         }],
     );
-    let requests: Vec<String> = store
-        .graph()
-        .with_conn(|c| {
-            let mut stmt = c
-                .prepare("SELECT request FROM transcript_sessions ORDER BY session_id")
-                .unwrap();
-            stmt.query_map([], |r| r.get(0))
-                .unwrap()
-                .collect::<rusqlite::Result<Vec<String>>>()
-        })
-        .unwrap();
     assert_eq!(
-        requests,
+        session_requests(&store),
         [
             "check the design of the updater",
             "check the design of the updater"
