@@ -430,57 +430,55 @@ fn folder_sessions_before(
     let ttl = Duration::days(i64::from(store.config()?.session_summary_ttl_days));
     let since = (req.now - ttl).to_rfc3339_opts(SecondsFormat::Millis, true);
     let until = latest.ended.to_rfc3339_opts(SecondsFormat::Millis, true);
-    let rows: Vec<(String, String, String, String, String)> =
-        store.graph().with_conn_result(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT s.session_id, s.last_turn_at, m.doc73_session_summary_id, m.text, m.source
-                   FROM transcript_sessions s
-                   JOIN session_summaries m ON m.session_id = s.session_id
-                  WHERE (s.work_context_id = ?1 OR s.work_context_id IS NULL) AND s.cwd = ?2
-                    AND s.session_kind = 'primary' AND s.session_id <> ?3
-                    AND s.last_turn_at > ?4 AND s.last_turn_at <= ?5
-                  ORDER BY s.last_turn_at DESC, m.generated_at DESC",
-            )?;
-            let rows = stmt.query_map(
-                params![
-                    WorkContextId::UNLINKED,
-                    cwd,
-                    latest.session_id.as_str(),
-                    since,
-                    until
-                ],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )?;
-            rows.collect()
-        })?;
-    let mut out: Vec<Before> = Vec::new();
-    for (session, at, summary_id, text, source) in rows {
-        // Each session once, by its latest summary (the rows come newest first).
-        if out.iter().any(|b| b.session_id.as_str() == session) || text.is_empty() {
-            continue;
+    store.graph().with_conn_result(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT s.session_id, s.last_turn_at, m.doc73_session_summary_id, m.text, m.source
+               FROM transcript_sessions s
+               JOIN session_summaries m ON m.session_id = s.session_id
+              WHERE (s.work_context_id = ?1 OR s.work_context_id IS NULL) AND s.cwd = ?2
+                AND s.session_kind = 'primary' AND s.session_id <> ?3
+                AND s.last_turn_at > ?4 AND s.last_turn_at <= ?5
+              ORDER BY s.last_turn_at DESC, m.generated_at DESC",
+        )?;
+        let mut rows = stmt.query(params![
+            WorkContextId::UNLINKED,
+            cwd,
+            latest.session_id.as_str(),
+            since,
+            until
+        ])?;
+        // Read row by row, newest first, until enough sessions are found: a home folder may
+        // hold hundreds of them.
+        let mut out: Vec<Before> = Vec::new();
+        while out.len() < SESSIONS_BEFORE
+            && let Some(row) = rows.next()?
+        {
+            let (session, at, summary_id, text, source): (String, String, String, String, String) =
+                (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?);
+            // Each session once, by its latest summary.
+            if out.iter().any(|b| b.session_id.as_str() == session) || text.is_empty() {
+                continue;
+            }
+            let (Ok(session_id), Ok(ended)) =
+                (SessionId::new(session), DateTime::parse_from_rfc3339(&at))
+            else {
+                continue;
+            };
+            let mode = if source == "llm" {
+                CaptureMode::LlmEnriched
+            } else {
+                CaptureMode::Deterministic
+            };
+            out.push(Before {
+                session_id,
+                turn_seq: crate::views::constellation::turn_seq_of(Some(&summary_id)),
+                summary_id,
+                ended: ended.with_timezone(&Utc),
+                did: what_it_did(&text, mode),
+            });
         }
-        let (Ok(session_id), Ok(ended)) =
-            (SessionId::new(session), DateTime::parse_from_rfc3339(&at))
-        else {
-            continue;
-        };
-        let mode = if source == "llm" {
-            CaptureMode::LlmEnriched
-        } else {
-            CaptureMode::Deterministic
-        };
-        out.push(Before {
-            session_id,
-            turn_seq: crate::views::constellation::turn_seq_of(Some(&summary_id)),
-            summary_id,
-            ended: ended.with_timezone(&Utc),
-            did: what_it_did(&text, mode),
-        });
-        if out.len() == SESSIONS_BEFORE {
-            break;
-        }
-    }
-    Ok(out)
+        Ok(out)
+    })
 }
 
 /// Hands out a card's room: each line gets its share and what the lines before it left unused.

@@ -1253,6 +1253,9 @@ fn templated_summary(
 /// The longest a command is quoted in a summary, in characters.
 const COMMAND_CHARS: usize = 60;
 
+/// How many of the files a session changed after its last words its *Now* line names.
+const NOW_FILES: usize = 3;
+
 /// The label of a templated summary's second line: where the session left the work.
 pub(crate) const SUMMARY_NOW: &str = "Now: ";
 const UNANSWERED: &str = "no reply yet to";
@@ -1314,7 +1317,14 @@ fn where_it_stands(window: &[WindowTurn], recap: Option<&str>) -> Option<String>
         .find_map(|r| r.as_deref());
     let mut doing = Vec::new();
     if !changed.is_empty() {
-        doing.push(format!("changed {}", changed.join(", ")));
+        // The latest few: a long run of edits would otherwise fill the line.
+        let from = changed.len().saturating_sub(NOW_FILES);
+        let more = if from > 0 {
+            format!(" (+{from})")
+        } else {
+            String::new()
+        };
+        doing.push(format!("changed {}{more}", changed[from..].join(", ")));
     }
     if let Some(cmd) = ran {
         doing.push(format!("last ran `{}`", clip(cmd, COMMAND_CHARS)));

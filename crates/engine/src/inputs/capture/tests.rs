@@ -932,6 +932,18 @@ fn now_says_an_unanswered_request_or_work_cut_off_and_nothing_otherwise() {
              SESSION_STATUS.md; last ran `git add -A && git status --short`."
         )
     );
+    // A long run of edits names its latest few.
+    let mut edits = call(3);
+    edits.changed = ["a.rs", "b.rs", "c.rs", "d.rs", "e.rs"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(
+        where_it_stands(&[asked.clone(), replied.clone(), edits], None).as_deref(),
+        Some(
+            "still working when the session ended: after its last message it changed c.rs, \
+             d.rs, e.rs (+2)."
+        )
+    );
     // A reply that ends the session leaves nothing to say.
     assert_eq!(where_it_stands(&[asked, replied], None), None);
 }

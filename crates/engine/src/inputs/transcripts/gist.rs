@@ -53,9 +53,11 @@ impl Gist {
     /// The report without the units `shown` already quotes (a card above it has its lead), its
     /// first unit left the lead; `None` when it quotes them all.
     pub fn beside(self, shown: &str) -> Option<Gist> {
+        // A unit of a few letters ("OK") would be found inside any word; only a phrase is a
+        // quote of it.
         let quoted = |u: &Unit| {
             let text = u.text.trim_end_matches([';', ',', '.']);
-            !text.is_empty() && shown.contains(text)
+            text.chars().count() >= 8 && shown.contains(text)
         };
         if !self.units.iter().any(quoted) {
             return Some(self);
