@@ -259,24 +259,29 @@ pub(crate) fn title_touched<'a>(
     let mut stmt =
         conn.prepare_cached("SELECT session_id FROM transcript_sessions WHERE request IS NULL")?;
     ids.extend(stmt.query_map([], |r| r.get::<_, String>(0))?.flatten());
+    let mut read = BTreeSet::new();
     for id in &ids {
         let opening = pick_request(&request_lines(conn, id)?, &BTreeSet::new()).unwrap_or_default();
         conn.execute(
             "UPDATE transcript_sessions SET request = ?2, opening = ?2 WHERE session_id = ?1",
             params![id, opening],
         )?;
+        if !opening.is_empty() {
+            read.insert(opening);
+        }
     }
-    if ids.is_empty() {
-        return Ok(());
-    }
-    retitle_shared_openings(conn)
+    retitle_shared_openings(conn, &read)
 }
 
 /// Titles the sessions whose opening others share by their first other request, unless
 /// sessions that share the opening also share that request: then they are one piece of work
 /// replayed (a resumed or forked session copies the requests it began with), and the opening
-/// is what the person asked.
-fn retitle_shared_openings(conn: &Connection) -> rusqlite::Result<()> {
+/// is what the person asked. Only the groups of the openings just `read` can change: the
+/// others are as titled before.
+fn retitle_shared_openings(conn: &Connection, read: &BTreeSet<String>) -> rusqlite::Result<()> {
+    if read.is_empty() {
+        return Ok(());
+    }
     let mut stmt = conn.prepare_cached(
         "SELECT opening FROM transcript_sessions WHERE opening <> ''
          GROUP BY opening HAVING count(*) >= 2",
@@ -284,20 +289,17 @@ fn retitle_shared_openings(conn: &Connection) -> rusqlite::Result<()> {
     let shared: BTreeSet<String> = stmt
         .query_map([], |r| r.get::<_, String>(0))?
         .collect::<rusqlite::Result<_>>()?;
-    if shared.is_empty() {
-        return Ok(());
+    // Every session of a group just joined is read: whether its next request is its own
+    // depends on the others'.
+    let mut stmt = conn
+        .prepare_cached("SELECT session_id, request FROM transcript_sessions WHERE opening = ?1")?;
+    let mut sessions: Vec<(String, String, Option<String>)> = Vec::new();
+    for opening in shared.intersection(read) {
+        for row in stmt.query_map([opening], |r| Ok((r.get(0)?, r.get(1)?)))? {
+            let (id, request) = row?;
+            sessions.push((id, opening.clone(), request));
+        }
     }
-    // Every session opening with a shared opening is read: whether its next request is its own
-    // depends on the others'. Sessions with an opening of their own are not read at all.
-    let mut stmt = conn.prepare_cached(
-        "SELECT session_id, opening, request FROM transcript_sessions
-         WHERE opening IN (
-             SELECT opening FROM transcript_sessions WHERE opening <> ''
-             GROUP BY opening HAVING count(*) >= 2)",
-    )?;
-    let sessions: Vec<(String, String, Option<String>)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<rusqlite::Result<_>>()?;
     let mut next: Vec<(String, String, Option<String>, Option<String>)> = Vec::new();
     for (id, opening, request) in sessions {
         let lines = request_lines(conn, &id)?;
