@@ -986,13 +986,7 @@ fn a_file_in_a_format_nobody_knows_is_named_in_health_and_today_but_skipped_reco
     )
     .unwrap();
     let store = Store::open(dir.path().join("store")).unwrap();
-    run(
-        &store,
-        &[SourceRoot {
-            harness: Harness::ClaudeCode,
-            root: dir.path().join("claude-code"),
-        }],
-    );
+    run(&store, &claude_code_under(dir.path()));
     let lost = crate::usecase::health::census::files_that_lost_turns(&store, true).unwrap();
     assert_eq!(lost.len(), 1, "{lost:?}");
     assert_eq!(lost[0].path, future.display().to_string());
@@ -1047,13 +1041,7 @@ fn claude_code_s_ai_title_titles_the_session_over_its_slug_and_later_summaries()
     ];
     std::fs::write(project.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
     let store = Store::open(dir.path().join("store")).unwrap();
-    let report = run(
-        &store,
-        &[SourceRoot {
-            harness: Harness::ClaudeCode,
-            root: dir.path().join("claude-code"),
-        }],
-    );
+    let report = run(&store, &claude_code_under(dir.path()));
     assert_eq!(report.unknown_records, 0, "{}", summary(&report));
     let title: String = store
         .graph()
@@ -1088,10 +1076,7 @@ fn an_opening_several_sessions_share_titles_none_of_them() {
         std::fs::write(project.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
     };
     let store = Store::open(dir.path().join("store")).unwrap();
-    let roots = [SourceRoot {
-        harness: Harness::ClaudeCode,
-        root: dir.path().join("claude-code"),
-    }];
+    let roots = claude_code_under(dir.path());
     let requests = session_requests;
     // Alone, the opening is the session's first request: nothing says it is a template yet.
     session(
@@ -1124,6 +1109,14 @@ fn an_opening_several_sessions_share_titles_none_of_them() {
             "fix the login redirect"
         ]
     );
+}
+
+/// The Claude Code root of a test's folder (`<dir>/claude-code`).
+fn claude_code_under(dir: &std::path::Path) -> [SourceRoot; 1] {
+    [SourceRoot {
+        harness: Harness::ClaudeCode,
+        root: dir.join("claude-code"),
+    }]
 }
 
 /// The request each session is titled by, in session-id order.
@@ -1174,13 +1167,7 @@ fn sessions_replaying_the_same_requests_keep_the_opening_as_their_title() {
         ],
     );
     let store = Store::open(dir.path().join("store")).unwrap();
-    run(
-        &store,
-        &[SourceRoot {
-            harness: Harness::ClaudeCode,
-            root: dir.path().join("claude-code"),
-        }],
-    );
+    run(&store, &claude_code_under(dir.path()));
     assert_eq!(
         session_requests(&store),
         [
