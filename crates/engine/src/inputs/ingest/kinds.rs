@@ -176,9 +176,37 @@ const REQUEST_TITLE_CHARS: usize = 90;
 /// Whether a request line says what the work is: words, not a bare slash command. Scripts
 /// written without spaces make a request of one "word", so their characters count instead.
 fn says_something(line: &str) -> bool {
-    !line.starts_with('/')
-        && (line.split_whitespace().count() >= 2
-            || line.chars().filter(|c| *c > '\u{3000}').count() >= 4)
+    !line.starts_with('/') && (content_words(line) >= 2 || unspaced_chars(line) >= 4)
+}
+
+/// Words of a line other than the `@name`s it addresses: a mention says who is asked, not what.
+fn content_words(line: &str) -> usize {
+    line.split_whitespace()
+        .filter(|w| !w.starts_with('@'))
+        .count()
+}
+
+/// Characters of scripts written without spaces (CJK and the like).
+fn unspaced_chars(line: &str) -> usize {
+    line.chars().filter(|c| *c > '\u{3000}').count()
+}
+
+/// How many words make a line an opener rather than a request of its own: "Hello Jarvis." and
+/// "thanks!" say no work. In scripts without spaces a line of four characters already says
+/// something ("报告一下", "report on it"), as [`says_something`] counts.
+const OPENER_WORDS: usize = 2;
+/// How many of the next lines are read for the request an opener leads to.
+const OPENER_LOOKAHEAD: usize = 2;
+
+/// Whether a line is too short to name any work ("Hello Jarvis.", "Gracias", "@bot hi").
+fn opener(line: &str) -> bool {
+    content_words(line) <= OPENER_WORDS && unspaced_chars(line) < 4
+}
+
+/// Whether a line names work at some length: what an opener is passed over for.
+fn worded_request(line: &str) -> bool {
+    says_something(line)
+        && (content_words(line) > 2 * OPENER_WORDS || unspaced_chars(line) >= 4 * OPENER_WORDS)
 }
 
 /// The title lines of a session's first user messages, in order: what the person typed, one line
@@ -201,14 +229,44 @@ fn request_lines(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<St
 }
 
 /// The request a title is made of: the first line that says something and is not one of
-/// `shared` (openings several sessions share word for word), else the first line typed.
-fn pick_request(lines: &[String], shared: &BTreeSet<String>) -> Option<String> {
-    lines
+/// `shared` (openings several sessions share word for word), else the first line typed. A line
+/// too short to name work (a greeting, a thank-you) gives way to a worded request right after it.
+pub(super) fn pick_request(lines: &[String], shared: &BTreeSet<String>) -> Option<String> {
+    let first = lines
         .iter()
-        .find(|l| says_something(l) && !shared.contains(*l))
-        .or_else(|| lines.iter().find(|l| says_something(l)))
-        .or_else(|| lines.first())
-        .cloned()
+        .position(|l| says_something(l) && !shared.contains(l))
+        .or_else(|| lines.iter().position(|l| says_something(l)));
+    let Some(at) = first else {
+        return lines.first().cloned();
+    };
+    if opener(&lines[at]) {
+        let after = lines.iter().skip(at + 1).take(OPENER_LOOKAHEAD);
+        if let Some(request) = after
+            .filter(|l| !shared.contains(*l))
+            .find(|l| worded_request(l))
+        {
+            return Some(request.clone());
+        }
+    }
+    Some(lines[at].clone())
+}
+
+/// `line` without a greeting that opens it ("Hi! Where should my dotfiles go…"): the
+/// sentence a title is made of comes after. A line that is only a greeting stays as it is.
+fn past_opener(line: &str) -> &str {
+    let Some(end) = line.find(['!', '.', '?', ',']) else {
+        return line;
+    };
+    let (head, rest) = line.split_at(end + 1);
+    // A stop inside a word ("wttr.in", "e.g.") ends no sentence.
+    let Some(rest) = rest.strip_prefix(' ') else {
+        return line;
+    };
+    if opener(head) && worded_request(rest) {
+        rest
+    } else {
+        line
+    }
 }
 
 /// The first line of `text` with words in it, whitespace collapsed, cut to
@@ -218,6 +276,7 @@ pub(crate) fn title_line(text: &str) -> Option<String> {
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .find(|l| l.chars().any(char::is_alphanumeric))?;
+    let line = past_opener(&line).to_owned();
     if line.chars().count() <= REQUEST_TITLE_CHARS {
         return Some(line);
     }
@@ -342,12 +401,7 @@ pub(crate) fn is_slug(title: &str) -> bool {
 pub fn display_title(title: Option<&str>, request: Option<&str>) -> Option<String> {
     let title = title.map(str::trim).filter(|t| !t.is_empty());
     let request = request.map(str::trim).filter(|r| !r.is_empty());
-    // Scripts written without spaces make a request of one "word": count its characters.
-    let worded = |t: &str| {
-        !t.starts_with('/')
-            && (t.split_whitespace().count() >= 2
-                || t.chars().filter(|c| *c > '\u{3000}').count() >= 4)
-    };
+    let worded = says_something;
     match (title, request) {
         (_, Some(r)) if worded(r) => Some(r.to_owned()),
         (Some(t), _) if !is_slug(t) => Some(t.to_owned()),

@@ -631,6 +631,62 @@ fn a_session_is_titled_by_the_persons_first_request_or_its_harness_title() {
     let cut = title_line(&long).unwrap();
     assert!(cut.ends_with("word…") && cut.chars().count() <= 91, "{cut}");
     assert_eq!(title_line("```\n---\n"), None);
+    // A greeting that opens the line is not the title; a line that is only one stays.
+    assert_eq!(
+        title_line("Hi! Where should my dotfiles go so the agent reads them?").as_deref(),
+        Some("Where should my dotfiles go so the agent reads them?")
+    );
+    assert_eq!(
+        title_line("Hello Jarvis.").as_deref(),
+        Some("Hello Jarvis.")
+    );
+    assert_eq!(
+        title_line("can you curl wttr.in for the weather").as_deref(),
+        Some("can you curl wttr.in for the weather")
+    );
+}
+
+#[test]
+fn an_opener_gives_way_to_the_request_after_it() {
+    use super::kinds::pick_request;
+    let lines = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let none = std::collections::BTreeSet::new();
+    let cases: &[(&[&str], &str)] = &[
+        // A greeting or thanks, then the work.
+        (
+            &[
+                "Hello Jarvis.",
+                "Find out why voice feedback stops after a restart",
+            ],
+            "Find out why voice feedback stops after a restart",
+        ),
+        (
+            &["@helper_bot hi", "清理一下没用的代码文件和旧的日志目录"],
+            "清理一下没用的代码文件和旧的日志目录",
+        ),
+        // A short request followed by short ones stays the title.
+        (&["fix tests", "and lint"], "fix tests"),
+        // Four characters of a script without spaces already say something.
+        (
+            &[
+                "@helper_bot 报告一下",
+                "你为什么没有项目权限，请检查配置文件",
+            ],
+            "@helper_bot 报告一下",
+        ),
+        // A slash command says nothing; the request after it is the title.
+        (
+            &["/resume", "continue the import split"],
+            "continue the import split",
+        ),
+    ];
+    for (given, want) in cases {
+        assert_eq!(
+            pick_request(&lines(given), &none).as_deref(),
+            Some(*want),
+            "{given:?}"
+        );
+    }
 }
 
 #[test]

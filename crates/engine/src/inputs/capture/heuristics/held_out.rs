@@ -263,6 +263,14 @@ fn the_cue_rules_on_held_out_projects() {
     for name in ["test", "dev"] {
         let units = split(name);
         let rules = peer(&units);
+        if let Some(dir) = std::env::var_os("ELNOR_DETECT_DUMP") {
+            let lines: String = units
+                .iter()
+                .zip(&rules)
+                .map(|(u, p)| format!("{}\t{}\n", u.row.id, p.map_or("neither", Kind::name)))
+                .collect();
+            std::fs::write(Path::new(&dir).join(format!("{name}.rules.tsv")), lines).unwrap();
+        }
         println!(
             "{name}: {} units, {} projects; annotators: {}",
             units.len(),
