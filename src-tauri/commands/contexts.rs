@@ -207,6 +207,7 @@ pub async fn today_get(state: State<'_, AppState>) -> ReplyOf<cmd::TodayGet> {
                     days_open: u32::try_from((now - q.asked_at).num_days().max(0))
                         .unwrap_or(u32::MAX),
                     heuristic: q.heuristic,
+                    source_session_id: q.source_session_id.to_string(),
                 })
                 .collect(),
             waiting_question_count: count(t.waiting_question_count),

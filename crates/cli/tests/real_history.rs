@@ -268,3 +268,179 @@ fn a_new_user_with_real_history() {
     );
     assert!(no_card.is_empty(), "no resume card for {no_card:?}");
 }
+
+/// Why a line is a status or log line rather than something to ask a person, if it is: a
+/// setting or a measure ("Batch size: 5"), a tally ("29 unresolved / 47 total"), a stamped or
+/// levelled log line, a label that ends on a colon, or mostly figures. Written from what such
+/// lines are, not from the detectors: the check holds whatever they take.
+fn status_or_log(line: &str) -> Option<&'static str> {
+    let body = line
+        .trim()
+        .trim_start_matches(['-', '*', '•', ' '])
+        .trim_matches('*')
+        .trim();
+    let letters = body.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = body.chars().filter(char::is_ascii_digit).count();
+    let asks = body.ends_with('?') || body.ends_with('？');
+    if letters < 3 {
+        return Some("no words");
+    }
+    let first: Vec<char> = body.chars().take(5).collect();
+    let stamped =
+        (first.len() == 5 && first[..4].iter().all(char::is_ascii_digit) && first[4] == '-')
+            || (body.starts_with('[') && body[1..].starts_with(|c: char| c.is_ascii_digit()));
+    if stamped {
+        return Some("a stamped log line");
+    }
+    let head = body
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
+    if ["INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE"].contains(&head)
+        && body[head.len()..].starts_with([':', ' ', ']'])
+    {
+        return Some("a levelled log line");
+    }
+    if !asks
+        && let Some((_, value)) = body.split_once(": ")
+        && value.split_whitespace().count() <= 3
+        && value.chars().any(|c| c.is_ascii_digit())
+    {
+        return Some("a setting or a measure");
+    }
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let number = |w: &str| w.chars().next().is_some_and(|c| c.is_ascii_digit());
+    let tally = words.windows(3).any(|w| w[1] == "/" && number(w[2]))
+        || words.iter().any(|w| {
+            w.split_once('/')
+                .is_some_and(|(a, b)| number(a) && number(b) && !w.contains("//"))
+        });
+    if tally && !asks {
+        return Some("a tally");
+    }
+    if body.ends_with(':') {
+        return Some("a label");
+    }
+    if digits * 10 > (letters + digits) * 3 {
+        return Some("mostly figures");
+    }
+    None
+}
+
+#[test]
+fn status_or_log_lines_are_told_from_questions() {
+    for line in [
+        "Batch size: 5",
+        "29 unresolved / 47 total",
+        "2026-02-20 15:48:04 gateway restarted",
+        "[2026-02-20] sync done",
+        "ERROR: connection refused",
+        "**Next steps:**",
+        "- 12.4 ms / 98.1 ms (p50/p99)",
+    ] {
+        assert!(status_or_log(line).is_some(), "{line}");
+    }
+    for line in [
+        "Should we use Postgres or SQLite?",
+        "Waiting on the reviewer's data for the Q3 report",
+        "TODO: confirm the ratification date",
+        "Which of the 2 layouts do you prefer: A or B?",
+        "需要我推送到远程仓库吗？",
+    ] {
+        assert_eq!(status_or_log(line), None, "{line}");
+    }
+}
+
+/// What Today shows a person, on each corpus of real history run as a new user would: at one
+/// hour after each work context's last session, every open question Today lists is read with
+/// the session it came from. None may be a status or log line, and each names a session the
+/// Sessions list has, in the work context it is listed under.
+#[test]
+fn today_lists_no_status_or_log_lines_on_real_history() {
+    let corpora: Vec<PathBuf> = [elnor_fixtures::real(), elnor_fixtures::real2()]
+        .into_iter()
+        .flatten()
+        .collect();
+    if corpora.is_empty() {
+        eprintln!("skipped: no real-history corpus");
+        return;
+    }
+    let mut bad = Vec::new();
+    for corpus in corpora {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path();
+        let roots = elnor_fixtures::root_args(&corpus);
+        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+        json(elnor(store, None, &["init", "--json"]));
+        json(elnor(
+            store,
+            None,
+            &["config", "set", "mode", "deterministic", "--json"],
+        ));
+        for command in [
+            &["ingest", "--json"][..],
+            &["watch", "--once", "--no-files", "--json"],
+        ] {
+            let mut args = command.to_vec();
+            args.extend(&roots);
+            json(elnor(store, None, &args));
+        }
+        let sessions = json(elnor(
+            store,
+            None,
+            &["sessions", "list", "--limit", "1000", "--json"],
+        ));
+        let sessions = sessions["sessions"].as_array().unwrap().clone();
+        let mut last: BTreeMap<String, DateTime<Utc>> = BTreeMap::new();
+        let mut by_id: BTreeMap<String, &Value> = BTreeMap::new();
+        for s in &sessions {
+            by_id.insert(s["session_id"].as_str().unwrap().to_owned(), s);
+            let (Some(wc), Some(at)) = (
+                s["work_context_id"].as_str(),
+                s["last_activity_at"].as_str(),
+            ) else {
+                continue;
+            };
+            let at = DateTime::parse_from_rfc3339(at)
+                .unwrap()
+                .with_timezone(&Utc);
+            let e = last.entry(wc.to_owned()).or_insert(at);
+            *e = (*e).max(at);
+        }
+        let mut read: BTreeSet<(String, String)> = BTreeSet::new();
+        for at in last.values().collect::<BTreeSet<_>>() {
+            let now = (*at + Duration::hours(1)).to_rfc3339();
+            let today = json(elnor(store, Some(&now), &["today", "--json"]));
+            for q in today["waiting_questions"].as_array().unwrap() {
+                let text = q["question"].as_str().unwrap().to_owned();
+                let source = q["source_session_id"].as_str().unwrap_or("").to_owned();
+                if !read.insert((text.clone(), source.clone())) {
+                    continue;
+                }
+                let session = by_id.get(&source);
+                println!(
+                    "{}: {:?}\n    from {source} ({:?})",
+                    q["context_name"].as_str().unwrap_or(""),
+                    text,
+                    session.and_then(|s| s["request"].as_str().or(s["title"].as_str())),
+                );
+                if let Some(why) = status_or_log(&text) {
+                    bad.push(format!("{why}: {text:?} (from {source})"));
+                }
+                match session {
+                    None => bad.push(format!("no such session {source:?} for {text:?}")),
+                    Some(s) if s["work_context_id"] != q["work_context_id"] => bad.push(format!(
+                        "{text:?} is listed under {} but came from a session of {}",
+                        q["work_context_id"], s["work_context_id"]
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+        println!("{}: {} item(s) read on Today", corpus.display(), read.len());
+    }
+    assert!(
+        bad.is_empty(),
+        "Today shows what no person should be asked: {bad:#?}"
+    );
+}

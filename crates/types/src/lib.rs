@@ -630,6 +630,9 @@ pub struct WaitingQuestionRow {
     pub days_open: u32,
     /// Found by the heuristic detectors.
     pub heuristic: bool,
+    /// The session it was asked in.
+    #[serde(default)]
+    pub source_session_id: String,
 }
 
 /// A work context with sessions since the person last looked at Today.

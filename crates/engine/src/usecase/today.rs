@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::base::config::ContinuityMode;
 use crate::base::error::Result;
-use crate::base::ids::WorkContextId;
+use crate::base::ids::{SessionId, WorkContextId};
 use crate::continuity::EntryContent;
 use crate::graph::entities::{parse_ts, ts};
 use crate::graph::store::Store;
@@ -62,6 +62,8 @@ pub struct WaitingQuestion {
     pub asked_at: DateTime<Utc>,
     /// Found by the heuristic detectors rather than written by a model or the person.
     pub heuristic: bool,
+    /// The session it was asked in (its latest mention), so the person can read it in place.
+    pub source_session_id: SessionId,
 }
 
 /// A work context with sessions since the person last looked.
@@ -299,6 +301,7 @@ fn open_questions(
                         question: q.question.clone(),
                         asked_at: e.happened_at(),
                         heuristic: e.is_reduced_confidence(),
+                        source_session_id: e.source_session_id.clone(),
                     }),
                 );
             }

@@ -6,7 +6,7 @@
 use elnor_types::TodayView;
 use leptos::prelude::*;
 
-use crate::components::{context_link, short_time};
+use crate::components::{context_link, session_link, short_time};
 use crate::nav::{Page, Route, use_nav};
 
 /// The "Needs you" card, from one read of Today.
@@ -104,6 +104,8 @@ pub(super) fn NeedsCard(today: TodayView) -> impl IntoView {
                         <span class="age" title=q.asked_at.clone()>{age}</span>
                         {context_link(q.work_context_id.clone(), q.context_name.clone())}
                         <span class="question">{q.question.clone()}</span>
+                        {(!q.source_session_id.is_empty())
+                            .then(|| session_link(q.source_session_id.clone(), None))}
                         {q.heuristic.then(|| view! {
                             <span class="badge heuristic" title="Found by pattern matching, not written by a model or by you">
                                 "guessed"

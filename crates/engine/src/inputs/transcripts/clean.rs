@@ -35,8 +35,9 @@ pub enum Injected {
     Scheduled,
     /// Hook output delivered into the conversation.
     HookOutput,
-    /// A notice the harness writes as the user, wrapped whole in its own tag: a background
-    /// task's result (`<task-notification>`), a shell escape's input and output.
+    /// A notice the harness writes as the user: wrapped whole in its own tag (a background
+    /// task's result, `<task-notification>`; a shell escape's input and output), or a gateway's
+    /// system event line ("System: [2026-02-20 15:48:04 EST] Cron job fired").
     Notification,
     /// A summary that replaced compacted history.
     CompactionSummary,
@@ -385,12 +386,17 @@ pub fn person_text(raw: &str) -> Cleaned {
             let event_line = l
                 .strip_prefix("System: [")
                 .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
-            let id_line =
-                l.starts_with("[message_id:") || l.starts_with("[message id:") || event_line;
+            let id_line = l.starts_with("[message_id:") || l.starts_with("[message id:");
             if id_line {
                 out.skip(Injected::GatewayMetadata);
             }
-            !id_line
+            // The event is the harness telling the agent something (a job fired, a reaction
+            // came): a notice, so a message of events alone asks the agent for nothing of
+            // the person's.
+            if event_line {
+                out.skip(Injected::Notification);
+            }
+            !id_line && !event_line
         })
         .collect();
     text = lines.join("\n");

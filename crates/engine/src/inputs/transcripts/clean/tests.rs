@@ -110,6 +110,12 @@ fn replayed_history_event_lines_and_short_templates_are_not_the_persons() {
         person_text("System: [2026-02-28 08:00:00 GMT+8] Exec completed (code 1)\n[Mon 2026-03-02 17:42 GMT+8] is the gateway down?").text,
         "is the gateway down?"
     );
+    // A message of event lines alone is a notice from the harness: what the agent says back
+    // answers no one (capture reads `Notification` as a prompt that is not the person's).
+    let event =
+        person_text("System: [2026-02-28 08:00:00 GMT+8] Coordinator heartbeat. Run the checks.");
+    assert!(event.text.is_empty());
+    assert_eq!(event.skipped.get(&Injected::Notification), Some(&1));
     assert!(
         person_text("# /exec — Execute a spec\nPurpose: run one spec file.")
             .text
