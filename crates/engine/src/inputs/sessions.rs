@@ -95,13 +95,20 @@ pub struct SessionInfo {
     /// The person's first request, one line (empty when there was none; `None` before the
     /// ingest that reads it).
     pub request: Option<String>,
+    /// What the session did, when the person asked nothing in it: the lead of its agent's
+    /// last report (see `ingest::kinds`).
+    pub did: Option<String>,
 }
 
 impl SessionInfo {
     /// What a list calls this session: the harness's title when it says something, else the
     /// person's first request, else the harness's slug (`None` when there is none of them).
     pub fn display_title(&self) -> Option<String> {
-        crate::inputs::ingest::kinds::display_title(self.title.as_deref(), self.request.as_deref())
+        crate::inputs::ingest::kinds::display_title(
+            self.title.as_deref(),
+            self.request.as_deref(),
+            self.did.as_deref(),
+        )
     }
 }
 
@@ -132,7 +139,7 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                     s.work_context_id, s.turn_count, s.record_count, s.compaction_count,
                     EXISTS (SELECT 1 FROM session_summaries x WHERE x.session_id = s.session_id),
                     s.title, s.cwd, s.parent_session_id, s.source_path, s.session_kind,
-                    s.kind_reason, s.request
+                    s.kind_reason, s.request, s.did
              FROM transcript_sessions s
              WHERE {exactly}
                AND (?1 IS NULL OR s.work_context_id = ?1)
@@ -140,7 +147,8 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                AND (?3 IS NULL OR s.agent_id = ?3)
                AND (?4 IS NULL OR s.harness = ?4)
                AND (?5 IS NULL OR s.title LIKE ?5 ESCAPE '\\' OR s.cwd LIKE ?5 ESCAPE '\\'
-                    OR s.request LIKE ?5 ESCAPE '\\' OR s.session_id LIKE ?5 ESCAPE '\\')
+                    OR s.request LIKE ?5 ESCAPE '\\' OR s.did LIKE ?5 ESCAPE '\\'
+                    OR s.session_id LIKE ?5 ESCAPE '\\')
              ORDER BY s.last_turn_at DESC NULLS LAST, s.session_id
              LIMIT ?6 OFFSET ?7"
         ))?;
@@ -178,6 +186,7 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                     .unwrap_or(crate::inputs::ingest::kinds::SessionKind::Primary),
                     kind_reason: r.get(15)?,
                     request: r.get(16)?,
+                    did: r.get(17)?,
                 })
             },
         )?;

@@ -159,7 +159,7 @@ pub struct Timeline {
 const ITEMS: &str = "
 WITH items (at, kind, title, detail, wc, harness, tkind, tid) AS (
     SELECT coalesce(s.started_at, s.last_turn_at), 'session',
-           elnor_session_title(s.title, s.request, s.session_id),
+           elnor_session_title(s.title, s.request, s.did, s.session_id),
            s.turn_count || ' turns' || coalesce(' in ' || s.cwd, ''),
            s.work_context_id, s.harness, 'session', s.session_id
       FROM transcript_sessions s
@@ -168,7 +168,7 @@ WITH items (at, kind, title, detail, wc, harness, tkind, tid) AS (
     SELECT r.captured_at, 'capture',
            'Captured ' || r.entries_written || ' entr' ||
                CASE r.entries_written WHEN 1 THEN 'y' ELSE 'ies' END ||
-               ' from ' || elnor_session_title(s.title, s.request, r.session_id),
+               ' from ' || elnor_session_title(s.title, s.request, s.did, r.session_id),
            elnor_capture_detail(r.trigger, coalesce(r.capture_mode, r.config_mode),
                                 r.fallback_reason),
            r.work_context_id, s.harness, 'session', r.session_id
@@ -205,9 +205,18 @@ WITH items (at, kind, title, detail, wc, harness, tkind, tid) AS (
 ";
 
 /// A session's name in the timeline: its title as lists show it, else its short id.
-fn session_title(title: Option<String>, request: Option<String>, id: String) -> String {
-    crate::inputs::ingest::kinds::display_title(title.as_deref(), request.as_deref())
-        .unwrap_or_else(|| format!("session {}", id.chars().take(8).collect::<String>()))
+fn session_title(
+    title: Option<String>,
+    request: Option<String>,
+    did: Option<String>,
+    id: String,
+) -> String {
+    crate::inputs::ingest::kinds::display_title(
+        title.as_deref(),
+        request.as_deref(),
+        did.as_deref(),
+    )
+    .unwrap_or_else(|| format!("session {}", id.chars().take(8).collect::<String>()))
 }
 
 /// Why and how a session was captured, in words: "after it went quiet, offline".
@@ -242,8 +251,13 @@ fn capture_detail(trigger: String, mode: Option<String>, fallback: Option<String
 fn register_functions(c: &rusqlite::Connection) -> rusqlite::Result<()> {
     use rusqlite::functions::FunctionFlags;
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
-    c.create_scalar_function("elnor_session_title", 3, flags, |ctx| {
-        Ok(session_title(ctx.get(0)?, ctx.get(1)?, ctx.get(2)?))
+    c.create_scalar_function("elnor_session_title", 4, flags, |ctx| {
+        Ok(session_title(
+            ctx.get(0)?,
+            ctx.get(1)?,
+            ctx.get(2)?,
+            ctx.get(3)?,
+        ))
     })?;
     c.create_scalar_function("elnor_capture_detail", 3, flags, |ctx| {
         Ok(capture_detail(ctx.get(0)?, ctx.get(1)?, ctx.get(2)?))

@@ -805,6 +805,7 @@ fn the_templated_summary_says_last_now_and_the_record_on_three_lines_and_masks_s
         source_path: String::new(),
         session_kind: crate::inputs::ingest::kinds::SessionKind::Primary,
         kind_reason: None,
+        did: None,
         request: None,
     };
     let turn = |seq: i64, who: Speaker, text: &str, calls: &[&str]| WindowTurn {

@@ -228,6 +228,49 @@ fn request_lines(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<St
     Ok(out)
 }
 
+/// How many of a session's last assistant messages are read for the lead of its report.
+const REPORT_SCAN: i64 = 20;
+
+/// What a session with no request did, as a title: the first line with words of its agent's
+/// last message that has prose (its report), after "Scheduled job: " when a schedule's prompt
+/// started it (a heartbeat, a cron job). `None` when the agent said nothing either.
+fn what_it_did(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT text FROM turns WHERE session_id = ?1 AND role = 'assistant' AND kind = 'message'
+           AND is_sidechain = 0 ORDER BY seq DESC LIMIT ?2",
+    )?;
+    let mut report = None;
+    for text in stmt.query_map(params![session_id, REPORT_SCAN], |r| r.get::<_, String>(0))? {
+        let prose = clean::assistant_prose(&text?).text;
+        // A bare acknowledgement to a scheduler ("HEARTBEAT_OK", "NO_REPLY") reports nothing.
+        let worded = prose.split_whitespace().count() >= 2;
+        if let Some(line) = title_line(&prose).filter(|_| worded) {
+            report = Some(line);
+            break;
+        }
+    }
+    let Some(report) = report else {
+        return Ok(None);
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user' AND kind = 'message'
+           AND is_sidechain = 0 ORDER BY seq LIMIT ?2",
+    )?;
+    let mut scheduled = false;
+    for text in stmt.query_map(params![session_id, REQUEST_SCAN as i64], |r| {
+        r.get::<_, String>(0)
+    })? {
+        scheduled |= clean::person_text(&text?)
+            .skipped
+            .contains_key(&clean::Injected::Scheduled);
+    }
+    Ok(Some(if scheduled {
+        format!("Scheduled job: {report}")
+    } else {
+        report
+    }))
+}
+
 /// The request a title is made of: the first line that says something and is not one of
 /// `shared` (openings several sessions share word for word), else the first line typed. A line
 /// too short to name work (a greeting, a thank-you) gives way to a worded request right after it.
@@ -321,9 +364,16 @@ pub(crate) fn title_touched<'a>(
     let mut read = BTreeSet::new();
     for id in &ids {
         let opening = pick_request(&request_lines(conn, id)?, &BTreeSet::new()).unwrap_or_default();
+        // A session the person asked nothing in is named by what it did instead.
+        let did = if opening.is_empty() {
+            what_it_did(conn, id)?
+        } else {
+            None
+        };
         conn.execute(
-            "UPDATE transcript_sessions SET request = ?2, opening = ?2 WHERE session_id = ?1",
-            params![id, opening],
+            "UPDATE transcript_sessions SET request = ?2, opening = ?2, did = ?3
+             WHERE session_id = ?1",
+            params![id, opening, did],
         )?;
         if !opening.is_empty() {
             read.insert(opening);
@@ -397,16 +447,23 @@ pub(crate) fn is_slug(title: &str) -> bool {
 
 /// The title a list shows for a session: the person's first request, as they would name it;
 /// else the harness's own title when it says something (a slash command alone says less);
-/// else the harness's slug; `None` when there is none of them.
-pub fn display_title(title: Option<&str>, request: Option<&str>) -> Option<String> {
+/// else what the session did, when the person asked nothing; else the harness's slug; `None`
+/// when there is none of them.
+pub fn display_title(
+    title: Option<&str>,
+    request: Option<&str>,
+    did: Option<&str>,
+) -> Option<String> {
     let title = title.map(str::trim).filter(|t| !t.is_empty());
     let request = request.map(str::trim).filter(|r| !r.is_empty());
+    let did = did.map(str::trim).filter(|d| !d.is_empty());
     let worded = says_something;
-    match (title, request) {
-        (_, Some(r)) if worded(r) => Some(r.to_owned()),
-        (Some(t), _) if !is_slug(t) => Some(t.to_owned()),
-        (_, Some(r)) => Some(r.to_owned()),
-        (Some(t), None) => Some(t.to_owned()),
-        (None, None) => None,
+    match (title, request, did) {
+        (_, Some(r), _) if worded(r) => Some(r.to_owned()),
+        (Some(t), _, _) if !is_slug(t) => Some(t.to_owned()),
+        (_, None, Some(d)) => Some(d.to_owned()),
+        (_, Some(r), _) => Some(r.to_owned()),
+        (Some(t), None, None) => Some(t.to_owned()),
+        (None, None, None) => None,
     }
 }

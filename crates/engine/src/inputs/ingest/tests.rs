@@ -600,28 +600,45 @@ fn a_session_is_titled_by_the_persons_first_request_or_its_harness_title() {
     // The person's request, as they named the work, wins (issue 38: readers title a session by
     // it); a bare slash command or a lone word gives way to a harness title that says more.
     assert_eq!(
-        display_title(Some("Voice fix: MCP"), Some("fix the voice")),
+        display_title(Some("Voice fix: MCP"), Some("fix the voice"), None),
         Some("fix the voice".into())
     );
     assert_eq!(
-        display_title(Some("Voice fix: MCP"), Some("/resume 019c10ea")),
+        display_title(Some("Voice fix: MCP"), Some("/resume 019c10ea"), None),
         Some("Voice fix: MCP".into())
     );
     assert_eq!(
-        display_title(Some("Voice fix: MCP"), Some("阅读一下文件夹中的文章")),
+        display_title(Some("Voice fix: MCP"), Some("阅读一下文件夹中的文章"), None),
         Some("阅读一下文件夹中的文章".into())
     );
     assert!(is_slug("gentle-hopping-treehouse"));
     assert!(!is_slug("PAI - TPOS"));
     assert_eq!(
-        display_title(Some("gentle-hopping-treehouse"), Some("fix the voice")),
+        display_title(
+            Some("gentle-hopping-treehouse"),
+            Some("fix the voice"),
+            None
+        ),
         Some("fix the voice".into())
     );
     assert_eq!(
-        display_title(Some("gentle-hopping-treehouse"), Some("")),
+        display_title(Some("gentle-hopping-treehouse"), Some(""), None),
         Some("gentle-hopping-treehouse".into())
     );
-    assert_eq!(display_title(None, Some("  ")), None);
+    assert_eq!(display_title(None, Some("  "), None), None);
+    // A session the person asked nothing in is named by what it did, before a slug.
+    assert_eq!(
+        display_title(
+            Some("gentle-hopping-treehouse"),
+            Some(""),
+            Some("Scheduled job: both domains renew")
+        ),
+        Some("Scheduled job: both domains renew".into())
+    );
+    assert_eq!(
+        display_title(None, Some("fix the voice"), Some("Restored the session")),
+        Some("fix the voice".into())
+    );
     // One line, whitespace collapsed, a long line cut at a word with an ellipsis.
     assert_eq!(
         title_line("\n  Split   the ledger\nimport in two").as_deref(),
@@ -1265,4 +1282,71 @@ fn a_session_whose_records_carry_no_time_is_captured_when_it_is_due() {
             "{entry:?}"
         );
     }
+}
+
+/// A session the person asked nothing in (a schedule's heartbeat, a prompt the harness wrote) is
+/// titled by what it did: the lead of its agent's report, marked as a scheduled job's, never by
+/// the prompt or an id. It is named again as it grows, and a request of the person's, once one
+/// comes, wins.
+#[test]
+fn a_session_nobody_asked_anything_in_is_titled_by_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("claude-code/-home-ana-ops");
+    std::fs::create_dir_all(&project).unwrap();
+    let file = project.join("33333333-3333-4333-8333-333333333333.jsonl");
+    let record = |i: usize, role: &str, text: &str| {
+        // Claude Code writes the agent's words as content blocks, the person's as a string.
+        let content = if role == "assistant" {
+            format!(r#"[{{"type":"text","text":"{text}"}}]"#)
+        } else {
+            format!(r#""{text}""#)
+        };
+        format!(
+            r#"{{"type":"{role}","sessionId":"33333333-3333-4333-8333-333333333333","uuid":"r{i}","cwd":"/home/ana/ops","timestamp":"2026-05-14T10:{i:02}:00Z","message":{{"role":"{role}","content":{content}}}}}"#
+        )
+    };
+    let heartbeat =
+        "Read HEARTBEAT.md if it exists. If nothing needs attention, reply HEARTBEAT_OK.";
+    let write = |lines: &[String]| std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let mut lines = vec![
+        record(0, "user", heartbeat),
+        record(1, "assistant", "HEARTBEAT_OK"),
+        record(2, "user", heartbeat),
+        record(
+            3,
+            "assistant",
+            "Both domains need renewal now: example.org expires in 3 days.",
+        ),
+    ];
+    write(&lines);
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = claude_code_under(dir.path());
+    let title = |store: &Store| {
+        crate::inputs::sessions::list(store.graph(), &Default::default(), crate::now())
+            .unwrap()
+            .into_iter()
+            .next()
+            .and_then(|s| s.display_title())
+    };
+    run(&store, &roots);
+    assert_eq!(
+        title(&store).as_deref(),
+        Some("Scheduled job: Both domains need renewal now: example.org expires in 3 days.")
+    );
+    // The next report names the session anew; then the person asks, and their words win.
+    lines.push(record(4, "user", heartbeat));
+    lines.push(record(5, "assistant", "Renewed example.org until 2027."));
+    write(&lines);
+    run(&store, &roots);
+    assert_eq!(
+        title(&store).as_deref(),
+        Some("Scheduled job: Renewed example.org until 2027.")
+    );
+    lines.push(record(6, "user", "move the renewal check to mondays"));
+    write(&lines);
+    run(&store, &roots);
+    assert_eq!(
+        title(&store).as_deref(),
+        Some("move the renewal check to mondays")
+    );
 }
