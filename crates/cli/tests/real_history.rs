@@ -58,6 +58,29 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A store made as a new user makes one on `corpus`: `init`, deterministic mode, `ingest` and
+/// `watch --once` over every harness folder of it. Returns the store's folder and what the
+/// ingest reported.
+fn new_user_store(corpus: &Path) -> (tempfile::TempDir, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    let roots = elnor_fixtures::root_args(corpus);
+    let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+    json(elnor(store, None, &["init", "--json"]));
+    json(elnor(
+        store,
+        None,
+        &["config", "set", "mode", "deterministic", "--json"],
+    ));
+    let mut args = vec!["ingest", "--json"];
+    args.extend(&roots);
+    let ingest = json(elnor(store, None, &args));
+    let mut args = vec!["watch", "--once", "--no-files", "--json"];
+    args.extend(&roots);
+    json(elnor(store, None, &args));
+    (dir, ingest)
+}
+
 /// Text no card line may carry: injected instructions, wrappers and metadata.
 const INJECTED: &[&str] = &[
     "<system-reminder",
@@ -77,22 +100,8 @@ fn a_new_user_with_real_history() {
     let Some(real) = corpus() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, ingest) = new_user_store(&real);
     let store = dir.path();
-    let roots = elnor_fixtures::root_args(&real);
-    let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
-    json(elnor(store, None, &["init", "--json"]));
-    json(elnor(
-        store,
-        None,
-        &["config", "set", "mode", "deterministic", "--json"],
-    ));
-    let mut args = vec!["ingest", "--json"];
-    args.extend(&roots);
-    let ingest = json(elnor(store, None, &args));
-    let mut args = vec!["watch", "--once", "--no-files", "--json"];
-    args.extend(&roots);
-    json(elnor(store, None, &args));
     let mut report = String::new();
 
     // Every record kept: each non-empty line is one record, or several joined back to back.
@@ -367,24 +376,8 @@ fn today_lists_no_status_or_log_lines_on_real_history() {
     }
     let mut bad = Vec::new();
     for corpus in corpora {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, _) = new_user_store(&corpus);
         let store = dir.path();
-        let roots = elnor_fixtures::root_args(&corpus);
-        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
-        json(elnor(store, None, &["init", "--json"]));
-        json(elnor(
-            store,
-            None,
-            &["config", "set", "mode", "deterministic", "--json"],
-        ));
-        for command in [
-            &["ingest", "--json"][..],
-            &["watch", "--once", "--no-files", "--json"],
-        ] {
-            let mut args = command.to_vec();
-            args.extend(&roots);
-            json(elnor(store, None, &args));
-        }
         let sessions = json(elnor(
             store,
             None,
