@@ -244,7 +244,9 @@ fn what_it_did(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<S
         let prose = clean::assistant_prose(&text?).text;
         // A bare acknowledgement to a scheduler ("HEARTBEAT_OK", "NO_REPLY") reports nothing.
         let worded = prose.split_whitespace().count() >= 2;
-        if let Some(line) = title_line(&prose).filter(|_| worded) {
+        // A report's heading is still its lead, without the markup ("**Summary — …**").
+        let lead = title_line(&prose).map(|l| l.trim_matches(['*', '#', '_', ' ']).to_owned());
+        if let Some(line) = lead.filter(|l| worded && !l.is_empty()) {
             report = Some(line);
             break;
         }

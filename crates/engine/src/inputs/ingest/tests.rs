@@ -1335,7 +1335,11 @@ fn a_session_nobody_asked_anything_in_is_titled_by_its_report() {
     );
     // The next report names the session anew; then the person asks, and their words win.
     lines.push(record(4, "user", heartbeat));
-    lines.push(record(5, "assistant", "Renewed example.org until 2027."));
+    lines.push(record(
+        5,
+        "assistant",
+        "**Renewed example.org until 2027.**",
+    ));
     write(&lines);
     run(&store, &roots);
     assert_eq!(

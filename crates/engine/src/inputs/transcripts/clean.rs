@@ -267,6 +267,31 @@ fn looks_like_prose(line: &str) -> bool {
 }
 
 /// What the person typed in a user message, or nothing when a harness or a program wrote it.
+/// The text of a gateway's system event line ("System: [2026-02-20 15:48:04 EST] Cron job
+/// fired" gives "Cron job fired"), `None` for any other line.
+fn event_text(line: &str) -> Option<&str> {
+    let stamped = line.trim().strip_prefix("System: [")?;
+    if !stamped.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(stamped.split_once(']').map_or("", |(_, text)| text.trim()))
+}
+
+/// The fewest characters an event's text has for its repetition to show the message is the
+/// event's expansion: a short event ("Exec completed") can recur in a person's own words.
+const RESTATED_EVENT_CHARS: usize = 16;
+
+/// Whether a message is a gateway's event and its expansion: it opens on a system event line
+/// whose text the rest of the message repeats (a fired reminder, its content quoted below the
+/// event). The gateway wrote all of it; a person typing under an event line does not repeat it.
+fn restates_event(t: &str) -> bool {
+    let mut lines = t.lines();
+    let Some(event) = lines.next().and_then(event_text) else {
+        return false;
+    };
+    event.chars().count() >= RESTATED_EVENT_CHARS && lines.any(|l| l.contains(event))
+}
+
 pub fn person_text(raw: &str) -> Cleaned {
     let t = raw.trim_start();
     let lower: String = t.chars().take(80).collect::<String>().to_lowercase();
@@ -283,7 +308,7 @@ pub fn person_text(raw: &str) -> Cleaned {
             return Cleaned::whole(*kind);
         }
     }
-    if wrapped_whole(t) {
+    if wrapped_whole(t) || restates_event(t) {
         return Cleaned::whole(Injected::Notification);
     }
     let head: String = t.chars().take(2000).collect::<String>().to_lowercase();
@@ -383,9 +408,7 @@ pub fn person_text(raw: &str) -> Cleaned {
             let l = l.trim();
             // A gateway's system event ("System: [2026-02-20 15:48:04 EST] …") is relayed in
             // the person's message but was written by the harness.
-            let event_line = l
-                .strip_prefix("System: [")
-                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+            let event_line = event_text(l).is_some();
             let id_line = l.starts_with("[message_id:") || l.starts_with("[message id:");
             if id_line {
                 out.skip(Injected::GatewayMetadata);

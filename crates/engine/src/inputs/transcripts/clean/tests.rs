@@ -116,6 +116,19 @@ fn replayed_history_event_lines_and_short_templates_are_not_the_persons() {
         person_text("System: [2026-02-28 08:00:00 GMT+8] Coordinator heartbeat. Run the checks.");
     assert!(event.text.is_empty());
     assert_eq!(event.skipped.get(&Injected::Notification), Some(&1));
+    // An event and its expansion (a fired reminder quoting its content) are the gateway's
+    // whole; a person's words under an event line stay theirs.
+    let reminder = person_text(
+        "System: [2026-02-28 08:00:00 GMT+8] Check the backups of both servers.\n\n\
+         A reminder fired. Its content:\n\nCheck the backups of both servers.\n\n\
+         Current time: Saturday, February 28th, 2026",
+    );
+    assert!(reminder.text.is_empty(), "{reminder:?}");
+    assert_eq!(reminder.skipped.get(&Injected::Notification), Some(&1));
+    assert_eq!(
+        person_text("System: [2026-02-28 08:00:00 GMT+8] Check the backups of both servers.\nthe backups failed, look at the second server").text,
+        "the backups failed, look at the second server"
+    );
     assert!(
         person_text("# /exec — Execute a spec\nPurpose: run one spec file.")
             .text
