@@ -3,6 +3,9 @@
 //! hand), over the development corpus `../shared/fixtures/real` (or `$ELNOR_REAL_FIXTURES`, so
 //! the same checks run on other people's histories). The figures are printed; the test fails when
 //! a rule of the issue is broken. Without the corpus (a plain clone) it says so and stops.
+//!
+//! Issue 37's check of Today runs the same way on both corpora (`real/` and `real2/`): every
+//! open question Today shows is read with the session it came from.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

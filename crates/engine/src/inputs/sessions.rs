@@ -101,8 +101,9 @@ pub struct SessionInfo {
 }
 
 impl SessionInfo {
-    /// What a list calls this session: the harness's title when it says something, else the
-    /// person's first request, else the harness's slug (`None` when there is none of them).
+    /// What a list calls this session: the person's first request when it says something, else
+    /// the harness's title, else what the session did when the person asked nothing, else the
+    /// harness's slug (`None` when there is none of them).
     pub fn display_title(&self) -> Option<String> {
         crate::inputs::ingest::kinds::display_title(
             self.title.as_deref(),

@@ -266,7 +266,6 @@ fn looks_like_prose(line: &str) -> bool {
     spaces >= 3 && letters * 10 >= len * 7
 }
 
-/// What the person typed in a user message, or nothing when a harness or a program wrote it.
 /// The text of a gateway's system event line ("System: [2026-02-20 15:48:04 EST] Cron job
 /// fired" gives "Cron job fired"), `None` for any other line.
 fn event_text(line: &str) -> Option<&str> {
@@ -292,6 +291,7 @@ fn restates_event(t: &str) -> bool {
     event.chars().count() >= RESTATED_EVENT_CHARS && lines.any(|l| l.contains(event))
 }
 
+/// What the person typed in a user message, or nothing when a harness or a program wrote it.
 pub fn person_text(raw: &str) -> Cleaned {
     let t = raw.trim_start();
     let lower: String = t.chars().take(80).collect::<String>().to_lowercase();
