@@ -5,8 +5,8 @@
 //!
 //! Printed per split (held-out projects first): how many titles share at least half of the
 //! readers' words, beside the same figure for the peer anyone could write (the session's first
-//! line of the person's own text, as the labelled units have it) and for the two readers against
-//! each other. The test fails when a title is harness text (a line the units mark as injected),
+//! line of the person's own text, as the labelled units have it; whole, and cut to a title's
+//! length) and for the two readers against each other. The test fails when a title is harness text (a line the units mark as injected),
 //! an id, or missing while the session has a request: a person would close the app.
 
 use std::collections::{BTreeMap, BTreeSet};
