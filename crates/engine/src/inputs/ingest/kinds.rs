@@ -209,9 +209,14 @@ fn worded_request(line: &str) -> bool {
         && (content_words(line) > 2 * OPENER_WORDS || unspaced_chars(line) >= 4 * OPENER_WORDS)
 }
 
-/// The title lines of a session's first user messages, in order: what the person typed, one line
-/// each.
-fn request_lines(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<String>> {
+/// What a session's first user messages hold: the title lines of what the person typed, in
+/// order, one line each, and whether a schedule's prompt (a heartbeat, a cron job) was among them.
+struct Requests {
+    lines: Vec<String>,
+    scheduled: bool,
+}
+
+fn request_lines(conn: &Connection, session_id: &str) -> rusqlite::Result<Requests> {
     let mut stmt = conn.prepare_cached(
         "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user' AND kind = 'message'
            AND is_sidechain = 0 ORDER BY seq LIMIT ?2",
@@ -219,10 +224,15 @@ fn request_lines(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<St
     let rows = stmt.query_map(params![session_id, REQUEST_SCAN as i64], |r| {
         r.get::<_, String>(0)
     })?;
-    let mut out = Vec::new();
+    let mut out = Requests {
+        lines: Vec::new(),
+        scheduled: false,
+    };
     for text in rows {
-        if let Some(line) = title_line(&clean::person_text(&text?).text) {
-            out.push(line);
+        let person = clean::person_text(&text?);
+        out.scheduled |= person.skipped.contains_key(&clean::Injected::Scheduled);
+        if let Some(line) = title_line(&person.text) {
+            out.lines.push(line);
         }
     }
     Ok(out)
@@ -233,8 +243,12 @@ const REPORT_SCAN: i64 = 20;
 
 /// What a session with no request did, as a title: the first line with words of its agent's
 /// last message that has prose (its report), after "Scheduled job: " when a schedule's prompt
-/// started it (a heartbeat, a cron job). `None` when the agent said nothing either.
-fn what_it_did(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+/// started it (`scheduled`: a heartbeat, a cron job). `None` when the agent said nothing either.
+fn what_it_did(
+    conn: &Connection,
+    session_id: &str,
+    scheduled: bool,
+) -> rusqlite::Result<Option<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT text FROM turns WHERE session_id = ?1 AND role = 'assistant' AND kind = 'message'
            AND is_sidechain = 0 ORDER BY seq DESC LIMIT ?2",
@@ -251,25 +265,12 @@ fn what_it_did(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<S
             break;
         }
     }
-    let Some(report) = report else {
-        return Ok(None);
-    };
-    let mut stmt = conn.prepare_cached(
-        "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user' AND kind = 'message'
-           AND is_sidechain = 0 ORDER BY seq LIMIT ?2",
-    )?;
-    let mut scheduled = false;
-    for text in stmt.query_map(params![session_id, REQUEST_SCAN as i64], |r| {
-        r.get::<_, String>(0)
-    })? {
-        scheduled |= clean::person_text(&text?)
-            .skipped
-            .contains_key(&clean::Injected::Scheduled);
-    }
-    Ok(Some(if scheduled {
-        format!("Scheduled job: {report}")
-    } else {
-        report
+    Ok(report.map(|r| {
+        if scheduled {
+            format!("Scheduled job: {r}")
+        } else {
+            r
+        }
     }))
 }
 
@@ -365,10 +366,11 @@ pub(crate) fn title_touched<'a>(
     ids.extend(stmt.query_map([], |r| r.get::<_, String>(0))?.flatten());
     let mut read = BTreeSet::new();
     for id in &ids {
-        let opening = pick_request(&request_lines(conn, id)?, &BTreeSet::new()).unwrap_or_default();
+        let requests = request_lines(conn, id)?;
+        let opening = pick_request(&requests.lines, &BTreeSet::new()).unwrap_or_default();
         // A session the person asked nothing in is named by what it did instead.
         let did = if opening.is_empty() {
-            what_it_did(conn, id)?
+            what_it_did(conn, id, requests.scheduled)?
         } else {
             None
         };
@@ -413,7 +415,7 @@ fn retitle_shared_openings(conn: &Connection, read: &BTreeSet<String>) -> rusqli
     }
     let mut next: Vec<(String, String, Option<String>, Option<String>)> = Vec::new();
     for (id, opening, request) in sessions {
-        let lines = request_lines(conn, &id)?;
+        let lines = request_lines(conn, &id)?.lines;
         let other = pick_request(&lines, &shared).filter(|r| *r != opening);
         next.push((id, opening, request, other));
     }
