@@ -17,7 +17,7 @@
 //!   cross-conversation updates;
 //! - session summary.
 //!
-//! Two analysers: `prose` (words, lower case, English stop words out, stemmed) for the text
+//! Two analysers: `prose` (words, lower case, NLTK's English stop words out, stemmed) for the text
 //! fields, and `ident` (identifiers, file paths, versions and e-mail-like names kept whole, lower
 //! case) over the same text, so `src/main.rs` and `main` both find the turn that names the file.
 
@@ -60,7 +60,7 @@ pub use vectors::EmbedReport;
 pub(crate) use vectors::LocalOnly;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 6;
+const INDEX_VERSION: u32 = 7;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -223,9 +223,7 @@ fn register_analysers(index: &Index) -> Result<()> {
     let prose = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
-        .filter(
-            StopWordFilter::new(Language::English).expect("English stop words ship with tantivy"),
-        )
+        .filter(StopWordFilter::remove(english_stop_words()))
         .filter(Stemmer::new(Language::English))
         .build();
     // Identifiers, paths, versions, e-mail-like and dotted names, kept whole (`ident.rs`).
@@ -238,6 +236,16 @@ fn register_analysers(index: &Index) -> Result<()> {
     index.tokenizers().register(PROSE, prose);
     index.tokenizers().register(IDENT, ident);
     Ok(())
+}
+
+/// The prose analyser's stop words: NLTK's English list, as the tokenizer leaves its words. A
+/// contraction ("don't") is split at its apostrophe, and both halves ("don", "t") are on the list
+/// already, so only the apostrophe-free words are kept.
+fn english_stop_words() -> impl Iterator<Item = String> {
+    stop_words::get("en")
+        .iter()
+        .filter(|w| w.chars().all(char::is_alphanumeric))
+        .map(|w| w.to_string())
 }
 
 /// An open search index.

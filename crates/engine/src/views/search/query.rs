@@ -347,13 +347,17 @@ const CANDIDATES: usize = 50;
 ///
 /// The weight is the lexical list's own confidence, per query: when its best match stands
 /// clearly above its fifth ([`CLEAR_LEAD`] times its score) the words found what was meant and
-/// the order is theirs alone; when the list is flat (the words matched loosely, as in a question
-/// put in other words than the turn's) both lists count equally. Chosen on LoCoMo's
-/// conversations 0–2 and the labelled real-history set, with all-MiniLM-L6-v2; a fixed weight
-/// could not serve both: 0.8 kept LoCoMo at lexical's level and lost every paraphrase of the
-/// labelled set, 0.5 found them and lost 7 points of recall@5 on LoCoMo.
-const CLEAR_LEAD: f32 = 1.2;
-const BLEND_WEIGHT: f32 = 0.5;
+/// the order is theirs alone; when the list is flatter (the words matched loosely, as in a
+/// question put in other words than the turn's) the lists are blended, the words still counting
+/// a little more ([`BLEND_WEIGHT`]). Chosen on LoCoMo's conversations 0–2 and the labelled
+/// real-history set, with all-MiniLM-L6-v2; a fixed weight could not serve both: 0.8 kept LoCoMo
+/// at lexical's level and lost every paraphrase of the labelled set, 0.5 found them and lost 7
+/// points of recall@5 on LoCoMo. Chosen again when the prose analyser took NLTK's stop words:
+/// without the pronouns and auxiliaries a loose match's best scores stand further apart, so at
+/// the old 1.2 every paraphrase counted as a clear lead and hybrid found none of them; 1.5 / 0.6
+/// finds 3 of 13 at recall@5 and costs LoCoMo least of the settings that do (BENCHMARKS.md).
+const CLEAR_LEAD: f32 = 1.5;
+const BLEND_WEIGHT: f32 = 0.6;
 
 /// A request's lexical query, built by [`SearchIndex::lexical`].
 pub(super) struct Lexical {

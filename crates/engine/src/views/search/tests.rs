@@ -275,7 +275,7 @@ fn embeddings_backfill_resumes_and_hybrid_explains_both_ranks() {
     // Every hit says how the lists were weighed for this query, the same for all of them.
     let weight = result.hits[0].why.lexical_weight;
     assert!(
-        matches!(weight, Some(w) if w == 1.0 || w == 0.5),
+        matches!(weight, Some(w) if w == 1.0 || w == 0.6),
         "{weight:?}"
     );
     assert!(result.hits.iter().all(|h| h.why.lexical_weight == weight));
@@ -893,15 +893,15 @@ fn hybrid_keeps_a_clear_lexical_leader_and_blends_a_flat_list() {
         .chain([candidate("v", None, Some(0.9))])
         .collect();
     assert_eq!(lexical_weight(&clear), 1.0);
-    // A flat list (the best within 1.2× the fifth), and a list of fewer than five: blended.
+    // A flat list (the best within 1.5× the fifth), and a list of fewer than five: blended.
     let flat: Vec<Candidate> = [6.0, 5.9, 5.8, 5.5, 5.1]
         .iter()
         .enumerate()
         .map(|(i, s)| candidate(&format!("l{i}"), Some(*s), Some(0.2)))
         .chain([candidate("v", None, Some(0.9))])
         .collect();
-    assert_eq!(lexical_weight(&flat), 0.5);
-    assert_eq!(lexical_weight(&flat[..3]), 0.5);
+    assert_eq!(lexical_weight(&flat), 0.6);
+    assert_eq!(lexical_weight(&flat[..3]), 0.6);
 
     // The other strategies keep their own list and leave out what it did not find.
     let lexical = fusion(Strategy::LexicalOnly, true, 1.0, &flat);
