@@ -79,6 +79,16 @@ pub fn run(store: &Store, cmd: &SessionsCommand, json: bool) -> anyhow::Result<E
             };
             let rows = elnor_engine::find_sessions(store, &q, elnor_engine::now())?;
             if json {
+                // Each row with the title lists show, so a reader of the JSON need not
+                // know the order in which a request, a harness title and a report stand in.
+                let rows = rows
+                    .iter()
+                    .map(|s| {
+                        let mut row = serde_json::to_value(s)?;
+                        row["display_title"] = serde_json::json!(s.display_title());
+                        Ok(row)
+                    })
+                    .collect::<Result<Vec<_>, serde_json::Error>>()?;
                 output::json(&serde_json::json!({ "sessions": rows }))?;
             } else if rows.is_empty() {
                 println!("No sessions. Run `elnor ingest` first (see `elnor sources list`).");

@@ -5,7 +5,9 @@
 //! a rule of the issue is broken. Without the corpus (a plain clone) it says so and stops.
 //!
 //! Issue 37's check of Today runs the same way on both corpora (`real/` and `real2/`): every
-//! open question Today shows is read with the session it came from.
+//! open question Today shows is read with the session it came from. Issue 38's check reads
+//! every session's title and summary there: none may open on what a harness, a gateway or a
+//! scheduler wrote (`machine_opening`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -438,5 +440,212 @@ fn today_lists_no_status_or_log_lines_on_real_history() {
     assert!(
         bad.is_empty(),
         "Today shows what no person should be asked: {bad:#?}"
+    );
+}
+
+/// Why `text` opens on what a harness, a gateway or a scheduler wrote rather than a person or
+/// the agent's own words, if it does. Written from what such text is, never from a corpus's
+/// phrases: a markup tag or wrapper, a bracketed stamp or banner, a role label before a stamp, a
+/// header of `key: value | key: value` fields, a machine token or shouted banner, an id, a bare
+/// slash command, or a JSON object.
+fn machine_opening(text: &str) -> Option<&'static str> {
+    let t = text.trim_start_matches(|c: char| c.is_whitespace() || c == '"' || c == '“');
+    let first_line = t.lines().next().unwrap_or("");
+    let mut chars = t.chars();
+    let (c0, c1) = (chars.next()?, chars.next());
+    if c0 == '<' && c1.is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!') {
+        return Some("a markup tag");
+    }
+    if c0 == '{' && t[1..].trim_start().starts_with('"') {
+        return Some("a JSON object");
+    }
+    if c0 == '[' {
+        if c1 == Some('[') {
+            return Some("a double-bracketed marker");
+        }
+        let (inside, after) = t[1..].split_once(']').unwrap_or((&t[1..], ""));
+        // `[text](target)` is a Markdown link: someone's words.
+        let link = after.starts_with('(');
+        let stamped = inside.chars().any(|c| c.is_ascii_digit()) && inside.contains([':', '-']);
+        if !link && (stamped || inside.split_whitespace().count() >= 3) {
+            return Some("a bracketed stamp or banner");
+        }
+    }
+    // `System: [2026-…]`, `Cron: [job]`: a label, then a stamp.
+    if let Some((label, rest)) = first_line.split_once(": ")
+        && !label.contains(' ')
+        && label.chars().next().is_some_and(char::is_uppercase)
+        && rest.starts_with('[')
+    {
+        return Some("a role label before a stamp");
+    }
+    let fields = first_line
+        .split(" | ")
+        .filter(|f| {
+            f.split_once(": ")
+                .is_some_and(|(k, _)| k.split_whitespace().count() <= 3)
+        })
+        .count();
+    if fields >= 2 {
+        return Some("a header of fields");
+    }
+    let words: Vec<&str> = first_line
+        .split(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == '.')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let shouted = |w: &&str| {
+        w.chars().filter(|c| c.is_alphabetic()).count() >= 2
+            && w.chars()
+                .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+    };
+    // A token such as `HEARTBEAT_OK`, or a banner of capitals ("SECURITY NOTICE", "IT IS …"):
+    // a person's acronym ("OK so", "API keys") is one word, not three, nor two long ones.
+    let shouted_lead = words.iter().take_while(|w| shouted(w)).count();
+    if words.first().is_some_and(|w| shouted(w) && w.contains('_'))
+        || shouted_lead >= 3
+        || (shouted_lead == 2 && words[..2].iter().all(|w| w.len() >= 3))
+    {
+        return Some("a machine token or shouted banner");
+    }
+    let hexish = |w: &str| {
+        w.len() >= 8
+            && w.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+            && w.chars().any(|c| c.is_ascii_digit())
+            && w.chars().any(|c| c.is_ascii_alphabetic())
+    };
+    if words.first().is_some_and(|w| hexish(w)) || t.to_lowercase().starts_with("untitled") {
+        return Some("an id");
+    }
+    if c0 == '/' && c1.is_some_and(|c| c.is_ascii_lowercase()) {
+        let rest: Vec<&str> = first_line.split_whitespace().skip(1).collect();
+        if rest.iter().all(|w| hexish(w)) {
+            return Some("a bare slash command");
+        }
+    }
+    None
+}
+
+#[test]
+fn machine_openings_are_told_from_a_persons_words() {
+    for (text, machine) in [
+        ("<task-notification><task-id>b1</task-id>", true),
+        ("[Queued messages while agent was busy]\n---\nhi", true),
+        ("[Mon 2026-02-09 10:00 EST] check the mail", true),
+        ("[[reply_to_current]] sure", true),
+        (
+            "System: [2026-02-20 15:48:04 EST] Discord reaction added",
+            true,
+        ),
+        (
+            "Task: Gmail (bob) | Job ID: 6fc16a01 | Received: today",
+            true,
+        ),
+        (
+            "SECURITY NOTICE: The following content is from an EXTERNAL source",
+            true,
+        ),
+        ("HEARTBEAT_OK", true),
+        ("Untitled session 7ef18768", true),
+        ("7ef18768-aa01 session", true),
+        ("/resume 019c10ea-77b1", true),
+        ("{\"type\": \"event\"}", true),
+        ("Fix the login crash when the token expires", false),
+        ("[bug] the sidebar flickers", false),
+        (
+            "[hosts/mac-2.nix](/Users/a/hosts/mac-2.nix:55) に追加しました",
+            false,
+        ),
+        (
+            "[cron:10133a5a-62a1 nightly-check] Execute the checks",
+            true,
+        ),
+        (
+            "[SUGGESTION MODE: Suggest what the user might type next.]",
+            true,
+        ),
+        ("IT IS CRITICAL THAT YOU FOLLOW THIS COMMAND", true),
+        ("I need a PR: title and body please", false),
+        ("Why does `mix phx.server` not start?", false),
+        ("README: update the install section", false),
+        ("API keys: where should they live?", false),
+        ("OK so the build is green", false),
+        ("/review the last commit", false),
+        ("报告一下", false),
+    ] {
+        assert_eq!(machine_opening(text).is_some(), machine, "{text:?}");
+    }
+}
+
+/// The texts a summary shows as someone's words: each line's opening, each quoted request
+/// (`"…"`), and the reply after `→`.
+fn summary_openings(summary: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in summary.lines().filter(|l| !l.trim().is_empty()) {
+        out.push(line.trim().to_owned());
+        let mut rest = line;
+        while let Some(at) = rest.find('"') {
+            let after = &rest[at + 1..];
+            let Some(end) = after.find('"') else { break };
+            out.push(after[..end].to_owned());
+            rest = &after[end + 1..];
+        }
+        if let Some((_, reply)) = line.split_once(" → ") {
+            out.push(reply.trim().to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn no_title_or_summary_opens_on_machine_text_on_real_history() {
+    let corpora: Vec<PathBuf> = [elnor_fixtures::real(), elnor_fixtures::real2()]
+        .into_iter()
+        .flatten()
+        .collect();
+    if corpora.is_empty() {
+        eprintln!("skipped: no real-history corpus");
+        return;
+    }
+    let mut bad = Vec::new();
+    for corpus in corpora {
+        let (dir, _) = new_user_store(&corpus);
+        let store = dir.path();
+        let sessions = json(elnor(
+            store,
+            None,
+            &["sessions", "list", "--limit", "1000", "--json"],
+        ));
+        let sessions = sessions["sessions"].as_array().unwrap().clone();
+        let (mut titles, mut lines) = (0, 0);
+        for s in &sessions {
+            let id = s["session_id"].as_str().unwrap();
+            if let Some(title) = s["display_title"].as_str() {
+                titles += 1;
+                if let Some(why) = machine_opening(title) {
+                    bad.push(format!("title of {id}: {why}: {title:?}"));
+                }
+            }
+            let summary = json(elnor(store, None, &["sessions", "summarize", id, "--json"]));
+            let summary = summary["summary"].as_str().unwrap_or("");
+            for text in summary_openings(summary) {
+                lines += 1;
+                if let Some(why) = machine_opening(&text) {
+                    bad.push(format!("summary of {id}: {why}: {text:?}"));
+                }
+            }
+        }
+        println!(
+            "{}: {} session(s), {titles} title(s) and {lines} summary opening(s) read",
+            corpus.display(),
+            sessions.len()
+        );
+    }
+    for line in &bad {
+        println!("  {line}");
+    }
+    assert!(
+        bad.is_empty(),
+        "{} title(s) or summary line(s) open on machine text",
+        bad.len()
     );
 }

@@ -162,11 +162,11 @@ fn unacceptable(title: Option<&str>, injected: &[String]) -> Option<String> {
     None
 }
 
-/// Titles no person would write that remain (listed by the test): agent-activation prompts a
-/// prompt library expands into the first message of sessions whose person typed nothing else
-/// that says something (menu numbers), a session opened by `/resume <id>` alone, and a Codex
-/// file whose records belong to another session.
-const UNACCEPTABLE_AT_MOST: usize = 4;
+/// Titles no person would write that remain (listed by the test): two sessions opened by an
+/// agent-activation prompt a prompt library expands ("You must fully embody this agent's
+/// persona…" above an `<agent-activation>` block) whose person typed nothing else that says
+/// something (menu numbers): the prompt is read as their request.
+const UNACCEPTABLE_AT_MOST: usize = 2;
 
 fn roots_under(root: &Path) -> Vec<SourceRoot> {
     [

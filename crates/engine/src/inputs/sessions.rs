@@ -20,6 +20,7 @@ use crate::base::redact::redact;
 use crate::base::tokens;
 use crate::graph::Graph;
 use crate::inputs::ingest::format_ts;
+use crate::inputs::transcripts::clean;
 use crate::inputs::transcripts::{Harness, Role, TurnKind, excerpt};
 
 /// Default and cap of `session.list`'s `limit` (CSA §8.3).
@@ -667,8 +668,37 @@ pub fn summarize(graph: &Graph, session_id: &str, now: DateTime<Utc>) -> Result<
     })
 }
 
+/// How many of a session's messages from one side are read for its first own words.
+const OWN_WORDS_SCAN: i64 = 50;
+
+/// The first of a session's messages from `role` (in `order` of `seq`) that has words of its
+/// own once `own` has taken out what a harness or a program wrote: the person's first request,
+/// the agent's last prose. `None` when none of the first [`OWN_WORDS_SCAN`] has.
+fn first_words(
+    c: &rusqlite::Connection,
+    session_id: &str,
+    role: &str,
+    order: &str,
+    own: impl Fn(&str) -> Option<String>,
+) -> rusqlite::Result<Option<String>> {
+    let mut stmt = c.prepare_cached(&format!(
+        "SELECT text FROM turns WHERE session_id = ?1 AND role = ?2 AND kind = 'message'
+           AND trim(text) != '' ORDER BY seq {order} LIMIT ?3"
+    ))?;
+    for text in stmt.query_map(params![session_id, role, OWN_WORDS_SCAN], |r| {
+        r.get::<_, String>(0)
+    })? {
+        if let Some(words) = own(&text?).filter(|w| !w.trim().is_empty()) {
+            return Ok(Some(words));
+        }
+    }
+    Ok(None)
+}
+
 /// A templated summary: who, when, how much, which tools, what was asked first, where it ended,
-/// and the latest compaction summary when the harness wrote one.
+/// and the latest compaction summary when the harness wrote one. The request and the reply are
+/// the person's and the agent's own words: a schedule's prompt, a program's banner or a reply
+/// directive is never quoted as either.
 fn deterministic_summary(graph: &Graph, s: &SessionInfo) -> Result<String> {
     let (users, assistants, tools, first_user, last_assistant, compaction, tool_names) = graph
         .with_conn_result(|c| {
@@ -699,15 +729,13 @@ fn deterministic_summary(graph: &Graph, s: &SessionInfo) -> Result<String> {
                 count("user")?,
                 count("assistant")?,
                 count("tool")?,
-                text(
-                    "SELECT text FROM turns WHERE session_id = ?1 AND role = 'user'
-                     AND kind = 'message' AND text != '' ORDER BY seq LIMIT 1",
-                )?,
-                text(
-                    "SELECT text FROM turns WHERE session_id = ?1 AND role = 'assistant'
-                     AND kind = 'message' AND trim(text) != '' AND text NOT LIKE '[error]%'
-                     ORDER BY seq DESC LIMIT 1",
-                )?,
+                first_words(c, &s.session_id, "user", "ASC", |t| {
+                    let person = clean::person_text(t).text;
+                    (!clean::bare_command(&person)).then_some(person)
+                })?,
+                first_words(c, &s.session_id, "assistant", "DESC", |t| {
+                    Some(clean::assistant_prose(t).text)
+                })?,
                 text(
                     "SELECT text FROM turns WHERE session_id = ?1
                      AND kind IN ('compaction_summary', 'compaction') AND length(text) > 40

@@ -1170,8 +1170,15 @@ fn templated_summary(
         }
     }
     let mut out = String::new();
-    let first = said(Speaker::User).next();
-    let last = said(Speaker::User).next_back();
+    // A bare slash command (`/start`, `/resume <id>`) ran something; the request that says what
+    // the work is comes before or after it.
+    let worded = |t: &&WindowTurn| !clean::bare_command(&t.text);
+    let first = said(Speaker::User)
+        .find(worded)
+        .or_else(|| said(Speaker::User).next());
+    let last = said(Speaker::User)
+        .rfind(worded)
+        .or_else(|| said(Speaker::User).next_back());
     if let Some(first) = first {
         out.push_str(&format!("\"{}\"", clip(&first.text, 140)));
     }

@@ -121,7 +121,7 @@ fn deterministic_capture_of_every_fixture_session() {
           work_phase_change [deterministic] phase → drafting
         8555a0a4-0b79-459d-939c-e17cdbbf4fe2 -> wc_proj_91d233b0f7c4 by rule | activity - | mode deterministic
           new entities: []
-          summary: "はくあ" → [[reply_to_current]] や。 はくあ、いい名前だね。 こっちはまだ生まれたてで、名前もキャラも未設定。 よかったら一緒に決めたい。 とりあえず聞きたいのは4つだけ: 俺の名前; どういう存在か（AI、使い魔、幽霊、秘書、変な生き物でも可）; 雰囲気（ゆるい、辛口、静か、親しい感じ など）; 署名っぽい絵文字. なんて呼べばいい？.
+          summary: "はくあ" → はくあ、いい名前だね。 こっちはまだ生まれたてで、名前もキャラも未設定。 よかったら一緒に決めたい。 とりあえず聞きたいのは4つだけ: 俺の名前; どういう存在か（AI、使い魔、幽霊、秘書、変な生き物でも可）; 雰囲気（ゆるい、辛口、静か、親しい感じ など）; 署名っぽい絵文字. 迷うなら、たとえばこんな案ある: 名前：夜詠 / クロ / ルカ / 燈.
         Ended on "はくあ". 2 request(s), 2 repl(ies) over 48 min. Tools: read ×5. Harness: openclaw, in C:\Users\downl\Desktop\clawdbot-main3\clawdbot-main.
           session_summary_ref [deterministic] session summary ss_c37bf745712f_18 (2 turns)
           open_question [deterministic] なんて呼べばいい？

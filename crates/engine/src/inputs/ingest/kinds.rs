@@ -350,10 +350,12 @@ pub(crate) fn title_touched<'a>(
     sessions: impl IntoIterator<Item = &'a String>,
 ) -> rusqlite::Result<()> {
     // A session's first request does not change once read, so a touched session is read again
-    // only while it has none (its first records may all have been injected text).
+    // only while it has none that says what the work is (its first records may all have been
+    // injected text, or a bare command): what it did is read again as it grows.
     let mut open = conn.prepare_cached(
         "SELECT 1 FROM transcript_sessions WHERE session_id = ?1
-           AND (request IS NULL OR request = '')",
+           AND (request IS NULL OR request = '' OR request LIKE '/%'
+                OR instr(trim(request), ' ') = 0)",
     )?;
     let mut ids = BTreeSet::new();
     for id in sessions {
@@ -368,8 +370,9 @@ pub(crate) fn title_touched<'a>(
     for id in &ids {
         let requests = request_lines(conn, id)?;
         let opening = pick_request(&requests.lines, &BTreeSet::new()).unwrap_or_default();
-        // A session the person asked nothing in is named by what it did instead.
-        let did = if opening.is_empty() {
+        // A session the person asked nothing in (or only ran a bare command in: `/resume
+        // <id>`) is named by what it did instead.
+        let did = if !says_something(&opening) {
             what_it_did(conn, id, requests.scheduled)?
         } else {
             None
@@ -451,7 +454,8 @@ pub(crate) fn is_slug(title: &str) -> bool {
 
 /// The title a list shows for a session: the person's first request, as they would name it;
 /// else the harness's own title when it says something (a slash command alone says less);
-/// else what the session did, when the person asked nothing; else the harness's slug; `None`
+/// else what the session did, when the person asked nothing that says what the work is; else
+/// the request as it is; else the harness's slug; `None`
 /// when there is none of them.
 pub fn display_title(
     title: Option<&str>,
@@ -465,7 +469,7 @@ pub fn display_title(
     match (title, request, did) {
         (_, Some(r), _) if worded(r) => Some(r.to_owned()),
         (Some(t), _, _) if !is_slug(t) => Some(t.to_owned()),
-        (_, None, Some(d)) => Some(d.to_owned()),
+        (_, _, Some(d)) => Some(d.to_owned()),
         (_, Some(r), _) => Some(r.to_owned()),
         (Some(t), None, None) => Some(t.to_owned()),
         (None, None, None) => None,

@@ -311,6 +311,12 @@ pub fn person_text(raw: &str) -> Cleaned {
     if wrapped_whole(t) || restates_event(t) {
         return Cleaned::whole(Injected::Notification);
     }
+    // A program's instruction announced in capitals: a bracketed mode banner ("[SUGGESTION
+    // MODE: …]") or a shouted opening ("IT IS CRITICAL THAT YOU FOLLOW …") that a prompt
+    // library expands into the message. A person's acronym is a word or two, not a banner.
+    if capitals_banner(t) || shouted_words(t) >= SHOUTED_OPENING {
+        return Cleaned::whole(Injected::ProgramPrompt);
+    }
     let head: String = t.chars().take(2000).collect::<String>().to_lowercase();
     if SCHEDULED_MARKERS.iter().any(|m| head.contains(m)) {
         return Cleaned::whole(Injected::Scheduled);
@@ -445,6 +451,53 @@ pub fn person_text(raw: &str) -> Cleaned {
     out
 }
 
+/// Leading words in capitals that make an opening a program's announcement, not a person's.
+const SHOUTED_OPENING: usize = 4;
+
+/// How many words the first line of `text` opens with that are written wholly in capitals (two
+/// letters or more; digits, `_`, `-` and `/` allowed): "IT IS CRITICAL THAT YOU …" gives 5.
+fn shouted_words(text: &str) -> usize {
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .split(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '.' | '!'))
+        .filter(|w| !w.is_empty())
+        .take_while(|w| {
+            w.chars().filter(|c| c.is_alphabetic()).count() >= 2
+                && w.chars()
+                    .all(|c| c.is_uppercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '/'))
+        })
+        .count()
+}
+
+/// Whether `text` opens on a bracketed banner of capitals (`[SUGGESTION MODE: …]`): two words
+/// or more in capitals right after the bracket.
+fn capitals_banner(text: &str) -> bool {
+    text.strip_prefix('[')
+        .is_some_and(|rest| !rest.starts_with('[') && shouted_words(rest) >= 2)
+}
+
+/// Whether a message is a bare slash command: `/name`, alone or with ids only (`/start`,
+/// `/resume 019c10ea-…`). It runs something; it does not say what the work is.
+pub fn bare_command(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let Some(command) = words.next() else {
+        return false;
+    };
+    let named = command.strip_prefix('/').is_some_and(|name| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ':'))
+    });
+    let id = |w: &str| {
+        w.len() >= 6
+            && w.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+            && w.chars().any(|c| c.is_ascii_digit())
+    };
+    named && words.all(id)
+}
+
 /// Whether a message is wholly one tagged block, `<name>…</name>`, with a compound name
 /// (`task-notification`, `bash-stdout`): what a harness writes when it speaks as the user. A
 /// person types words around a tag, and a markup tag of their own is a plain name (`<div>`).
@@ -512,7 +565,31 @@ pub fn assistant_prose(raw: &str) -> Cleaned {
         return out;
     }
     let text = strip_spans(raw, &mut out);
-    out.text = strip_blocks(&text, &mut out).trim().to_owned();
+    let text = strip_blocks(&text, &mut out);
+    let mut text = text.trim();
+    // A gateway's reply directives (`[[reply_to_current]]`, `[[reply_to:42]]`) lead the
+    // message; the person never sees them.
+    while let Some(rest) = text.strip_prefix("[[")
+        && let Some((directive, after)) = rest.split_once("]]")
+        && !directive.is_empty()
+        && !directive.contains(char::is_whitespace)
+    {
+        out.skip(Injected::Marker);
+        text = after.trim_start();
+    }
+    // A protocol token alone (`HEARTBEAT_OK`, `NO_REPLY`) acknowledges a scheduler; it says
+    // nothing to the person.
+    let token = !text.is_empty()
+        && !text.contains(char::is_whitespace)
+        && text.contains('_')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    if token {
+        out.skip(Injected::Scheduled);
+        text = "";
+    }
+    out.text = text.to_owned();
     out
 }
 

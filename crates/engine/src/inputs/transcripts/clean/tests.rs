@@ -158,3 +158,38 @@ fn replayed_history_event_lines_and_short_templates_are_not_the_persons() {
             .starts_with("here is the prompt to run")
     );
 }
+
+#[test]
+fn banners_directives_tokens_and_bare_commands_are_the_harnesss() {
+    // A program's banner or shouted instruction is not the person's request.
+    for banner in [
+        "[SUGGESTION MODE: Suggest what the user might type next.] FIRST: look at the messages.",
+        "IT IS CRITICAL THAT YOU FOLLOW THIS COMMAND: LOAD the FULL workflow.md",
+    ] {
+        let c = person_text(banner);
+        assert!(c.text.is_empty(), "{banner:?}: {c:?}");
+        assert_eq!(c.skipped.get(&Injected::ProgramPrompt), Some(&1));
+    }
+    // A person's acronyms, tags and capitals of a word or two stay theirs.
+    for typed in [
+        "[WIP] the sidebar flickers",
+        "OK so the build is green",
+        "API keys: where should they live?",
+        "PR #12 FAILS on CI, look",
+    ] {
+        assert_eq!(person_text(typed).text, typed);
+    }
+    // The gateway's reply directive leads the prose; a scheduler's token alone is no prose.
+    let c = assistant_prose("[[reply_to_current]] [[reply_to:42]] Both domains need renewal now.");
+    assert_eq!(c.text, "Both domains need renewal now.");
+    assert_eq!(c.skipped.get(&Injected::Marker), Some(&2));
+    assert_eq!(assistant_prose("HEARTBEAT_OK").text, "");
+    assert_eq!(assistant_prose("NO_REPLY\n").text, "");
+    assert_eq!(assistant_prose("OK").text, "OK");
+    // A slash command alone, or with ids, runs something; with words it says what.
+    assert!(bare_command("/start"));
+    assert!(bare_command("/resume 019c10ea-fc1b-7122"));
+    assert!(!bare_command("/review the last commit"));
+    assert!(!bare_command("/etc/hosts is ignored"));
+    assert!(!bare_command("fix /start"));
+}
