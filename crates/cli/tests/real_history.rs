@@ -86,6 +86,30 @@ fn new_user_store(corpus: &Path) -> (tempfile::TempDir, Value) {
     (dir, ingest)
 }
 
+/// The corpora of other people's histories beside the checkout (`real/`, `real2/`); `None`, said
+/// once, when there is neither.
+fn both_corpora() -> Option<Vec<PathBuf>> {
+    let corpora: Vec<PathBuf> = [elnor_fixtures::real(), elnor_fixtures::real2()]
+        .into_iter()
+        .flatten()
+        .collect();
+    if corpora.is_empty() {
+        eprintln!("skipped: no real-history corpus");
+        return None;
+    }
+    Some(corpora)
+}
+
+/// Every session the Sessions list shows in `store`, as `sessions list --json` gives them.
+fn listed_sessions(store: &Path) -> Vec<Value> {
+    let listed = json(elnor(
+        store,
+        None,
+        &["sessions", "list", "--limit", "1000", "--json"],
+    ));
+    listed["sessions"].as_array().unwrap().clone()
+}
+
 /// Text no card line may carry: injected instructions, wrappers and metadata.
 const INJECTED: &[&str] = &[
     "<system-reminder",
@@ -371,24 +395,14 @@ fn status_or_log_lines_are_told_from_questions() {
 /// Sessions list has, in the work context it is listed under.
 #[test]
 fn today_lists_no_status_or_log_lines_on_real_history() {
-    let corpora: Vec<PathBuf> = [elnor_fixtures::real(), elnor_fixtures::real2()]
-        .into_iter()
-        .flatten()
-        .collect();
-    if corpora.is_empty() {
-        eprintln!("skipped: no real-history corpus");
+    let Some(corpora) = both_corpora() else {
         return;
-    }
+    };
     let mut bad = Vec::new();
     for corpus in corpora {
         let (dir, _) = new_user_store(&corpus);
         let store = dir.path();
-        let sessions = json(elnor(
-            store,
-            None,
-            &["sessions", "list", "--limit", "1000", "--json"],
-        ));
-        let sessions = sessions["sessions"].as_array().unwrap().clone();
+        let sessions = listed_sessions(store);
         let mut last: BTreeMap<String, DateTime<Utc>> = BTreeMap::new();
         let mut by_id: BTreeMap<String, &Value> = BTreeMap::new();
         for s in &sessions {
@@ -598,24 +612,14 @@ fn summary_openings(summary: &str) -> Vec<String> {
 
 #[test]
 fn no_title_or_summary_opens_on_machine_text_on_real_history() {
-    let corpora: Vec<PathBuf> = [elnor_fixtures::real(), elnor_fixtures::real2()]
-        .into_iter()
-        .flatten()
-        .collect();
-    if corpora.is_empty() {
-        eprintln!("skipped: no real-history corpus");
+    let Some(corpora) = both_corpora() else {
         return;
-    }
+    };
     let mut bad = Vec::new();
     for corpus in corpora {
         let (dir, _) = new_user_store(&corpus);
         let store = dir.path();
-        let sessions = json(elnor(
-            store,
-            None,
-            &["sessions", "list", "--limit", "1000", "--json"],
-        ));
-        let sessions = sessions["sessions"].as_array().unwrap().clone();
+        let sessions = listed_sessions(store);
         let (mut titles, mut lines) = (0, 0);
         for s in &sessions {
             let id = s["session_id"].as_str().unwrap();
