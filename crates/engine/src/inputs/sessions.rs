@@ -700,8 +700,8 @@ fn first_words(
 /// the person's and the agent's own words: a schedule's prompt, a program's banner or a reply
 /// directive is never quoted as either.
 fn deterministic_summary(graph: &Graph, s: &SessionInfo) -> Result<String> {
-    let (users, assistants, tools, first_user, last_assistant, compaction, tool_names) = graph
-        .with_conn_result(|c| {
+    let (users, assistants, tools, first_user, last_assistant, compaction, tool_names, scheduled) =
+        graph.with_conn_result(|c| {
             let count = |role: &str| -> rusqlite::Result<i64> {
                 c.query_row(
                     "SELECT count(*) FROM turns WHERE session_id = ?1 AND role = ?2
@@ -742,6 +742,13 @@ fn deterministic_summary(graph: &Graph, s: &SessionInfo) -> Result<String> {
                      ORDER BY seq DESC LIMIT 1",
                 )?,
                 names,
+                first_words(c, &s.session_id, "user", "ASC", |t| {
+                    let scheduled = clean::person_text(t)
+                        .skipped
+                        .contains_key(&clean::Injected::Scheduled);
+                    scheduled.then(|| "scheduled".to_owned())
+                })?
+                .is_some(),
             ))
         })?;
     let mut top: Vec<(String, u64)> = tool_names.into_iter().collect();
@@ -770,11 +777,18 @@ fn deterministic_summary(graph: &Graph, s: &SessionInfo) -> Result<String> {
     if s.compaction_count > 0 {
         out.push_str(&format!(" Compacted {} time(s).", s.compaction_count));
     }
-    if let Some(first) = first_user {
-        out.push_str(&format!(" First request: \"{}\".", excerpt(&first, 200)));
+    if let Some(first) = &first_user {
+        out.push_str(&format!(" First request: \"{}\".", excerpt(first, 200)));
     }
     if let Some(last) = last_assistant {
-        out.push_str(&format!(" Last reply: \"{}\".", excerpt(&last, 200)));
+        // Nobody asked in a session a schedule started: the agent's last words are the job's
+        // findings for the person, shown as its report rather than as a reply to anyone.
+        let label = if first_user.is_none() && scheduled {
+            "Report of the scheduled job"
+        } else {
+            "Last reply"
+        };
+        out.push_str(&format!(" {label}: \"{}\".", excerpt(&last, 200)));
     }
     if let Some(summary) = compaction {
         out.push_str(&format!(

@@ -324,3 +324,77 @@ fn a_window_past_the_earliest_date_lists_every_session() {
     };
     assert_eq!(ids(&widest), every);
 }
+
+/// A session written as Claude Code writes one, from `(role, text)` messages a second apart.
+fn one_session_store(id: &str, messages: &[(&str, &str)]) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("cc");
+    let file = root.join(format!("-w/{id}.jsonl"));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let lines: Vec<String> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, (role, text))| {
+            serde_json::json!({
+                "type": role, "uuid": format!("m{i}"), "sessionId": id,
+                "timestamp": format!("2026-02-10T10:00:{i:02}Z"),
+                "message": {"role": role, "content": [{"type": "text", "text": text}]},
+            })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let roots = [SourceRoot {
+        harness: Harness::ClaudeCode,
+        root,
+    }];
+    crate::usecase::ingest(&store, &roots, &mut |_| {}, crate::base::clock::now()).unwrap();
+    (dir, store)
+}
+
+#[test]
+fn a_generated_summary_quotes_own_words_and_shows_a_jobs_findings_as_its_report() {
+    // A schedule's prompt, and a reply that opens on a gateway directive: no request, a report.
+    let (_dir, store) = one_session_store(
+        "sess-cron",
+        &[
+            (
+                "user",
+                "[cron:6fc16a01 domain-check] Check when both domains expire.",
+            ),
+            (
+                "assistant",
+                "[[reply_to_current]] Both domains need renewal now.",
+            ),
+        ],
+    );
+    let s = summarize(store.graph(), "sess-cron", Utc::now())
+        .unwrap()
+        .summary;
+    assert!(
+        s.contains("Report of the scheduled job: \"Both domains need renewal now.\"")
+            && !s.contains("First request")
+            && !s.contains("[cron")
+            && !s.contains("[[reply"),
+        "{s}"
+    );
+    // A bare command is passed over for the request that says what the work is.
+    let (_dir, store) = one_session_store(
+        "sess-cmd",
+        &[
+            ("user", "/start"),
+            ("assistant", "Hi."),
+            ("user", "rename the queue to codex"),
+            ("assistant", "Renamed the queue."),
+        ],
+    );
+    let s = summarize(store.graph(), "sess-cmd", Utc::now())
+        .unwrap()
+        .summary;
+    assert!(
+        s.contains("First request: \"rename the queue to codex\"")
+            && s.contains("Last reply: \"Renamed the queue.\""),
+        "{s}"
+    );
+}
