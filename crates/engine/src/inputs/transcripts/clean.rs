@@ -3,7 +3,9 @@
 //! A harness writes much into a "user" message that no person typed: system reminders, slash
 //! command wrappers and their output, environment and IDE context, instruction files
 //! (AGENTS.md, CLAUDE.md, skills), gateway metadata, heartbeat and cron prompts, compaction
-//! summaries, and long role prompts a program sends. Assistant messages carry reasoning blocks.
+//! summaries, long role prompts a program sends, and the banners and shouted instructions a
+//! prompt library expands. Assistant messages carry reasoning blocks, a gateway's reply
+//! directives (`[[reply_to_current]]`) and a scheduler's protocol tokens (`HEARTBEAT_OK`).
 //! Both carry code, pasted terminal output and quoted files. Capture reads only what is left,
 //! and counts what it left out per [`Injected`] kind, so a capture run can say what it skipped.
 //!
