@@ -314,9 +314,10 @@ pub fn person_text(raw: &str) -> Cleaned {
         return Cleaned::whole(Injected::Notification);
     }
     // A program's instruction announced in capitals: a bracketed mode banner ("[SUGGESTION
-    // MODE: …]") or a shouted opening ("IT IS CRITICAL THAT YOU FOLLOW …") that a prompt
-    // library expands into the message. A person's acronym is a word or two, not a banner.
-    if capitals_banner(t) || shouted_words(t) >= SHOUTED_OPENING {
+    // MODE: …]") or a shouted heading ("IT IS CRITICAL THAT YOU FOLLOW THIS COMMAND: …") that a
+    // prompt library expands into the message. A person's acronym is a word or two, and a
+    // person shouting does not head what follows with a colon.
+    if capitals_heading(t) {
         return Cleaned::whole(Injected::ProgramPrompt);
     }
     let head: String = t.chars().take(2000).collect::<String>().to_lowercase();
@@ -456,27 +457,40 @@ pub fn person_text(raw: &str) -> Cleaned {
 /// Leading words in capitals that make an opening a program's announcement, not a person's.
 const SHOUTED_OPENING: usize = 4;
 
-/// How many words the first line of `text` opens with that are written wholly in capitals (two
-/// letters or more; digits, `_`, `-` and `/` allowed): "IT IS CRITICAL THAT YOU …" gives 5.
-fn shouted_words(text: &str) -> usize {
-    text.lines()
-        .next()
-        .unwrap_or("")
-        .split(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '.' | '!'))
-        .filter(|w| !w.is_empty())
-        .take_while(|w| {
-            w.chars().filter(|c| c.is_alphabetic()).count() >= 2
-                && w.chars()
-                    .all(|c| c.is_uppercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '/'))
-        })
-        .count()
+/// The words in capitals (two letters or more; digits, `_`, `-` and `/` allowed) the first line
+/// of `text` opens with, and whether a colon ends them: "IT IS CRITICAL THAT YOU FOLLOW THIS
+/// COMMAND: LOAD …" gives 7 and a colon, a heading over instructions; "PLEASE FIX THIS NOW" gives
+/// 4 and none, a person raising their voice.
+fn shouted_lead(text: &str) -> (usize, bool) {
+    let mut count = 0;
+    let mut colon = false;
+    for word in text.lines().next().unwrap_or("").split_whitespace() {
+        let bare = word.trim_end_matches([':', ',', '.', '!']);
+        let shouted = bare.chars().filter(|c| c.is_alphabetic()).count() >= 2
+            && bare
+                .chars()
+                .all(|c| c.is_uppercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '/'));
+        if !shouted {
+            break;
+        }
+        count += 1;
+        colon = word.ends_with(':');
+        if colon {
+            break;
+        }
+    }
+    (count, colon)
 }
 
-/// Whether `text` opens on a bracketed banner of capitals (`[SUGGESTION MODE: …]`): two words
-/// or more in capitals right after the bracket.
-fn capitals_banner(text: &str) -> bool {
-    text.strip_prefix('[')
-        .is_some_and(|rest| !rest.starts_with('[') && shouted_words(rest) >= 2)
+/// Whether `text` opens on a program's heading in capitals: a bracketed banner
+/// (`[SUGGESTION MODE: …]`, two words in capitals or more and a colon) or a shouted line of
+/// [`SHOUTED_OPENING`] words or more ending in a colon.
+fn capitals_heading(text: &str) -> bool {
+    match text.strip_prefix('[') {
+        Some(rest) if !rest.starts_with('[') => matches!(shouted_lead(rest), (n, true) if n >= 2),
+        Some(_) => false,
+        None => matches!(shouted_lead(text), (n, true) if n >= SHOUTED_OPENING),
+    }
 }
 
 /// Whether a message is a bare slash command: `/name`, alone or with ids only (`/start`,

@@ -176,6 +176,9 @@ fn banners_directives_tokens_and_bare_commands_are_the_harnesss() {
         "OK so the build is green",
         "API keys: where should they live?",
         "PR #12 FAILS on CI, look",
+        "PLEASE FIX THIS NOW",
+        "[URGENT BUG FIX] the login fails",
+        "SECURITY NOTICE: the key leaked, rotate it",
     ] {
         assert_eq!(person_text(typed).text, typed);
     }
