@@ -355,7 +355,8 @@ const CANDIDATES: usize = 50;
 /// points of recall@5 on LoCoMo. Chosen again when the prose analyser took NLTK's stop words:
 /// without the pronouns and auxiliaries a loose match's best scores stand further apart, so at
 /// the old 1.2 every paraphrase counted as a clear lead and hybrid found none of them; 1.5 / 0.6
-/// finds 3 of 13 at recall@5 and costs LoCoMo least of the settings that do (BENCHMARKS.md).
+/// finds 2 of 13 at recall@5 (3 over the lists written out) and costs LoCoMo least of the
+/// settings that find any (BENCHMARKS.md).
 const CLEAR_LEAD: f32 = 1.5;
 const BLEND_WEIGHT: f32 = 0.6;
 
