@@ -668,19 +668,18 @@ pub fn summarize(graph: &Graph, session_id: &str, now: DateTime<Utc>) -> Result<
     })
 }
 
-/// How many of a session's messages from one side are read for its first own words.
+/// How many of a session's messages from one side are read for its own words.
 const OWN_WORDS_SCAN: i64 = 50;
 
-/// The first of a session's messages from `role` (in `order` of `seq`) that has words of its
-/// own once `own` has taken out what a harness or a program wrote: the person's first request,
-/// the agent's last prose. `None` when none of the first [`OWN_WORDS_SCAN`] has.
-fn first_words(
+/// A session's first [`OWN_WORDS_SCAN`] messages from `role`, in `order` of `seq` (`ASC` or
+/// `DESC`), read one by one as `take` asks for them; `take` returns `true` to stop.
+fn read_messages(
     c: &rusqlite::Connection,
     session_id: &str,
     role: &str,
     order: &str,
-    own: impl Fn(&str) -> Option<String>,
-) -> rusqlite::Result<Option<String>> {
+    mut take: impl FnMut(&str) -> bool,
+) -> rusqlite::Result<()> {
     let mut stmt = c.prepare_cached(&format!(
         "SELECT text FROM turns WHERE session_id = ?1 AND role = ?2 AND kind = 'message'
            AND trim(text) != '' ORDER BY seq {order} LIMIT ?3"
@@ -688,11 +687,45 @@ fn first_words(
     for text in stmt.query_map(params![session_id, role, OWN_WORDS_SCAN], |r| {
         r.get::<_, String>(0)
     })? {
-        if let Some(words) = own(&text?).filter(|w| !w.trim().is_empty()) {
-            return Ok(Some(words));
+        if take(&text?) {
+            break;
         }
     }
-    Ok(None)
+    Ok(())
+}
+
+/// The person's first request in their own words (a bare command passed over), and whether a
+/// schedule's prompt came before it, from one read of the session's first user messages.
+fn first_request(
+    c: &rusqlite::Connection,
+    session_id: &str,
+) -> rusqlite::Result<(Option<String>, bool)> {
+    let (mut request, mut scheduled) = (None, false);
+    read_messages(c, session_id, "user", "ASC", |text| {
+        let person = clean::person_text(text);
+        scheduled |= person.skipped.contains_key(&clean::Injected::Scheduled);
+        let own = !person.text.trim().is_empty() && !clean::bare_command(&person.text);
+        if own {
+            request = Some(person.text);
+        }
+        own
+    })?;
+    Ok((request, scheduled))
+}
+
+/// The agent's last prose in a session: reasoning, code, reply directives and protocol tokens
+/// taken out.
+fn last_prose(c: &rusqlite::Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+    let mut prose = None;
+    read_messages(c, session_id, "assistant", "DESC", |text| {
+        let own = clean::assistant_prose(text).text;
+        let found = !own.trim().is_empty();
+        if found {
+            prose = Some(own);
+        }
+        found
+    })?;
+    Ok(prose)
 }
 
 /// A templated summary: who, when, how much, which tools, what was asked first, where it ended,
@@ -700,7 +733,7 @@ fn first_words(
 /// the person's and the agent's own words: a schedule's prompt, a program's banner or a reply
 /// directive is never quoted as either.
 fn deterministic_summary(graph: &Graph, s: &SessionInfo) -> Result<String> {
-    let (users, assistants, tools, first_user, last_assistant, compaction, tool_names, scheduled) =
+    let (users, assistants, tools, (first_user, scheduled), last_assistant, compaction, tool_names) =
         graph.with_conn_result(|c| {
             let count = |role: &str| -> rusqlite::Result<i64> {
                 c.query_row(
@@ -729,26 +762,14 @@ fn deterministic_summary(graph: &Graph, s: &SessionInfo) -> Result<String> {
                 count("user")?,
                 count("assistant")?,
                 count("tool")?,
-                first_words(c, &s.session_id, "user", "ASC", |t| {
-                    let person = clean::person_text(t).text;
-                    (!clean::bare_command(&person)).then_some(person)
-                })?,
-                first_words(c, &s.session_id, "assistant", "DESC", |t| {
-                    Some(clean::assistant_prose(t).text)
-                })?,
+                first_request(c, &s.session_id)?,
+                last_prose(c, &s.session_id)?,
                 text(
                     "SELECT text FROM turns WHERE session_id = ?1
                      AND kind IN ('compaction_summary', 'compaction') AND length(text) > 40
                      ORDER BY seq DESC LIMIT 1",
                 )?,
                 names,
-                first_words(c, &s.session_id, "user", "ASC", |t| {
-                    let scheduled = clean::person_text(t)
-                        .skipped
-                        .contains_key(&clean::Injected::Scheduled);
-                    scheduled.then(|| "scheduled".to_owned())
-                })?
-                .is_some(),
             ))
         })?;
     let mut top: Vec<(String, u64)> = tool_names.into_iter().collect();
