@@ -11,8 +11,10 @@
 //! Documents, one per:
 //! - transcript turn: what the person typed (`person_text`) or the assistant's prose
 //!   (`assistant_prose`) in the `text` field, tool output in the lower-weighted `tool` field, and
-//!   the whole exchange (the other side's previous turn with the turn's own words) in
-//!   `exchange`, so a question answered across two turns is found at either;
+//!   the whole exchange (its own words with the two messages before it in its session) in
+//!   `exchange`, so a question answered across turns is found at each, and the message after
+//!   it in `next`, at a lower weight, so a question is found by its answer too (a session's
+//!   last message is indexed again when its successor arrives in a later sync);
 //! - continuity entry: open questions with their context, key decisions with their rationale,
 //!   cross-conversation updates;
 //! - session summary.
@@ -60,7 +62,7 @@ pub use vectors::EmbedReport;
 pub(crate) use vectors::LocalOnly;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 7;
+const INDEX_VERSION: u32 = 8;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -165,9 +167,13 @@ struct Fields {
     key: Field,
     text: Field,
     ident: Field,
-    /// The document's own words and, for a turn, the other side's words before it, scored as one
-    /// text: what finds a query's candidates (see `query::IDENT_PLAIN_BOOST`).
+    /// The document's own words and, for a message, the two messages before it (each side's
+    /// latest), scored as one text: what finds a query's candidates (see
+    /// `query::IDENT_PLAIN_BOOST`).
     exchange: Field,
+    /// For a turn, the words of the message that followed it in its session: a question is
+    /// found by its answer too, at a lower weight (`query::NEXT_BOOST`).
+    next: Field,
     tool: Field,
 }
 
@@ -211,6 +217,7 @@ fn schema() -> (Schema, Fields) {
         text: b.add_text_field("text", analysed(PROSE, true)),
         ident: b.add_text_field("ident", analysed(IDENT, false)),
         exchange: b.add_text_field("exchange", analysed(PROSE, false)),
+        next: b.add_text_field("next", analysed(PROSE, false)),
         tool: b.add_text_field("tool", analysed(PROSE, true)),
     };
     (b.build(), fields)
@@ -628,21 +635,8 @@ impl SearchIndex {
                  FROM turns WHERE seq > ?1 AND kind IN ('message', 'tool_result')
                  ORDER BY seq LIMIT ?2",
                 )?;
-                stmt.query_map(rusqlite::params![after, TURNS_PAGE], |r| {
-                    Ok(TurnRow {
-                        seq: r.get(0)?,
-                        turn_id: r.get(1)?,
-                        session_id: r.get(2)?,
-                        harness: r.get(3)?,
-                        role: r.get(4)?,
-                        kind: r.get(5)?,
-                        text: r.get(6)?,
-                        timestamp: r.get(7)?,
-                        source_path: r.get(8)?,
-                        source_offset: r.get(9)?,
-                    })
-                })?
-                .collect()
+                stmt.query_map(rusqlite::params![after, TURNS_PAGE], TurnRow::read)?
+                    .collect()
             })
         };
         let max_seq: Option<i64> = graph
@@ -651,6 +645,9 @@ impl SearchIndex {
         // Each session's latest words of the person and of the assistant, carried across the
         // batch; a session first seen in this batch starts from its turns already indexed.
         let mut latest: HashMap<(String, &'static str), String> = HashMap::new();
+        // Each session's latest message turn, held back until the session's next message gives
+        // it its `next` field, or the batch ends.
+        let mut waiting: HashMap<String, (i64, TantivyDocument)> = HashMap::new();
         let mut after = state.turns_seq;
         loop {
             let rows = page(after)?;
@@ -659,67 +656,49 @@ impl SearchIndex {
             };
             after = last.seq;
             for row in &rows {
-                let (text, tool) = match (row.role.as_str(), row.kind.as_str()) {
-                    ("user", "message") => (person_text(&row.text).text, String::new()),
-                    ("assistant", "message") => (assistant_prose(&row.text).text, String::new()),
-                    (_, "tool_result") => (String::new(), bounded(&row.text, MAX_TOOL_CHARS)),
-                    _ => continue,
-                };
-                if text.trim().is_empty() && tool.trim().is_empty() {
+                let Some(said) = Said::of(row) else {
                     continue;
-                }
-                // A turn's neighbourhood is the other side of its exchange: an answer is found by its
-                // question ("why does the sync drop rows" finds the reply that explains it), and a
-                // short reply ("A", "yes") by the options it chose from. Tool output is no side of
-                // an exchange: it carries none, which keeps the field (and every query's walk of
-                // it) to the conversation, tool calls outnumbering messages in real history.
-                let context = if tool.is_empty() {
-                    let other = if row.role == "user" {
-                        "assistant"
-                    } else {
-                        "user"
-                    };
-                    let key = (row.session_id.clone(), other);
-                    if !latest.contains_key(&key) {
-                        let before = last_text_before(store, &row.session_id, other, row.seq)?;
-                        latest.insert(key.clone(), before);
-                    }
-                    latest.get(&key).cloned().unwrap_or_default()
-                } else {
-                    String::new()
                 };
-                let mut doc = self.new_doc(format!("turn:{}", row.seq), DocKind::Turn);
-                doc.add_text(f.session_id, &row.session_id);
-                doc.add_text(f.turn_id, &row.turn_id);
-                if let Some(record) = record_of(row, &mut lines) {
-                    doc.add_text(f.record, record);
-                }
-                doc.add_text(f.harness, &row.harness);
-                doc.add_text(f.role, &row.role);
-                doc.add_i64(f.at, seconds(row.timestamp.as_deref()));
-                self.add_body(&mut doc, &text);
-                if !context.is_empty() {
-                    doc.add_text(f.exchange, bounded(&context, MAX_CONTEXT_CHARS));
-                }
-                if !tool.is_empty() {
+                let Said::Message(text) = said else {
+                    // Tool output is no side of an exchange: it carries none, which keeps the
+                    // exchange (and every query's walk of it) to the conversation, tool calls
+                    // outnumbering messages in real history.
+                    let Said::Tool(tool) = said else {
+                        unreachable!("a turn is said as a message or as tool output")
+                    };
+                    let mut doc = self.turn_doc(row, "", &mut lines);
                     doc.add_text(f.tool, &tool);
                     doc.add_text(f.ident, &tool);
+                    self.add(writer, doc)?;
+                    report.turns += 1;
+                    continue;
+                };
+                let before = self.turns_before(store, row, &mut latest)?;
+                // The session's message before this one now has what followed it.
+                match waiting.remove(&row.session_id) {
+                    Some((_, mut doc)) => {
+                        doc.add_text(f.next, bounded(&text, MAX_CONTEXT_CHARS));
+                        self.add(writer, doc)?;
+                    }
+                    None => self.reindex_with_next(store, writer, row, &text, &mut lines)?,
                 }
-                self.add(writer, doc)?;
+                let mut doc = self.turn_doc(row, &text, &mut lines);
+                self.add_before(&mut doc, &before);
+                waiting.insert(row.session_id.clone(), (row.seq, doc));
                 report.turns += 1;
-                if !text.trim().is_empty() {
-                    let own = if row.role == "user" {
-                        "user"
-                    } else {
-                        "assistant"
-                    };
-                    // Only its start is ever used, as the next turn's context.
-                    latest.insert(
-                        (row.session_id.clone(), own),
-                        bounded(&text, MAX_CONTEXT_CHARS),
-                    );
-                }
+                // Only its start is ever used, as a later turn's neighbourhood.
+                latest.insert(
+                    (row.session_id.clone(), role_of(row)),
+                    bounded(&text, MAX_CONTEXT_CHARS),
+                );
             }
+        }
+        // What no later message followed in this batch goes in as it is, in the order it was
+        // said; the next batch's first message of its session indexes it again with its `next`.
+        let mut rest: Vec<(i64, TantivyDocument)> = waiting.into_values().collect();
+        rest.sort_by_key(|(seq, _)| *seq);
+        for (_, doc) in rest {
+            self.add(writer, doc)?;
         }
         state.turns_seq = max_seq.unwrap_or(0).max(after);
         Ok(())
@@ -847,6 +826,94 @@ impl SearchIndex {
         doc.add_text(self.fields.exchange, &body);
     }
 
+    /// A transcript turn's document: where it was said and, for a message, its words.
+    fn turn_doc(&self, row: &TurnRow, text: &str, lines: &mut LineNumbers) -> TantivyDocument {
+        let f = self.fields;
+        let mut doc = self.new_doc(format!("turn:{}", row.seq), DocKind::Turn);
+        doc.add_text(f.session_id, &row.session_id);
+        doc.add_text(f.turn_id, &row.turn_id);
+        if let Some(record) = record_of(row, lines) {
+            doc.add_text(f.record, record);
+        }
+        doc.add_text(f.harness, &row.harness);
+        doc.add_text(f.role, &row.role);
+        doc.add_i64(f.at, seconds(row.timestamp.as_deref()));
+        self.add_body(&mut doc, text);
+        doc
+    }
+
+    /// A message's neighbourhood before it, from the session's latest words of each side
+    /// (`latest`, filled from the store for a session first seen in this batch).
+    fn turns_before(
+        &self,
+        store: &Store,
+        row: &TurnRow,
+        latest: &mut HashMap<(String, &'static str), String>,
+    ) -> Result<Before> {
+        let own = role_of(row);
+        let other = if own == "user" { "assistant" } else { "user" };
+        let mut said = |role: &'static str| -> Result<String> {
+            let key = (row.session_id.clone(), role);
+            if !latest.contains_key(&key) {
+                let before = last_text_before(store, &row.session_id, role, row.seq)?;
+                latest.insert(key.clone(), before);
+            }
+            Ok(latest.get(&key).cloned().unwrap_or_default())
+        };
+        Ok(Before {
+            other: said(other)?,
+            own: said(own)?,
+        })
+    }
+
+    /// Puts a message's neighbourhood before it into its exchange: the other side's latest
+    /// words (the question a reply answers, the options a short "yes" chose from) and its own
+    /// side's words before those, so an answer given over three turns is found at each.
+    fn add_before(&self, doc: &mut TantivyDocument, before: &Before) {
+        for said in [&before.own, &before.other] {
+            if !said.is_empty() {
+                doc.add_text(self.fields.exchange, bounded(said, MAX_CONTEXT_CHARS));
+            }
+        }
+    }
+
+    /// Indexes again, now with `next` as what followed it, the session's message before `row`
+    /// that an earlier batch indexed without one (a session's last message waits for its
+    /// successor only within a batch). Looks back over the session's last few messages: one that
+    /// cleans to nothing (injected context) is no turn of the conversation.
+    fn reindex_with_next(
+        &self,
+        store: &Store,
+        writer: &mut IndexWriter<TantivyDocument>,
+        row: &TurnRow,
+        next: &str,
+        lines: &mut LineNumbers,
+    ) -> Result<()> {
+        let rows: Vec<TurnRow> = store.graph().with_conn_result(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT seq, turn_id, session_id, harness, role, kind, text, timestamp,
+                        source_path, source_offset
+                 FROM turns WHERE session_id = ?1 AND seq < ?2 AND kind = 'message'
+                 ORDER BY seq DESC LIMIT 8",
+            )?;
+            stmt.query_map(rusqlite::params![row.session_id, row.seq], TurnRow::read)?
+                .collect()
+        })?;
+        let Some((previous, text)) = rows.iter().find_map(|r| match Said::of(r) {
+            Some(Said::Message(text)) => Some((r, text)),
+            _ => None,
+        }) else {
+            return Ok(());
+        };
+        let before = self.turns_before(store, previous, &mut HashMap::new())?;
+        let mut doc = self.turn_doc(previous, &text, lines);
+        self.add_before(&mut doc, &before);
+        doc.add_text(self.fields.next, bounded(next, MAX_CONTEXT_CHARS));
+        let doc_id = format!("turn:{}", previous.seq);
+        writer.delete_term(Term::from_field_text(self.fields.doc_id, &doc_id));
+        self.add(writer, doc)
+    }
+
     /// Adds a document, stamped with the time it entered the index.
     fn add(
         &self,
@@ -887,6 +954,65 @@ struct TurnRow {
     timestamp: Option<String>,
     source_path: String,
     source_offset: i64,
+}
+
+impl TurnRow {
+    /// A row of `SELECT seq, turn_id, session_id, harness, role, kind, text, timestamp,
+    /// source_path, source_offset`.
+    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<TurnRow> {
+        Ok(TurnRow {
+            seq: r.get(0)?,
+            turn_id: r.get(1)?,
+            session_id: r.get(2)?,
+            harness: r.get(3)?,
+            role: r.get(4)?,
+            kind: r.get(5)?,
+            text: r.get(6)?,
+            timestamp: r.get(7)?,
+            source_path: r.get(8)?,
+            source_offset: r.get(9)?,
+        })
+    }
+}
+
+/// What a turn says, as the index reads it: the person's or the assistant's words, cleaned of
+/// what the harness injected, or a tool's output, bounded.
+enum Said {
+    Message(String),
+    Tool(String),
+}
+
+impl Said {
+    /// `None` for a turn that says nothing once cleaned, and for any other kind of record.
+    fn of(row: &TurnRow) -> Option<Said> {
+        let said = match (row.role.as_str(), row.kind.as_str()) {
+            ("user", "message") => Said::Message(person_text(&row.text).text),
+            ("assistant", "message") => Said::Message(assistant_prose(&row.text).text),
+            (_, "tool_result") => Said::Tool(bounded(&row.text, MAX_TOOL_CHARS)),
+            _ => return None,
+        };
+        match &said {
+            Said::Message(t) | Said::Tool(t) if t.trim().is_empty() => None,
+            _ => Some(said),
+        }
+    }
+}
+
+/// A message's neighbourhood before it in its session (see [`SearchIndex::add_before`]).
+struct Before {
+    /// The other side's latest words.
+    other: String,
+    /// The same side's latest words before this message.
+    own: String,
+}
+
+/// Which side said a message: `user` or `assistant`.
+fn role_of(row: &TurnRow) -> &'static str {
+    if row.role == "user" {
+        "user"
+    } else {
+        "assistant"
+    }
 }
 
 /// The turn's own id in the harness's file, which a person can look up there: Claude Code's

@@ -329,6 +329,9 @@ pub struct SearchResult {
 /// 0.59 at the first and third, 0.66 / 0.57 at the second. The first is the one walk fewer.
 const IDENT_PLAIN_BOOST: f32 = 0.3;
 const TOOL_BOOST: f32 = 0.3;
+/// How much the words of the message that followed a turn (`next`) count: a question is found
+/// by its answer, below the turns that say the words themselves.
+const NEXT_BOOST: f32 = 0.3;
 
 /// The characters that join word characters into one identifier token (`ident.rs`).
 const IDENT_JOINERS: &str = "./\\:@#-_";
@@ -569,6 +572,7 @@ impl SearchIndex {
             ("context", f.exchange, super::PROSE, Some(1.0)),
             ("text", f.text, super::PROSE, None),
             ("ident", f.ident, super::IDENT, Some(1.0)),
+            ("next", f.next, super::PROSE, Some(NEXT_BOOST)),
             ("tool", f.tool, super::PROSE, Some(TOOL_BOOST)),
         ];
         let mut per_field: Vec<(&'static str, Box<dyn Query>)> = Vec::new();

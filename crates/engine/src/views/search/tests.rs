@@ -996,3 +996,71 @@ fn word_rarity_is_counted_in_the_scope() {
     let scoped_tokens = stats.total_num_tokens(f.exchange).unwrap();
     assert!(0 < scoped_tokens && scoped_tokens < tokens);
 }
+
+/// A Claude Code record of `role` saying `text`, in session `s-next`.
+fn record_line(uuid: &str, role: &str, text: &str, minute: u32) -> String {
+    let content = if role == "user" {
+        serde_json::json!(text)
+    } else {
+        serde_json::json!([{"type": "text", "text": text}])
+    };
+    let record = serde_json::json!({
+        "type": role, "uuid": uuid, "sessionId": "s-next", "cwd": "/home/kim/tiles",
+        "timestamp": format!("2026-10-30T10:{minute:02}:00.000Z"),
+        "message": {"role": role, "content": content},
+    });
+    format!("{record}\n")
+}
+
+#[test]
+fn a_question_is_found_by_its_answer_even_when_the_answer_came_in_a_later_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("history");
+    let folder = base.join("claude-code/-home-kim-tiles");
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = folder.join("s-next.jsonl");
+    std::fs::write(
+        &file,
+        record_line(
+            "q-1",
+            "user",
+            "Which allocator should the tile renderer use?",
+            1,
+        ),
+    )
+    .unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    ingest_dir(&store, &base);
+    let index = SearchIndex::open(&store).unwrap();
+    index.sync(&store).unwrap();
+    let answer = "Use jemalloc: the arena keeps fragmentation down across frames.";
+    let mut more = std::fs::read_to_string(&file).unwrap();
+    more.push_str(&record_line("a-1", "assistant", answer, 2));
+    std::fs::write(&file, more).unwrap();
+    ingest_dir(&store, &base);
+    index.sync(&store).unwrap();
+
+    let question_hits = |index: &SearchIndex| {
+        let result = index
+            .search(&request("jemalloc fragmentation"), None, NONE)
+            .unwrap();
+        result
+            .hits
+            .iter()
+            .filter(|h| h.record.as_deref() == Some("q-1"))
+            .map(|h| h.why.fields.clone())
+            .collect::<Vec<_>>()
+    };
+    let found = question_hits(&index);
+    assert_eq!(found.len(), 1, "the question, once: {found:?}");
+    assert!(found[0].contains(&"next"), "found by its answer: {found:?}");
+    // Built in one go, the index holds the same documents and finds the question the same way.
+    let documents = index
+        .search(&request("allocator"), None, NONE)
+        .unwrap()
+        .documents;
+    let rebuilt = SearchIndex::rebuild(&store).unwrap();
+    assert_eq!(rebuilt.documents, documents);
+    let index = SearchIndex::open(&store).unwrap();
+    assert_eq!(question_hits(&index), found);
+}
