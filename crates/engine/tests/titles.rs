@@ -162,11 +162,10 @@ fn unacceptable(title: Option<&str>, injected: &[String]) -> Option<String> {
     None
 }
 
-/// Titles no person would write that remain (listed by the test): two sessions opened by an
-/// agent-activation prompt a prompt library expands ("You must fully embody this agent's
-/// persona…" above an `<agent-activation>` block) whose person typed nothing else that says
-/// something (menu numbers): the prompt is read as their request.
-const UNACCEPTABLE_AT_MOST: usize = 2;
+/// Titles no person would write that may remain (the test lists them): none since a block of
+/// plain instructions under a compound tag after a sentence or two (an `<agent-activation>`
+/// prompt a prompt library expands) is read as the program's, not as the person's request.
+const UNACCEPTABLE_AT_MOST: usize = 0;
 
 fn roots_under(root: &Path) -> Vec<SourceRoot> {
     [

@@ -317,7 +317,7 @@ pub fn person_text(raw: &str) -> Cleaned {
     // MODE: …]") or a shouted heading ("IT IS CRITICAL THAT YOU FOLLOW THIS COMMAND: …") that a
     // prompt library expands into the message. A person's acronym is a word or two, and a
     // person shouting does not head what follows with a colon.
-    if capitals_heading(t) {
+    if capitals_heading(t) || instruction_block(t) {
         return Cleaned::whole(Injected::ProgramPrompt);
     }
     let head: String = t.chars().take(2000).collect::<String>().to_lowercase();
@@ -536,6 +536,42 @@ fn wrapped_whole(text: &str) -> bool {
         .iter()
         .any(|(open, _, _)| open[1..open.len() - 1] == *name);
     compound && !known && t.ends_with(&format!("</{name}>"))
+}
+
+/// Whether a message ends in a block of plain instructions under a compound tag name, after
+/// a lead of a sentence or two: `… NEVER break character.\n<agent-activation CRITICAL="TRUE">
+/// 1. LOAD the agent file …</agent-activation>`, what a prompt library puts in the person's
+/// place. The block is most of the message and holds no markup of its own; a person's pasted
+/// component (`<my-widget>`) holds markup, and a person's words around it are their own.
+fn instruction_block(text: &str) -> bool {
+    const LEAD_CHARS: usize = 300;
+    let t = text.trim();
+    let Some(close) = t.rfind("</") else {
+        return false;
+    };
+    let Some(name) = t[close + 2..].strip_suffix('>') else {
+        return false;
+    };
+    let compound = name.contains(['-', '_'])
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_'));
+    if !compound {
+        return false;
+    }
+    let Some(open) = t.find(&format!("<{name}")) else {
+        return false;
+    };
+    let Some(body_at) = t[open..].find('>').map(|end| open + end + 1) else {
+        return false;
+    };
+    let next = t[open + 1 + name.len()..].chars().next();
+    let body = &t[body_at.min(close)..close];
+    matches!(next, Some('>' | ' '))
+        && t[..open].chars().count() <= LEAD_CHARS
+        && !body.contains('<')
+        && body.chars().count() * 2 >= t.chars().count()
 }
 
 /// The trimmed text between `<tag>` and `</tag>`, if both are there.

@@ -165,6 +165,9 @@ fn banners_directives_tokens_and_bare_commands_are_the_harnesss() {
     for banner in [
         "[SUGGESTION MODE: Suggest what the user might type next.] FIRST: look at the messages.",
         "IT IS CRITICAL THAT YOU FOLLOW THIS COMMAND: LOAD the FULL workflow.md",
+        "\nYou must follow the steps below exactly.\n\n<agent-activation CRITICAL=\"TRUE\">\n\
+         1. LOAD the FULL agent file from agents/pm.md\n2. READ its entire contents\n\
+         3. Stay in character throughout the session\n</agent-activation>\n",
     ] {
         let c = person_text(banner);
         assert!(c.text.is_empty(), "{banner:?}: {c:?}");
@@ -179,6 +182,9 @@ fn banners_directives_tokens_and_bare_commands_are_the_harnesss() {
         "PLEASE FIX THIS NOW",
         "[URGENT BUG FIX] the login fails",
         "SECURITY NOTICE: the key leaked, rotate it",
+        "why does this not render? <my-widget><span>Hi</span></my-widget>",
+        "see <build-log>\nerror: linker failed\n</build-log>\nand tell me what broke in the \
+         release build after yesterday's upgrade of the toolchain to the new version",
     ] {
         assert_eq!(person_text(typed).text, typed);
     }
