@@ -162,11 +162,6 @@ fn unacceptable(title: Option<&str>, injected: &[String]) -> Option<String> {
     None
 }
 
-/// Titles no person would write that may remain (the test lists them): none since a block of
-/// plain instructions under a compound tag after a sentence or two (an `<agent-activation>`
-/// prompt a prompt library expands) is read as the program's, not as the person's request.
-const UNACCEPTABLE_AT_MOST: usize = 0;
-
 fn roots_under(root: &Path) -> Vec<SourceRoot> {
     [
         ("claude-code", Harness::ClaudeCode),
@@ -278,10 +273,12 @@ fn titles_a_person_would_write_on_real_history() {
     for line in &bad {
         println!("  not a title: {line}");
     }
-    // What is still wrong is listed above; fewer may remain, never more.
+    // What is wrong is listed above. The last two (an `<agent-activation>` block a prompt
+    // library expands, read as the person's request) went when such a block of plain
+    // instructions under a compound tag became a program's prompt: none may come back.
     assert!(
-        bad.len() <= UNACCEPTABLE_AT_MOST,
-        "{} session(s) titled by what no person would write (at most {UNACCEPTABLE_AT_MOST})",
+        bad.is_empty(),
+        "{} session(s) titled by what no person would write",
         bad.len()
     );
 }

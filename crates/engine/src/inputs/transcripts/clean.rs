@@ -538,12 +538,16 @@ fn wrapped_whole(text: &str) -> bool {
     compound && !known && t.ends_with(&format!("</{name}>"))
 }
 
-/// Whether a message ends in a block of plain instructions under a compound tag name, after
-/// a lead of a sentence or two: `… NEVER break character.\n<agent-activation CRITICAL="TRUE">
-/// 1. LOAD the agent file …</agent-activation>`, what a prompt library puts in the person's
-/// place. The block is most of the message and holds no markup of its own; a person's pasted
-/// component (`<my-widget>`) holds markup, and a person's words around it are their own.
+/// Whether a message ends in a block of numbered instructions under a compound tag name that
+/// carries attributes, after a lead of a sentence or two: `… NEVER break character.\n
+/// <agent-activation CRITICAL="TRUE">\n1. LOAD the agent file …</agent-activation>`, what a
+/// prompt library puts in the person's place. The block is most of the message and holds no
+/// markup of its own. A person's pasted material in a tag of their own (`<meeting_notes>`,
+/// `<error-output>`, a component holding markup) is no numbered list of steps under an
+/// attributed tag, and a harness's known tags (`<system-reminder>`) are left to their rules,
+/// which keep the person's words beside them.
 fn instruction_block(text: &str) -> bool {
+    const STEPS: usize = 3;
     const LEAD_CHARS: usize = 300;
     let t = text.trim();
     let Some(close) = t.rfind("</") else {
@@ -557,21 +561,33 @@ fn instruction_block(text: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_'));
-    if !compound {
+    let known = SPANS
+        .iter()
+        .any(|(open, _, _)| open[1..open.len() - 1] == *name);
+    if !compound || known {
         return false;
     }
-    let Some(open) = t.find(&format!("<{name}")) else {
+    let Some(open) = t.find(&format!("<{name} ")) else {
         return false;
     };
     let Some(body_at) = t[open..].find('>').map(|end| open + end + 1) else {
         return false;
     };
-    let next = t[open + 1 + name.len()..].chars().next();
+    let attributes = &t[open + 1 + name.len()..body_at - 1];
     let body = &t[body_at.min(close)..close];
-    matches!(next, Some('>' | ' '))
+    let steps = body
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            let digits = l.chars().take_while(char::is_ascii_digit).count();
+            digits > 0 && l[digits..].starts_with(['.', ')'])
+        })
+        .count();
+    attributes.contains('=')
         && t[..open].chars().count() <= LEAD_CHARS
         && !body.contains('<')
         && body.chars().count() * 2 >= t.chars().count()
+        && steps >= STEPS
 }
 
 /// The trimmed text between `<tag>` and `</tag>`, if both are there.

@@ -879,8 +879,10 @@ impl SearchIndex {
 
     /// Indexes again, now with `next` as what followed it, the session's message before `row`
     /// that an earlier batch indexed without one (a session's last message waits for its
-    /// successor only within a batch). Looks back over the session's last few messages: one that
-    /// cleans to nothing (injected context) is no turn of the conversation.
+    /// successor only within a batch). Looks back over the session's last few messages with
+    /// words (a harness stores a block of tool calls as a message without any): one that cleans
+    /// to nothing (injected context) is no turn of the conversation. The document keeps the
+    /// time it first entered the index, which a Topic's collection counts new documents by.
     fn reindex_with_next(
         &self,
         store: &Store,
@@ -894,6 +896,7 @@ impl SearchIndex {
                 "SELECT seq, turn_id, session_id, harness, role, kind, text, timestamp,
                         source_path, source_offset
                  FROM turns WHERE session_id = ?1 AND seq < ?2 AND kind = 'message'
+                   AND text <> ''
                  ORDER BY seq DESC LIMIT 8",
             )?;
             stmt.query_map(rusqlite::params![row.session_id, row.seq], TurnRow::read)?
@@ -910,17 +913,51 @@ impl SearchIndex {
         self.add_before(&mut doc, &before);
         doc.add_text(self.fields.next, bounded(next, MAX_CONTEXT_CHARS));
         let doc_id = format!("turn:{}", previous.seq);
+        let first_indexed = self.indexed_at(&doc_id)?;
         writer.delete_term(Term::from_field_text(self.fields.doc_id, &doc_id));
-        self.add(writer, doc)
+        self.add_indexed(writer, doc, first_indexed)
+    }
+
+    /// When the committed document `doc_id` entered the index (`None` when no commit holds it:
+    /// it was added moments ago, in this sync).
+    fn indexed_at(&self, doc_id: &str) -> Result<Option<i64>> {
+        let searcher = self.reader()?.searcher();
+        let query = tantivy::query::TermQuery::new(
+            Term::from_field_text(self.fields.doc_id, doc_id),
+            IndexRecordOption::Basic,
+        );
+        let top = searcher
+            .search(
+                &query,
+                &tantivy::collector::TopDocs::with_limit(1).order_by_score(),
+            )
+            .map_err(|e| index_err(&self.dir, e))?;
+        let Some((_, addr)) = top.first() else {
+            return Ok(None);
+        };
+        let column = searcher
+            .segment_reader(addr.segment_ord)
+            .fast_fields()
+            .i64("indexed")
+            .map_err(|e| index_err(&self.dir, e))?;
+        Ok(column.first(addr.doc_id))
     }
 
     /// Adds a document, stamped with the time it entered the index.
-    fn add(
+    fn add(&self, writer: &mut IndexWriter<TantivyDocument>, doc: TantivyDocument) -> Result<()> {
+        self.add_indexed(writer, doc, None)
+    }
+
+    /// Adds a document, stamped with `indexed` (the time an earlier version of it entered the
+    /// index), else now.
+    fn add_indexed(
         &self,
         writer: &mut IndexWriter<TantivyDocument>,
         mut doc: TantivyDocument,
+        indexed: Option<i64>,
     ) -> Result<()> {
-        doc.add_i64(self.fields.indexed, crate::base::clock::now().timestamp());
+        let indexed = indexed.unwrap_or_else(|| crate::base::clock::now().timestamp());
+        doc.add_i64(self.fields.indexed, indexed);
         let key = doc
             .get_first(self.fields.doc_id)
             .and_then(|v| v.as_str())
@@ -1075,6 +1112,7 @@ fn last_text_before(store: &Store, session: &str, role: &str, seq: i64) -> Resul
         let mut stmt = c.prepare_cached(
             "SELECT text FROM turns
              WHERE session_id = ?1 AND seq < ?2 AND kind = 'message' AND role = ?3
+               AND text <> ''
              ORDER BY seq DESC LIMIT 8",
         )?;
         stmt.query_map(rusqlite::params![session, seq, role], |r| r.get(0))?

@@ -1,9 +1,10 @@
 //! Queries over the search index (CSA §7.3–§7.6): the request's filters, the ranking, and for
 //! every hit the reasons it ranked where it did.
 //!
-//! Lexical retrieval is BM25 over the document's exchange (its own words with the other side's
-//! turn before, scored as one text), with its own words' written form (`ident`) breaking ties
-//! and tool output (`tool`) for less; within a scope, words are weighed by their rarity there.
+//! Lexical retrieval is BM25 over the document's exchange (its own words with the two messages
+//! before it, scored as one text), with the message after it (`next`) and tool output (`tool`)
+//! for less and its own words' written form (`ident`) breaking ties; within a scope, words are
+//! weighed by their rarity there.
 //! `hybrid` weighs the lexical and the embedding lists' normalised scores by how sure the lexical
 //! list is. A strategy that needs embeddings, asked for while there is no embedder, runs
 //! lexically and says so in `fallback_mode` with the reason: never silently.
@@ -232,7 +233,8 @@ pub struct Why {
     /// best match stood clearly out, so the order is the words'; 0.5: both counted equally).
     pub lexical_weight: Option<f32>,
     /// The fields the query matched: `text`, `ident` (a name or path kept whole), `context`
-    /// (a word found only in the other side's turn before), `tool` (tool output).
+    /// (a word found only in the two messages before), `next` (a word found only in the
+    /// message after), `tool` (tool output).
     pub fields: Vec<&'static str>,
     /// Days between the work and the query.
     pub age_days: Option<i64>,
@@ -618,9 +620,10 @@ impl SearchIndex {
                     IndexRecordOption::WithFreqs,
                 ))
             };
-            if name == "context" {
-                // The exchange holds the document's own words too: it is named for a hit only
-                // when it matched a word that the document's own text does not hold.
+            if name == "context" || name == "next" {
+                // The exchange holds the document's own words too, and what followed often
+                // repeats them: each is named for a hit only when it matched a word that the
+                // document's own text does not hold.
                 for w in &words {
                     let own: Box<dyn Query> = Box::new(TermQuery::new(
                         Term::from_field_text(f.text, w),

@@ -997,12 +997,22 @@ fn word_rarity_is_counted_in_the_scope() {
     assert!(0 < scoped_tokens && scoped_tokens < tokens);
 }
 
-/// A Claude Code record of `role` saying `text`, in session `s-next`.
+/// A Claude Code record of `role` saying `text`, in session `s-next`; `tool` makes it a call of
+/// the shell running `text` (the assistant) or that call's output (the user).
 fn record_line(uuid: &str, role: &str, text: &str, minute: u32) -> String {
-    let content = if role == "user" {
-        serde_json::json!(text)
-    } else {
-        serde_json::json!([{"type": "text", "text": text}])
+    record_of_kind(uuid, role, text, minute, false)
+}
+
+fn record_of_kind(uuid: &str, role: &str, text: &str, minute: u32, tool: bool) -> String {
+    let content = match (role, tool) {
+        ("user", false) => serde_json::json!(text),
+        ("user", true) => serde_json::json!([
+            {"type": "tool_result", "tool_use_id": format!("t-{uuid}"), "content": text}
+        ]),
+        (_, true) => serde_json::json!([
+            {"type": "tool_use", "id": format!("t-{uuid}"), "name": "Bash", "input": {"command": text}}
+        ]),
+        _ => serde_json::json!([{"type": "text", "text": text}]),
     };
     let record = serde_json::json!({
         "type": role, "uuid": uuid, "sessionId": "s-next", "cwd": "/home/kim/tiles",
@@ -1033,9 +1043,30 @@ fn a_question_is_found_by_its_answer_even_when_the_answer_came_in_a_later_sync()
     ingest_dir(&store, &base);
     let index = SearchIndex::open(&store).unwrap();
     index.sync(&store).unwrap();
-    let answer = "Use jemalloc: the arena keeps fragmentation down across frames.";
+    let asked = index.search(&request("allocator"), None, NONE).unwrap();
+    assert!(
+        asked
+            .hits
+            .iter()
+            .any(|h| h.record.as_deref() == Some("q-1")),
+        "searchable before its answer came"
+    );
+    // The agent works a while before it answers: calls without a word of prose, which the
+    // harness stores as messages too, and their output.
     let mut more = std::fs::read_to_string(&file).unwrap();
-    more.push_str(&record_line("a-1", "assistant", answer, 2));
+    for i in 0..10 {
+        let command = format!("bench --frames {i}");
+        more.push_str(&record_of_kind(
+            &format!("c-{i}"),
+            "assistant",
+            &command,
+            2,
+            true,
+        ));
+        more.push_str(&record_of_kind(&format!("r-{i}"), "user", "ok", 2, true));
+    }
+    let answer = "Use jemalloc: the arena keeps fragmentation down across frames.";
+    more.push_str(&record_line("a-1", "assistant", answer, 3));
     std::fs::write(&file, more).unwrap();
     ingest_dir(&store, &base);
     index.sync(&store).unwrap();

@@ -185,6 +185,10 @@ fn banners_directives_tokens_and_bare_commands_are_the_harnesss() {
         "why does this not render? <my-widget><span>Hi</span></my-widget>",
         "see <build-log>\nerror: linker failed\n</build-log>\nand tell me what broke in the \
          release build after yesterday's upgrade of the toolchain to the new version",
+        "Summarize these notes for the team, three bullets:\n<meeting_notes>\nWe moved the \
+         launch to May. Dana owns the migration. The budget holds.\n</meeting_notes>",
+        "Follow these:\n<release-steps>\n1. tag the build\n2. push the tag\n3. announce it\n\
+         </release-steps>",
     ] {
         assert_eq!(person_text(typed).text, typed);
     }
