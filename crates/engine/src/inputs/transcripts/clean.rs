@@ -526,16 +526,21 @@ fn wrapped_whole(text: &str) -> bool {
         return false;
     };
     let name = &rest[..end];
+    unknown_compound_tag(name) && t.ends_with(&format!("</{name}>"))
+}
+
+/// Whether `name` is a compound tag name (`task-notification`, `agent-activation`) of no kind
+/// known here: a tag whose kind is known is left to its own rule, which counts it as that kind.
+fn unknown_compound_tag(name: &str) -> bool {
     let compound = name.contains(['-', '_'])
         && name.starts_with(|c: char| c.is_ascii_lowercase())
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_'));
-    // A tag whose kind is known is left to its own rule, which counts it as that kind.
     let known = SPANS
         .iter()
         .any(|(open, _, _)| open[1..open.len() - 1] == *name);
-    compound && !known && t.ends_with(&format!("</{name}>"))
+    compound && !known
 }
 
 /// Whether a message ends in a block of numbered instructions under a compound tag name that
@@ -556,15 +561,7 @@ fn instruction_block(text: &str) -> bool {
     let Some(name) = t[close + 2..].strip_suffix('>') else {
         return false;
     };
-    let compound = name.contains(['-', '_'])
-        && name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_'));
-    let known = SPANS
-        .iter()
-        .any(|(open, _, _)| open[1..open.len() - 1] == *name);
-    if !compound || known {
+    if !unknown_compound_tag(name) {
         return false;
     }
     let Some(open) = t.find(&format!("<{name} ")) else {
