@@ -659,19 +659,19 @@ impl SearchIndex {
                 let Some(said) = Said::of(row) else {
                     continue;
                 };
-                let Said::Message(text) = said else {
+                let text = match said {
+                    Said::Message(text) => text,
                     // Tool output is no side of an exchange: it carries none, which keeps the
                     // exchange (and every query's walk of it) to the conversation, tool calls
                     // outnumbering messages in real history.
-                    let Said::Tool(tool) = said else {
-                        unreachable!("a turn is said as a message or as tool output")
-                    };
-                    let mut doc = self.turn_doc(row, "", &mut lines);
-                    doc.add_text(f.tool, &tool);
-                    doc.add_text(f.ident, &tool);
-                    self.add(writer, doc)?;
-                    report.turns += 1;
-                    continue;
+                    Said::Tool(tool) => {
+                        let mut doc = self.turn_doc(row, "", &mut lines);
+                        doc.add_text(f.tool, &tool);
+                        doc.add_text(f.ident, &tool);
+                        self.add(writer, doc)?;
+                        report.turns += 1;
+                        continue;
+                    }
                 };
                 let before = self.turns_before(store, row, &mut latest)?;
                 // The session's message before this one now has what followed it.
