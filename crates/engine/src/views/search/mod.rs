@@ -648,6 +648,10 @@ impl SearchIndex {
         // Each session's latest message turn, held back until the session's next message gives
         // it its `next` field, or the batch ends.
         let mut waiting: HashMap<String, (i64, TantivyDocument)> = HashMap::new();
+        // Turns up to here were indexed by earlier syncs; the store is asked only about them
+        // (what this sync has read is in `latest` and `waiting`), and not at all on a first
+        // build, which has none.
+        let indexed_through = state.turns_seq;
         let mut after = state.turns_seq;
         loop {
             let rows = page(after)?;
@@ -673,14 +677,20 @@ impl SearchIndex {
                         continue;
                     }
                 };
-                let before = self.turns_before(store, row, &mut latest)?;
+                let before = self.turns_before(store, row, indexed_through, &mut latest)?;
                 // The session's message before this one now has what followed it.
                 match waiting.remove(&row.session_id) {
                     Some((_, mut doc)) => {
                         doc.add_text(f.next, bounded(&text, MAX_CONTEXT_CHARS));
                         self.add(writer, doc)?;
                     }
-                    None => self.reindex_with_next(store, writer, row, &text, &mut lines)?,
+                    None => self.reindex_with_next(
+                        store,
+                        writer,
+                        row,
+                        (indexed_through, &text),
+                        &mut lines,
+                    )?,
                 }
                 let mut doc = self.turn_doc(row, &text, &mut lines);
                 self.add_before(&mut doc, &before);
@@ -843,19 +853,22 @@ impl SearchIndex {
     }
 
     /// A message's neighbourhood before it, from the session's latest words of each side
-    /// (`latest`, filled from the store for a session first seen in this batch).
+    /// (`latest`, filled from the turns earlier syncs indexed, up to `indexed_through`, for a
+    /// session first seen in this batch).
     fn turns_before(
         &self,
         store: &Store,
         row: &TurnRow,
+        indexed_through: i64,
         latest: &mut HashMap<(String, &'static str), String>,
     ) -> Result<Before> {
+        let bound = row.seq.min(indexed_through.saturating_add(1));
         let own = role_of(row);
         let other = if own == "user" { "assistant" } else { "user" };
         let mut said = |role: &'static str| -> Result<String> {
             let key = (row.session_id.clone(), role);
             if !latest.contains_key(&key) {
-                let before = last_text_before(store, &row.session_id, role, row.seq)?;
+                let before = last_text_before(store, &row.session_id, role, bound)?;
                 latest.insert(key.clone(), before);
             }
             Ok(latest.get(&key).cloned().unwrap_or_default())
@@ -883,14 +896,20 @@ impl SearchIndex {
     /// words (a harness stores a block of tool calls as a message without any): one that cleans
     /// to nothing (injected context) is no turn of the conversation. The document keeps the
     /// time it first entered the index, which a Topic's collection counts new documents by.
+    /// Only turns earlier syncs indexed (through `indexed_through`) can be that message: a
+    /// first build has none and asks the store nothing.
     fn reindex_with_next(
         &self,
         store: &Store,
         writer: &mut IndexWriter<TantivyDocument>,
         row: &TurnRow,
-        next: &str,
+        (indexed_through, next): (i64, &str),
         lines: &mut LineNumbers,
     ) -> Result<()> {
+        if indexed_through == 0 {
+            return Ok(());
+        }
+        let bound = row.seq.min(indexed_through.saturating_add(1));
         let rows: Vec<TurnRow> = store.graph().with_conn_result(|c| {
             let mut stmt = c.prepare_cached(
                 "SELECT seq, turn_id, session_id, harness, role, kind, text, timestamp,
@@ -899,7 +918,7 @@ impl SearchIndex {
                    AND text <> ''
                  ORDER BY seq DESC LIMIT 8",
             )?;
-            stmt.query_map(rusqlite::params![row.session_id, row.seq], TurnRow::read)?
+            stmt.query_map(rusqlite::params![row.session_id, bound], TurnRow::read)?
                 .collect()
         })?;
         let Some((previous, text)) = rows.iter().find_map(|r| match Said::of(r) {
@@ -908,7 +927,7 @@ impl SearchIndex {
         }) else {
             return Ok(());
         };
-        let before = self.turns_before(store, previous, &mut HashMap::new())?;
+        let before = self.turns_before(store, previous, indexed_through, &mut HashMap::new())?;
         let mut doc = self.turn_doc(previous, &text, lines);
         self.add_before(&mut doc, &before);
         doc.add_text(self.fields.next, bounded(next, MAX_CONTEXT_CHARS));
@@ -1108,6 +1127,10 @@ impl LineNumbers {
 /// the sync cleans them, for the `exchange` field of a session's first turns in a batch. Messages
 /// that clean to nothing (injected context, tool chatter) are passed over.
 fn last_text_before(store: &Store, session: &str, role: &str, seq: i64) -> Result<String> {
+    if seq <= 1 {
+        // Nothing comes before the store's first turn (a first build asks nothing).
+        return Ok(String::new());
+    }
     let texts: Vec<String> = store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare_cached(
             "SELECT text FROM turns
