@@ -26,7 +26,7 @@ use crate::base::tokens::{Line, condense, one_line};
 use crate::continuity::CaptureMode;
 use crate::graph::store::Store;
 use crate::inputs::capture::changed_file;
-use crate::inputs::transcripts::clean::{assistant_prose, person_text};
+use crate::inputs::transcripts::clean::{assistant_prose, assistant_report, person_text};
 use crate::inputs::transcripts::{Gist, gist};
 use crate::views::constellation::{Constellation, SessionHistoryItem};
 
@@ -263,7 +263,8 @@ pub(super) fn warm(
 /// The card's lines within `room` tokens, in reading order, each with what it quotes. Fitted in
 /// order of what a fresh agent acts on: the report, the steps after it, the files changed, the
 /// requests, each up to its share of the room plus what the ones before left of theirs; earlier
-/// replies take what is left, and a report cut short gets it back when there are none.
+/// replies and the sessions before take what is left, and what is left after them goes back to
+/// a report and replies cut short.
 fn compose<'q>(
     place: &Place,
     q: &'q Quoted,
@@ -315,7 +316,7 @@ fn compose<'q>(
     });
     let asked_line = fit.share(ASKED_SHARE, |cap| asked(&said.requests, cap, memo));
     // The replies nearest the report are kept first and read in the order they were written.
-    let earlier_line = fit.share(REPLIES_SHARE, |cap| {
+    let earlier_make = |cap: u32| {
         listed(
             "Before it, the agent said:",
             &said.earlier,
@@ -324,7 +325,8 @@ fn compose<'q>(
             cap,
             memo,
         )
-    });
+    };
+    let mut earlier_line = fit.share(REPLIES_SHARE, earlier_make);
     // Then the sessions before it, newest first, as their captures summed them up: what the
     // work is and what was settled, which the resume card had no room for.
     let mut before_lines = Vec::new();
@@ -347,13 +349,11 @@ fn compose<'q>(
             None => break,
         }
     }
-    if earlier_line.is_none()
-        && before_lines.is_empty()
-        && let Some(r) = &report
-    {
-        // Nothing earlier to quote: the report may use the room the others left.
-        report = report_line(r.tokens + fit.left).or(report);
-    }
+    // Room no share used goes back to the lines cut short, in the order they were fitted: the
+    // report first, then the replies before it. A card that stops short of its room while the
+    // report it quotes was cut says less than it could.
+    report = fit.regrow(report, report_line);
+    earlier_line = fit.regrow(earlier_line, earlier_make);
     let mut out: Vec<(Line, &'static str, Option<&'q Before>)> = [
         (
             header,
@@ -495,6 +495,26 @@ impl Fitter {
             self.left = self.left.saturating_sub(l.tokens);
         }
         line
+    }
+
+    /// `line` made again with the room left beside its own, when that gives a longer line
+    /// (a cut report told more of, more replies listed); the room it takes is counted.
+    fn regrow(
+        &mut self,
+        line: Option<Line>,
+        make: impl FnOnce(u32) -> Option<Line>,
+    ) -> Option<Line> {
+        if self.left == 0 {
+            return line;
+        }
+        let had = line.as_ref().map_or(0, |l| l.tokens);
+        match make(had + self.left) {
+            Some(longer) if longer.tokens > had => {
+                self.left -= longer.tokens - had;
+                Some(longer)
+            }
+            _ => line,
+        }
     }
 
     /// The line `make(cap)` gives within `pct` percent of the room plus the carried rest.
@@ -733,7 +753,7 @@ fn what_was_said(store: &Store, latest: &Latest, shown: &Shown) -> Result<Said> 
         })? {
             // Kept in lines: the report's gist reads its lists and headings.
             let prose =
-                crate::base::redact::redact(assistant_prose(&text?).text.trim()).into_owned();
+                crate::base::redact::redact(assistant_report(&text?).text.trim()).into_owned();
             if !prose.is_empty() && !said.replies.contains(&prose) {
                 said.replies.push(prose);
                 if said.replies.len() == REPLIES_KEPT {

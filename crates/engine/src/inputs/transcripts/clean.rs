@@ -217,13 +217,38 @@ fn terminal_line(line: &str) -> bool {
         || t.starts_with("ERROR:")
 }
 
-/// Drops code fences, indented code, quoted lines, tables and terminal output, line by line.
-fn strip_blocks(text: &str, out: &mut Cleaned) -> String {
-    let mut kept = Vec::new();
+/// What becomes of a Markdown table in an assistant's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tables {
+    /// Left out with quoted lines: the prose is what search and capture read.
+    Drop,
+    /// Kept, a line per body row with its cells joined (`a.rs — what changed`): an agent's
+    /// report often lists its files, results and next steps in one.
+    Rows,
+}
+
+/// Drops code fences, indented code, quoted lines, tables (or keeps their rows, as `tables`
+/// says) and terminal output, line by line; what it drops (but the fence lines) goes to
+/// `aside`.
+fn strip_blocks(text: &str, out: &mut Cleaned, tables: Tables, aside: &mut String) -> String {
+    let mut kept: Vec<std::borrow::Cow<str>> = Vec::new();
     let mut in_fence = false;
     let mut last_skip: Option<Injected> = None;
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().copied().enumerate() {
         let trimmed = line.trim_start();
+        if tables == Tables::Rows && !in_fence && trimmed.starts_with('|') {
+            // The row above a separator is the header: its column names say nothing alone.
+            let header = lines.get(i + 1).is_some_and(|n| table_separator(n));
+            if !table_separator(line) && !header {
+                let row = table_row(trimmed);
+                if !row.is_empty() {
+                    last_skip = None;
+                    kept.push(row.into());
+                }
+            }
+            continue;
+        }
         let skip = if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             in_fence = !in_fence;
             Some(Injected::Code)
@@ -250,14 +275,34 @@ fn strip_blocks(text: &str, out: &mut Cleaned) -> String {
                     out.skip(kind);
                 }
                 last_skip = Some(kind);
+                let fence = trimmed.starts_with("```") || trimmed.starts_with("~~~");
+                if !fence && !trimmed.is_empty() {
+                    aside.push_str(trimmed);
+                    aside.push('\n');
+                }
             }
             None => {
                 last_skip = None;
-                kept.push(line);
+                kept.push(line.into());
             }
         }
     }
     kept.join("\n")
+}
+
+/// A table's separator row (`|---|:--:|`).
+fn table_separator(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with('|') && t.contains('-') && t.chars().all(|c| "|-: ".contains(c))
+}
+
+/// A table row's non-empty cells joined by " — ".
+fn table_row(line: &str) -> String {
+    line.split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect::<Vec<_>>()
+        .join(" — ")
 }
 
 /// Prose: mostly letters and spaces, with a few words.
@@ -437,7 +482,7 @@ pub fn person_text(raw: &str) -> Cleaned {
         text = rest.to_owned();
         out.skip(Injected::GatewayMetadata);
     }
-    let kept = strip_blocks(&text, &mut out);
+    let kept = strip_blocks(&text, &mut out, Tables::Drop, &mut String::new());
     // A very long message is mostly pasted material (a spec, a document, another chat's
     // answer): its first paragraph is the person's framing, the rest is quoted.
     out.text = if kept.chars().count() > PASTED_CHARS {
@@ -622,15 +667,85 @@ fn replayed_last_request(text: &str) -> Option<String> {
 /// Past this many characters, a person's message is taken to be mostly pasted.
 const PASTED_CHARS: usize = 4000;
 
-/// The prose of an assistant message: reasoning, code and pasted output taken out.
+/// The prose of an assistant message: reasoning, code, tables and pasted output taken out.
 pub fn assistant_prose(raw: &str) -> Cleaned {
+    prose(raw, Tables::Drop)
+}
+
+/// An assistant message as a report is quoted from: its prose, with each row of its tables as
+/// a line of its own (what the brief's gist of a reply reads).
+pub fn assistant_report(raw: &str) -> Cleaned {
+    prose(raw, Tables::Rows)
+}
+
+/// An assistant message as search reads it: its prose, and beside it what the prose leaves
+/// out of the message's own content (code, tables, quoted and terminal lines), which search
+/// indexes as it indexes tool output: a reply that shows a file or a table of results is still
+/// found by what it shows.
+pub fn assistant_parts(raw: &str) -> (Cleaned, String) {
+    let mut aside = String::new();
+    let prose = prose_and_aside(raw, Tables::Drop, &mut aside);
+    (prose, aside)
+}
+
+fn prose(raw: &str, tables: Tables) -> Cleaned {
+    prose_and_aside(raw, tables, &mut String::new())
+}
+
+/// A reply given as structured data: a message that is one JSON object, bare or in a fence,
+/// as an app that asks its agent for JSON gets. What it says is the string values that hold
+/// words (a sentence, not an id or a flag), in the order they were written; the keys are the
+/// app's. Returns what it says and the object.
+fn structured_reply(text: &str) -> Option<(String, &str)> {
+    let t = text.trim();
+    let body = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .and_then(|rest| rest.strip_suffix("```"))
+        .unwrap_or(t)
+        .trim();
+    if !body.starts_with('{') {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(body).ok()?;
+    let mut sentences = Vec::new();
+    worded_strings(&value, &mut sentences);
+    // The parsed object's keys are sorted; where each string stands in the text is its order.
+    let at = |s: &str| {
+        serde_json::to_string(s)
+            .ok()
+            .and_then(|quoted| body.find(&quoted))
+            .unwrap_or(usize::MAX)
+    };
+    sentences.sort_by_cached_key(|s| at(s));
+    Some((sentences.join("\n"), body))
+}
+
+fn worded_strings<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    match value {
+        serde_json::Value::String(s) if s.trim().contains(char::is_whitespace) => {
+            out.push(s.trim())
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| worded_strings(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| worded_strings(v, out)),
+        _ => {}
+    }
+}
+
+fn prose_and_aside(raw: &str, tables: Tables, aside: &mut String) -> Cleaned {
     let mut out = Cleaned::default();
     if raw.starts_with("[error]") {
         out.skip(Injected::Marker);
         return out;
     }
     let text = strip_spans(raw, &mut out);
-    let text = strip_blocks(&text, &mut out);
+    if let Some((said, object)) = structured_reply(&text) {
+        out.skip(Injected::Code);
+        aside.push_str(object);
+        out.text = said;
+        return out;
+    }
+    let text = strip_blocks(&text, &mut out, tables, aside);
     let mut text = text.trim();
     // A gateway's reply directives (`[[reply_to_current]]`, `[[reply_to:42]]`) lead the
     // message; the person never sees them.

@@ -10,7 +10,8 @@
 //!
 //! Documents, one per:
 //! - transcript turn: what the person typed (`person_text`) or the assistant's prose
-//!   (`assistant_prose`) in the `text` field, tool output in the lower-weighted `tool` field, and
+//!   (`assistant_prose`) in the `text` field, tool output and what an assistant's message shows
+//!   beside its prose (code, tables, a reply given as JSON) in the lower-weighted `tool` field, and
 //!   the whole exchange (its own words with the two messages before it in its session) in
 //!   `exchange`, so a question answered across turns is found at each, and the message after
 //!   it in `next`, at a lower weight, so a question is found by its answer too (a session's
@@ -49,7 +50,7 @@ use crate::base::error::{Error, Result};
 use crate::base::fsutil::atomic_write;
 use crate::continuity::EntryContent;
 use crate::graph::store::Store;
-use crate::inputs::transcripts::clean::{assistant_prose, person_text};
+use crate::inputs::transcripts::clean::{assistant_parts, assistant_prose, person_text};
 
 use documents::marks;
 
@@ -62,7 +63,7 @@ pub use vectors::EmbedReport;
 pub(crate) use vectors::LocalOnly;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 8;
+const INDEX_VERSION: u32 = 9;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -663,8 +664,8 @@ impl SearchIndex {
                 let Some(said) = Said::of(row) else {
                     continue;
                 };
-                let text = match said {
-                    Said::Message(text) => text,
+                let (text, aside) = match said {
+                    Said::Message(text, aside) => (text, aside),
                     // Tool output is no side of an exchange: it carries none, which keeps the
                     // exchange (and every query's walk of it) to the conversation, tool calls
                     // outnumbering messages in real history.
@@ -693,6 +694,7 @@ impl SearchIndex {
                     )?,
                 }
                 let mut doc = self.turn_doc(row, &text, &mut lines);
+                self.add_aside(&mut doc, &aside);
                 self.add_before(&mut doc, &before);
                 waiting.insert(row.session_id.clone(), (row.seq, doc));
                 report.turns += 1;
@@ -879,6 +881,15 @@ impl SearchIndex {
         })
     }
 
+    /// What a message showed beside its words, in the fields tool output goes to: below the
+    /// words, and its paths and identifiers kept whole.
+    fn add_aside(&self, doc: &mut TantivyDocument, aside: &str) {
+        if !aside.is_empty() {
+            doc.add_text(self.fields.tool, aside);
+            doc.add_text(self.fields.ident, aside);
+        }
+    }
+
     /// Puts a message's neighbourhood before it into its exchange: the other side's latest
     /// words (the question a reply answers, the options a short "yes" chose from) and its own
     /// side's words before those, so an answer given over three turns is found at each.
@@ -921,14 +932,15 @@ impl SearchIndex {
             stmt.query_map(rusqlite::params![row.session_id, bound], TurnRow::read)?
                 .collect()
         })?;
-        let Some((previous, text)) = rows.iter().find_map(|r| match Said::of(r) {
-            Some(Said::Message(text)) => Some((r, text)),
+        let Some((previous, text, aside)) = rows.iter().find_map(|r| match Said::of(r) {
+            Some(Said::Message(text, aside)) => Some((r, text, aside)),
             _ => None,
         }) else {
             return Ok(());
         };
         let before = self.turns_before(store, previous, indexed_through, &mut HashMap::new())?;
         let mut doc = self.turn_doc(previous, &text, lines);
+        self.add_aside(&mut doc, &aside);
         self.add_before(&mut doc, &before);
         doc.add_text(self.fields.next, bounded(next, MAX_CONTEXT_CHARS));
         let doc_id = format!("turn:{}", previous.seq);
@@ -1034,7 +1046,9 @@ impl TurnRow {
 /// What a turn says, as the index reads it: the person's or the assistant's words, cleaned of
 /// what the harness injected, or a tool's output, bounded.
 enum Said {
-    Message(String),
+    /// Words of a side of the conversation, and what an assistant's message showed beside
+    /// them (code, tables, quoted lines), indexed as tool output is.
+    Message(String, String),
     Tool(String),
 }
 
@@ -1042,13 +1056,22 @@ impl Said {
     /// `None` for a turn that says nothing once cleaned, and for any other kind of record.
     fn of(row: &TurnRow) -> Option<Said> {
         let said = match (row.role.as_str(), row.kind.as_str()) {
-            ("user", "message") => Said::Message(person_text(&row.text).text),
-            ("assistant", "message") => Said::Message(assistant_prose(&row.text).text),
+            ("user", "message") => Said::Message(person_text(&row.text).text, String::new()),
+            ("assistant", "message") => {
+                let (prose, aside) = assistant_parts(&row.text);
+                // A message that shows only code or a table has no words of its own: it is
+                // found by what it shows, as a tool's output is.
+                if prose.text.trim().is_empty() {
+                    Said::Tool(bounded(&aside, MAX_TOOL_CHARS))
+                } else {
+                    Said::Message(prose.text, bounded(&aside, MAX_TOOL_CHARS))
+                }
+            }
             (_, "tool_result") => Said::Tool(bounded(&row.text, MAX_TOOL_CHARS)),
             _ => return None,
         };
         match &said {
-            Said::Message(t) | Said::Tool(t) if t.trim().is_empty() => None,
+            Said::Message(t, _) | Said::Tool(t) if t.trim().is_empty() => None,
             _ => Some(said),
         }
     }

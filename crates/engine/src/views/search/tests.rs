@@ -1095,3 +1095,49 @@ fn a_question_is_found_by_its_answer_even_when_the_answer_came_in_a_later_sync()
     let index = SearchIndex::open(&store).unwrap();
     assert_eq!(question_hits(&index), found);
 }
+
+#[test]
+fn a_reply_is_found_by_what_it_shows_and_a_reply_given_as_json_by_its_sentences() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("history");
+    let folder = base.join("claude-code/-home-kim-tiles");
+    std::fs::create_dir_all(&folder).unwrap();
+    let lines = [
+        record_line("q-1", "user", "Set up the morning job.", 1),
+        // Words, and a file the words do not name, shown in a fence.
+        record_line(
+            "a-1",
+            "assistant",
+            "The job is in place:\n```json\n{\"action\": \"skills/morning_digest/digest.js\"}\n```",
+            2,
+        ),
+        record_line("q-2", "user", "What is the gateway doing?", 3),
+        // An app that asks its agent for JSON: no prose outside the object.
+        record_line(
+            "a-2",
+            "assistant",
+            "```json\n{\"reply\": \"The gateway stopped with RPC error 1006.\", \"blockers\": []}\n```",
+            4,
+        ),
+    ];
+    std::fs::write(folder.join("s-next.jsonl"), lines.concat()).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    ingest_dir(&store, &base);
+    let index = SearchIndex::open(&store).unwrap();
+    index.sync(&store).unwrap();
+    let first = |q: &str| {
+        let result = index.search(&request(q), None, NONE).unwrap();
+        let hit = result.hits.first().unwrap_or_else(|| panic!("{q}: no hit"));
+        (hit.record.clone(), hit.why.fields.clone())
+    };
+    // The shown path is matched below the words, as tool output is.
+    let (record, fields) = first("skills/morning_digest/digest.js");
+    assert_eq!(record.as_deref(), Some("a-1"));
+    assert!(fields.contains(&"tool"), "{fields:?}");
+    let (record, fields) = first("gateway rpc error 1006");
+    assert_eq!(record.as_deref(), Some("a-2"));
+    assert!(
+        fields.contains(&"text"),
+        "its sentence is its words: {fields:?}"
+    );
+}

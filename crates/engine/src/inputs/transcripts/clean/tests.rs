@@ -88,6 +88,39 @@ fn assistant_prose_drops_reasoning_and_code() {
 }
 
 #[test]
+fn a_reply_given_as_json_says_its_sentences_and_what_prose_leaves_out_is_kept_aside() {
+    let mut out = String::new();
+    for c in [
+        // An app that asks its agent for JSON: the sentences are the reply, ids and flags not.
+        "```json\n{\n  \"reply\": \"Gateway stopped: RPC error 1006 on port 18789.\",\n  \"proposedActions\": [{\"type\": \"run_workflow\", \"note\": \"Start the gateway first\"}],\n  \"blockers\": []\n}\n```",
+        "{\"ok\": true, \"id\": \"task_17\"}",
+        // Not one object: a sentence before it is prose, the object code.
+        "Here is the job:\n```json\n{\"action\": \"briefing.js\"}\n```",
+        // A table's rows are aside for search, and rows of their own for a report.
+        "Changed:\n\n| File | What |\n|---|---|\n| `a.rs` | the parser |\n\nAll tests pass.",
+    ] {
+        let (prose, aside) = assistant_parts(c);
+        out.push_str(&show(&prose));
+        out.push_str(&format!("  aside {aside:?}\n"));
+    }
+    out.push_str(&show(&assistant_report(
+        "Changed:\n\n| File | What |\n|---|---|\n| `a.rs` | the parser |\n\nAll tests pass.",
+    )));
+    expect![[r#"
+        "Gateway stopped: RPC error 1006 on port 18789.\nStart the gateway first" skipped [code×1]
+          aside "{\n  \"reply\": \"Gateway stopped: RPC error 1006 on port 18789.\",\n  \"proposedActions\": [{\"type\": \"run_workflow\", \"note\": \"Start the gateway first\"}],\n  \"blockers\": []\n}"
+        "" skipped [code×1]
+          aside "{\"ok\": true, \"id\": \"task_17\"}"
+        "Here is the job:" skipped [code×1]
+          aside "{\"action\": \"briefing.js\"}\n"
+        "Changed:\n\n\nAll tests pass." skipped [quoted×1]
+          aside "| File | What |\n|---|---|\n| `a.rs` | the parser |\n"
+        "Changed:\n\n`a.rs` — the parser\n\nAll tests pass." skipped []
+    "#]]
+    .assert_eq(&out);
+}
+
+#[test]
 fn a_slash_commands_arguments_are_the_persons_words() {
     let c = person_text(
         "<command-message>init is analyzing</command-message>\n<command-name>/init</command-name>\n<command-args>@CLAUDE.md を最新の状態に</command-args>",
