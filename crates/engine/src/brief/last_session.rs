@@ -26,7 +26,7 @@ use crate::base::tokens::{Line, condense, one_line};
 use crate::continuity::CaptureMode;
 use crate::graph::store::Store;
 use crate::inputs::capture::changed_file;
-use crate::inputs::transcripts::clean::{assistant_prose, assistant_report, person_text};
+use crate::inputs::transcripts::clean::{assistant_report, person_text};
 use crate::inputs::transcripts::{Gist, gist};
 use crate::views::constellation::{Constellation, SessionHistoryItem};
 
@@ -728,8 +728,9 @@ fn what_was_said(store: &Store, latest: &Latest, shown: &Shown) -> Result<Said> 
                     said.changed.push(f);
                 }
             }
+            // Read as the replies below are, so the report they choose is a reply here too.
             let prose = if kind == "message" {
-                quoted(&assistant_prose(&text).text)
+                quoted(&assistant_report(&text).text)
             } else {
                 String::new()
             };

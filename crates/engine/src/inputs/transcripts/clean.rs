@@ -227,9 +227,9 @@ enum Tables {
     Rows,
 }
 
-/// Drops code fences, indented code, quoted lines, tables (or keeps their rows, as `tables`
-/// says) and terminal output, line by line; what it drops (but the fence lines) goes to
-/// `aside`.
+/// Drops code fences, indented code, quoted lines, tables (or keeps their body rows, as
+/// `tables` says) and terminal output, line by line; what it drops as a block (but the fence
+/// lines) goes to `aside`.
 fn strip_blocks(text: &str, out: &mut Cleaned, tables: Tables, aside: &mut String) -> String {
     let mut kept: Vec<std::borrow::Cow<str>> = Vec::new();
     let mut in_fence = false;
@@ -237,7 +237,8 @@ fn strip_blocks(text: &str, out: &mut Cleaned, tables: Tables, aside: &mut Strin
     let lines: Vec<&str> = text.lines().collect();
     for (i, line) in lines.iter().copied().enumerate() {
         let trimmed = line.trim_start();
-        if tables == Tables::Rows && !in_fence && trimmed.starts_with('|') {
+        let indented = line.starts_with("    ") || line.starts_with('\t');
+        if tables == Tables::Rows && !in_fence && !indented && trimmed.starts_with('|') {
             // The row above a separator is the header: its column names say nothing alone.
             let header = lines.get(i + 1).is_some_and(|n| table_separator(n));
             if !table_separator(line) && !header {
@@ -698,38 +699,103 @@ fn prose(raw: &str, tables: Tables) -> Cleaned {
 /// app's. Returns what it says and the object.
 fn structured_reply(text: &str) -> Option<(String, &str)> {
     let t = text.trim();
-    let body = t
-        .strip_prefix("```json")
-        .or_else(|| t.strip_prefix("```"))
-        .and_then(|rest| rest.strip_suffix("```"))
-        .unwrap_or(t)
-        .trim();
+    // In a fence of either kind, with any info string (`json`, `JSON`, `jsonc`).
+    let body = match t.get(..3) {
+        Some(fence @ ("```" | "~~~")) => t.split_once('\n')?.1.trim_end().strip_suffix(fence)?,
+        _ => t,
+    }
+    .trim();
     if !body.starts_with('{') {
         return None;
     }
-    let value: serde_json::Value = serde_json::from_str(body).ok()?;
-    let mut sentences = Vec::new();
-    worded_strings(&value, &mut sentences);
-    // The parsed object's keys are sorted; where each string stands in the text is its order.
-    let at = |s: &str| {
-        serde_json::to_string(s)
-            .ok()
-            .and_then(|quoted| body.find(&quoted))
-            .unwrap_or(usize::MAX)
-    };
-    sentences.sort_by_cached_key(|s| at(s));
+    // Read in the order the text wrote it (a parsed `Value` sorts an object's keys).
+    let mut strings = Vec::new();
+    let mut reader = serde_json::Deserializer::from_str(body);
+    serde::de::DeserializeSeed::deserialize(InOrder(&mut strings), &mut reader).ok()?;
+    reader.end().ok()?;
+    let sentences: Vec<&str> = strings
+        .iter()
+        .filter(|s| is_sentence(s))
+        .map(|s| s.trim())
+        .collect();
+    // An object without a sentence (a config shown, a call written out) is code, as before.
+    if sentences.is_empty() {
+        return None;
+    }
     Some((sentences.join("\n"), body))
 }
 
-fn worded_strings<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
-    match value {
-        serde_json::Value::String(s) if s.trim().contains(char::is_whitespace) => {
-            out.push(s.trim())
-        }
-        serde_json::Value::Array(items) => items.iter().for_each(|v| worded_strings(v, out)),
-        serde_json::Value::Object(map) => map.values().for_each(|v| worded_strings(v, out)),
-        _ => {}
+/// Collects a JSON value's strings in the order the text wrote them.
+struct InOrder<'a>(&'a mut Vec<String>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for InOrder<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
     }
+}
+
+impl<'de> serde::de::Visitor<'de> for InOrder<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.0.push(v.to_owned());
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(InOrder(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key::<serde::de::IgnoredAny>()?.is_some() {
+            map.next_value_seed(InOrder(&mut *self.0))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a JSON string value is a sentence said to someone, not a command, a path or code:
+/// it opens on a capital (or a letter of a script without case, as Chinese is written), holds
+/// two words or more (four letters, in a script written without spaces), and no shell or code
+/// marks (`tsc && vite build`, `ls -la /tmp` and `{ x }` are not sentences).
+fn is_sentence(s: &str) -> bool {
+    let t = s.trim();
+    let Some(first) = t.chars().next() else {
+        return false;
+    };
+    let opens = first.is_uppercase() || (first.is_alphabetic() && !first.is_ascii());
+    let code = ["&&", "||", "$(", "=>", "{", "}", "();"]
+        .iter()
+        .any(|m| t.contains(m));
+    let worded = if t.contains(char::is_whitespace) {
+        t.split_whitespace()
+            .filter(|w| w.chars().any(char::is_alphabetic))
+            .count()
+            >= 2
+    } else {
+        t.chars()
+            .filter(|c| c.is_alphabetic() && !c.is_ascii())
+            .count()
+            >= 4
+    };
+    opens && worded && !code
 }
 
 fn prose_and_aside(raw: &str, tables: Tables, aside: &mut String) -> Cleaned {

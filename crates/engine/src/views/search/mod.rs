@@ -10,7 +10,7 @@
 //!
 //! Documents, one per:
 //! - transcript turn: what the person typed (`person_text`) or the assistant's prose
-//!   (`assistant_prose`) in the `text` field, tool output and what an assistant's message shows
+//!   (`assistant_parts`) in the `text` field, tool output and what an assistant's message shows
 //!   beside its prose (code, tables, a reply given as JSON) in the lower-weighted `tool` field, and
 //!   the whole exchange (its own words with the two messages before it in its session) in
 //!   `exchange`, so a question answered across turns is found at each, and the message after
@@ -881,8 +881,8 @@ impl SearchIndex {
         })
     }
 
-    /// What a message showed beside its words, in the fields tool output goes to: below the
-    /// words, and its paths and identifiers kept whole.
+    /// What a message showed beside its words, in the fields tool output goes to: `tool`,
+    /// weighted below the words, and `ident`, where its paths and identifiers are kept whole.
     fn add_aside(&self, doc: &mut TantivyDocument, aside: &str) {
         if !aside.is_empty() {
             doc.add_text(self.fields.tool, aside);
@@ -1044,7 +1044,8 @@ impl TurnRow {
 }
 
 /// What a turn says, as the index reads it: the person's or the assistant's words, cleaned of
-/// what the harness injected, or a tool's output, bounded.
+/// what the harness injected, or a tool's output, bounded (an assistant's message that shows
+/// only code or a table is read as one).
 enum Said {
     /// Words of a side of the conversation, and what an assistant's message showed beside
     /// them (code, tables, quoted lines), indexed as tool output is.

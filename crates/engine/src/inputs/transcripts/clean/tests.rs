@@ -93,7 +93,12 @@ fn a_reply_given_as_json_says_its_sentences_and_what_prose_leaves_out_is_kept_as
     for c in [
         // An app that asks its agent for JSON: the sentences are the reply, ids and flags not.
         "```json\n{\n  \"reply\": \"Gateway stopped: RPC error 1006 on port 18789.\",\n  \"proposedActions\": [{\"type\": \"run_workflow\", \"note\": \"Start the gateway first\"}],\n  \"blockers\": []\n}\n```",
+        // Without a sentence an object is no reply in words: read as it was before.
         "{\"ok\": true, \"id\": \"task_17\"}",
+        // A config shown or a call written out holds no sentence: it stays code.
+        "~~~JSON\n{\"scripts\": {\"build\": \"tsc && vite build\"}, \"cmd\": \"ls -la /tmp\"}\n~~~",
+        // Sentences are read where they stand, also when the text wrote them with escapes.
+        "{\"b\": \"Caf\\u00e9 is open.\", \"a\": \"See you there.\"}",
         // Not one object: a sentence before it is prose, the object code.
         "Here is the job:\n```json\n{\"action\": \"briefing.js\"}\n```",
         // A table's rows are aside for search, and rows of their own for a report.
@@ -109,8 +114,12 @@ fn a_reply_given_as_json_says_its_sentences_and_what_prose_leaves_out_is_kept_as
     expect![[r#"
         "Gateway stopped: RPC error 1006 on port 18789.\nStart the gateway first" skipped [code×1]
           aside "{\n  \"reply\": \"Gateway stopped: RPC error 1006 on port 18789.\",\n  \"proposedActions\": [{\"type\": \"run_workflow\", \"note\": \"Start the gateway first\"}],\n  \"blockers\": []\n}"
+        "{\"ok\": true, \"id\": \"task_17\"}" skipped []
+          aside ""
         "" skipped [code×1]
-          aside "{\"ok\": true, \"id\": \"task_17\"}"
+          aside "{\"scripts\": {\"build\": \"tsc && vite build\"}, \"cmd\": \"ls -la /tmp\"}\n"
+        "Café is open.\nSee you there." skipped [code×1]
+          aside "{\"b\": \"Caf\\u00e9 is open.\", \"a\": \"See you there.\"}"
         "Here is the job:" skipped [code×1]
           aside "{\"action\": \"briefing.js\"}\n"
         "Changed:\n\n\nAll tests pass." skipped [quoted×1]
