@@ -896,6 +896,7 @@ def write_readme(sessions, sample, total, unlisted, missing):
         "Each unit is labelled `question` (an open question), `decision` (a key decision) or `neither`,",
         "by two annotators independently; each also writes a title per session.",
         "",
+        *written_by_hand(HERE / "README.md"),
         "## Files",
         "",
         "- `units/dev.jsonl`, `units/test.jsonl`: every unit, by split, in session then message order.",
@@ -979,6 +980,19 @@ def write_readme(sessions, sample, total, unlisted, missing):
     if missing:
         lines += ["## Listed in projects.tsv but not found", ""] + [f"- `{r}`" for r in missing] + [""]
     (HERE / "README.md").write_text("\n".join(lines), encoding="utf-8", newline="\n")
+
+
+def written_by_hand(readme):
+    """The README's sections this script does not generate (from `## Labels` up to `## Files`:
+    how the labels were made, the figures), kept as they stand so a rerun does not drop them."""
+    try:
+        text = readme.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    start, end = text.find("\n## Labels"), text.find("\n## Files")
+    if start < 0 or end < start:
+        return []
+    return text[start + 1:end].rstrip("\n").split("\n") + [""]
 
 
 if __name__ == "__main__":
