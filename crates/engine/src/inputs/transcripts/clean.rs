@@ -772,12 +772,13 @@ impl<'de> serde::de::Visitor<'de> for InOrder<'_> {
 }
 
 /// Whether a JSON string value is a sentence said to someone, not a command, a path or code:
-/// it opens on a capital (or a letter of a script without case, as Chinese is written), holds
-/// two words or more (four letters, in a script written without spaces), and no shell or code
-/// marks (`tsc && vite build`, `ls -la /tmp` and `{ x }` are not sentences).
+/// its first letter (after an emoji or an opening `¿`) is a capital or one of a script without
+/// case, as Chinese is written; it holds two words or more (four letters, in a script written
+/// without spaces), and no shell or code marks (`tsc && vite build`, `ls -la /tmp` and `{ x }`
+/// are not sentences).
 fn is_sentence(s: &str) -> bool {
     let t = s.trim();
-    let Some(first) = t.chars().next() else {
+    let Some(first) = t.chars().find(|c| c.is_alphanumeric()) else {
         return false;
     };
     let opens = first.is_uppercase() || (first.is_alphabetic() && !first.is_ascii());

@@ -99,6 +99,8 @@ fn a_reply_given_as_json_says_its_sentences_and_what_prose_leaves_out_is_kept_as
         "~~~JSON\n{\"scripts\": {\"build\": \"tsc && vite build\"}, \"cmd\": \"ls -la /tmp\"}\n~~~",
         // Sentences are read where they stand, also when the text wrote them with escapes.
         "{\"b\": \"Caf\\u00e9 is open.\", \"a\": \"See you there.\"}",
+        // A sentence may open on an emoji or an inverted mark; a path or a flag is no sentence.
+        "{\"reply\": \"👋 Hi Alex, the quote is ready.\", \"es\": \"¿Quieres verla?\", \"p\": \"./run --fast\"}",
         // Not one object: a sentence before it is prose, the object code.
         "Here is the job:\n```json\n{\"action\": \"briefing.js\"}\n```",
         // A table's rows are aside for search, and rows of their own for a report.
@@ -120,6 +122,8 @@ fn a_reply_given_as_json_says_its_sentences_and_what_prose_leaves_out_is_kept_as
           aside "{\"scripts\": {\"build\": \"tsc && vite build\"}, \"cmd\": \"ls -la /tmp\"}\n"
         "Café is open.\nSee you there." skipped [code×1]
           aside "{\"b\": \"Caf\\u00e9 is open.\", \"a\": \"See you there.\"}"
+        "👋 Hi Alex, the quote is ready.\n¿Quieres verla?" skipped [code×1]
+          aside "{\"reply\": \"👋 Hi Alex, the quote is ready.\", \"es\": \"¿Quieres verla?\", \"p\": \"./run --fast\"}"
         "Here is the job:" skipped [code×1]
           aside "{\"action\": \"briefing.js\"}\n"
         "Changed:\n\n\nAll tests pass." skipped [quoted×1]
