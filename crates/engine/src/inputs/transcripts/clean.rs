@@ -229,18 +229,23 @@ enum Tables {
 
 /// Drops code fences, indented code, quoted lines, tables (or keeps their body rows, as
 /// `tables` says) and terminal output, line by line; what it drops as a block (but the fence
-/// lines) goes to `aside`.
-fn strip_blocks(text: &str, out: &mut Cleaned, tables: Tables, aside: &mut String) -> String {
+/// lines) goes to `aside`, when the caller keeps it.
+fn strip_blocks(
+    text: &str,
+    out: &mut Cleaned,
+    tables: Tables,
+    mut aside: Option<&mut String>,
+) -> String {
     let mut kept: Vec<std::borrow::Cow<str>> = Vec::new();
     let mut in_fence = false;
     let mut last_skip: Option<Injected> = None;
-    let lines: Vec<&str> = text.lines().collect();
-    for (i, line) in lines.iter().copied().enumerate() {
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
         let indented = line.starts_with("    ") || line.starts_with('\t');
         if tables == Tables::Rows && !in_fence && !indented && trimmed.starts_with('|') {
             // The row above a separator is the header: its column names say nothing alone.
-            let header = lines.get(i + 1).is_some_and(|n| table_separator(n));
+            let header = lines.peek().is_some_and(|n| table_separator(n));
             if !table_separator(line) && !header {
                 let row = table_row(trimmed);
                 if !row.is_empty() {
@@ -277,7 +282,10 @@ fn strip_blocks(text: &str, out: &mut Cleaned, tables: Tables, aside: &mut Strin
                 }
                 last_skip = Some(kind);
                 let fence = trimmed.starts_with("```") || trimmed.starts_with("~~~");
-                if !fence && !trimmed.is_empty() {
+                if let Some(aside) = aside.as_deref_mut()
+                    && !fence
+                    && !trimmed.is_empty()
+                {
                     aside.push_str(trimmed);
                     aside.push('\n');
                 }
@@ -483,7 +491,7 @@ pub fn person_text(raw: &str) -> Cleaned {
         text = rest.to_owned();
         out.skip(Injected::GatewayMetadata);
     }
-    let kept = strip_blocks(&text, &mut out, Tables::Drop, &mut String::new());
+    let kept = strip_blocks(&text, &mut out, Tables::Drop, None);
     // A very long message is mostly pasted material (a spec, a document, another chat's
     // answer): its first paragraph is the person's framing, the rest is quoted.
     out.text = if kept.chars().count() > PASTED_CHARS {
@@ -685,12 +693,12 @@ pub fn assistant_report(raw: &str) -> Cleaned {
 /// found by what it shows.
 pub fn assistant_parts(raw: &str) -> (Cleaned, String) {
     let mut aside = String::new();
-    let prose = prose_and_aside(raw, Tables::Drop, &mut aside);
+    let prose = prose_and_aside(raw, Tables::Drop, Some(&mut aside));
     (prose, aside)
 }
 
 fn prose(raw: &str, tables: Tables) -> Cleaned {
-    prose_and_aside(raw, tables, &mut String::new())
+    prose_and_aside(raw, tables, None)
 }
 
 /// A reply given as structured data: a message that is one JSON object, bare or in a fence,
@@ -799,7 +807,7 @@ fn is_sentence(s: &str) -> bool {
     opens && worded && !code
 }
 
-fn prose_and_aside(raw: &str, tables: Tables, aside: &mut String) -> Cleaned {
+fn prose_and_aside(raw: &str, tables: Tables, aside: Option<&mut String>) -> Cleaned {
     let mut out = Cleaned::default();
     if raw.starts_with("[error]") {
         out.skip(Injected::Marker);
@@ -808,7 +816,9 @@ fn prose_and_aside(raw: &str, tables: Tables, aside: &mut String) -> Cleaned {
     let text = strip_spans(raw, &mut out);
     if let Some((said, object)) = structured_reply(&text) {
         out.skip(Injected::Code);
-        aside.push_str(object);
+        if let Some(aside) = aside {
+            aside.push_str(object);
+        }
         out.text = said;
         return out;
     }

@@ -671,8 +671,7 @@ impl SearchIndex {
                     // outnumbering messages in real history.
                     Said::Tool(tool) => {
                         let mut doc = self.turn_doc(row, "", &mut lines);
-                        doc.add_text(f.tool, &tool);
-                        doc.add_text(f.ident, &tool);
+                        self.add_aside(&mut doc, &tool);
                         self.add(writer, doc)?;
                         report.turns += 1;
                         continue;
@@ -881,8 +880,8 @@ impl SearchIndex {
         })
     }
 
-    /// What a message showed beside its words, in the fields tool output goes to: `tool`,
-    /// weighted below the words, and `ident`, where its paths and identifiers are kept whole.
+    /// Tool output, or what a message showed beside its words: in `tool`, weighted below the
+    /// words, and in `ident`, where its paths and identifiers are kept whole.
     fn add_aside(&self, doc: &mut TantivyDocument, aside: &str) {
         if !aside.is_empty() {
             doc.add_text(self.fields.tool, aside);
