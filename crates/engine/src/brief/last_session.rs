@@ -868,3 +868,39 @@ fn include(item: &mut TraceItem, what: &str) {
         &format!("{what}, in the room the other cards leave of the budget"),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A maker of lines of at most `longest` tokens, each fitted to the `cap` it is given.
+    fn upto(longest: u32) -> impl Fn(u32) -> Option<Line> {
+        move |cap: u32| Some(Line::counted("x", cap.min(longest)))
+    }
+
+    #[test]
+    fn room_no_share_used_goes_back_to_a_line_cut_short_and_is_counted() {
+        let mut fit = Fitter {
+            room: 100,
+            left: 30,
+            carry: 0,
+        };
+        // A report cut at 20 tokens that would say 45: it takes 25 of the 30 left.
+        let report = fit.regrow(Some(Line::counted("x", 20)), upto(45));
+        assert_eq!(report.map(|l| l.tokens), Some(45));
+        assert_eq!(fit.left, 5);
+        // A line already whole keeps its length and the room stays.
+        let whole = fit.regrow(Some(Line::counted("x", 10)), upto(10));
+        assert_eq!(whole.map(|l| l.tokens), Some(10));
+        assert_eq!(fit.left, 5);
+        // A line that had no room at all gets what is left, never more.
+        let replies = fit.regrow(None, upto(40));
+        assert_eq!(replies.map(|l| l.tokens), Some(5));
+        assert_eq!(fit.left, 0);
+        // With nothing left, nothing is made again.
+        let after = fit.regrow(Some(Line::counted("x", 3)), |_| {
+            unreachable!("no room to give")
+        });
+        assert_eq!(after.map(|l| l.tokens), Some(3));
+    }
+}
