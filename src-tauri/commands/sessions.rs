@@ -58,6 +58,7 @@ pub async fn sessions_list(
                 parent_session_id: s.parent_session_id.map(|p| p.to_string()),
                 session_kind: s.session_kind.as_str().to_owned(),
                 kind_reason: s.kind_reason,
+                git_branch: s.git_branch,
             })
             .collect())
     })

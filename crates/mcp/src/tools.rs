@@ -334,6 +334,8 @@ fn session_list(store: &Store, a: SessionListArgs) -> Result<Outcome, ToolError>
                 "cwd": s.cwd,
                 "turn_count": s.turn_count,
                 "parent_session_id": s.parent_session_id,
+                "git_branch": s.git_branch,
+                "git_repo": s.git_repo,
             })
         })
         .collect();

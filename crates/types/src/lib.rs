@@ -491,6 +491,9 @@ pub struct SessionRow {
     pub session_kind: String,
     /// Why a session is not `primary`.
     pub kind_reason: Option<String>,
+    /// The git branch the harness last recorded the session on.
+    #[serde(default)]
+    pub git_branch: Option<String>,
 }
 
 /// A window of a session's turns.

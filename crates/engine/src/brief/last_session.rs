@@ -284,6 +284,7 @@ fn compose<'q>(
         )))),
         Place::Context(_) => None,
     };
+    let git_line = fit.take(said.git.as_ref().map(|g| memo.line(g.clone())));
     let report_line = |room: u32| {
         said.report.as_ref().and_then(|r| {
             fitted(
@@ -358,6 +359,10 @@ fn compose<'q>(
         (
             header,
             "where the latest session ran, when no work context claims the folder",
+        ),
+        (
+            git_line,
+            "the branch and repository the latest session worked on, as its harness recorded them",
         ),
         (
             asked_line,
@@ -671,13 +676,18 @@ struct Said {
     steps_after: Vec<String>,
     /// Files the session's edit, write and patch calls changed, latest change first.
     changed: Vec<String>,
+    /// The branch and repository the session worked on, when its harness recorded them.
+    git: Option<String>,
 }
 
 fn what_was_said(store: &Store, latest: &Latest, shown: &Shown) -> Result<Said> {
     let id = latest.session_id.as_str();
     let through = latest.through.unwrap_or(i64::MAX);
     store.graph().with_conn_result(|c| {
-        let mut said = Said::default();
+        let mut said = Said {
+            git: git_place(c, id)?,
+            ..Said::default()
+        };
         let mut stmt = c.prepare_cached(
             "SELECT text FROM turns WHERE session_id = ?1 AND seq <= ?2 AND role = 'user'
                AND kind = 'message' AND is_sidechain = 0 ORDER BY seq LIMIT ?3",
@@ -777,6 +787,26 @@ fn what_was_said(store: &Store, latest: &Latest, shown: &Shown) -> Result<Said> 
         let from = said.steps_after.len().saturating_sub(STEPS_SHOWN);
         said.steps_after.drain(..from);
         Ok(said)
+    })
+}
+
+/// "Branch: `b` (owner/name).", from what the session's harness recorded: which branch the
+/// work was on is the first thing an agent resuming it checks out.
+fn git_place(c: &rusqlite::Connection, session: &str) -> rusqlite::Result<Option<String>> {
+    let (branch, repo): (Option<String>, Option<String>) = c
+        .query_row(
+            "SELECT git_branch, git_repo FROM transcript_sessions WHERE session_id = ?1",
+            params![session],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?
+        .unwrap_or_default();
+    let (branch, repo) = (branch.map(|b| quoted(&b)), repo.map(|r| quoted(&r)));
+    Ok(match (branch, repo) {
+        (Some(b), Some(r)) => Some(format!("Branch: `{b}` ({r}).")),
+        (Some(b), None) => Some(format!("Branch: `{b}`.")),
+        (None, Some(r)) => Some(format!("Repository: {r}.")),
+        (None, None) => None,
     })
 }
 

@@ -581,8 +581,8 @@ impl Writer<'_> {
             self.tx.execute(
                 "INSERT INTO transcript_sessions (session_id, harness, agent_id, parent_session_id,
                      source_path, cwd, title, started_at, last_turn_at, turn_count, record_count,
-                     compaction_count)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                     compaction_count, git_branch, git_repo)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                  ON CONFLICT (session_id) DO UPDATE SET
                      turn_count = turn_count + excluded.turn_count,
                      record_count = record_count + excluded.record_count,
@@ -594,7 +594,9 @@ impl Writer<'_> {
                      agent_id = coalesce(agent_id, excluded.agent_id),
                      parent_session_id = coalesce(parent_session_id, excluded.parent_session_id),
                      cwd = coalesce(cwd, excluded.cwd),
-                     title = coalesce(excluded.title, title)",
+                     title = coalesce(excluded.title, title),
+                     git_branch = coalesce(excluded.git_branch, git_branch),
+                     git_repo = coalesce(excluded.git_repo, git_repo)",
                 params![
                     session,
                     harness.as_str(),
@@ -611,6 +613,8 @@ impl Writer<'_> {
                     d.turns,
                     d.records,
                     d.compactions,
+                    own.then_some(state.git.git_branch.clone()).flatten(),
+                    own.then_some(state.git.git_repo.clone()).flatten(),
                 ],
             )?;
         }

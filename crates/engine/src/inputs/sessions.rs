@@ -99,6 +99,10 @@ pub struct SessionInfo {
     /// What the session did, when the person asked nothing in it: the lead of its agent's
     /// last report (see `ingest::kinds`).
     pub did: Option<String>,
+    /// The branch the harness last recorded the session on, when it records one.
+    pub git_branch: Option<String>,
+    /// The session's repository, `owner/name`, when its harness records the remote.
+    pub git_repo: Option<String>,
 }
 
 impl SessionInfo {
@@ -141,7 +145,7 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                     s.work_context_id, s.turn_count, s.record_count, s.compaction_count,
                     EXISTS (SELECT 1 FROM session_summaries x WHERE x.session_id = s.session_id),
                     s.title, s.cwd, s.parent_session_id, s.source_path, s.session_kind,
-                    s.kind_reason, s.request, s.did
+                    s.kind_reason, s.request, s.did, s.git_branch, s.git_repo
              FROM transcript_sessions s
              WHERE {exactly}
                AND (?1 IS NULL OR s.work_context_id = ?1)
@@ -189,6 +193,8 @@ pub fn list(graph: &Graph, q: &ListQuery, now: DateTime<Utc>) -> Result<Vec<Sess
                     kind_reason: r.get(15)?,
                     request: r.get(16)?,
                     did: r.get(17)?,
+                    git_branch: r.get(18)?,
+                    git_repo: r.get(19)?,
                 })
             },
         )?;

@@ -182,7 +182,7 @@ pub(super) fn session_rows(
                     })}
                     <span class="meta">
                         {format!(
-                            "{} · {} · {} turns{}",
+                            "{} · {} · {} turns{}{}",
                             harness_name(&s.harness),
                             s.last_activity_at.as_deref().map(short_time).unwrap_or_else(|| "-".to_owned()),
                             s.turn_count,
@@ -191,6 +191,7 @@ pub(super) fn session_rows(
                             } else {
                                 String::new()
                             },
+                            s.git_branch.as_deref().map(|b| format!(" · branch {b}")).unwrap_or_default(),
                         )}
                     </span>
                 </button>

@@ -49,7 +49,7 @@ fn open_creates_layout_and_status_counts_by_type() {
         status.skipped_lines,
         status.config.map(|c| c.mode),
     );
-    expect![[r#"schema=23 contexts=1 logs=1 total=1 by_type={"cross_conversation_update": 0, "key_decision": 0, "open_question": 1, "session_summary_ref": 0, "work_phase_change": 0} skipped=0 mode=Some(Full)"#]]
+    expect![[r#"schema=24 contexts=1 logs=1 total=1 by_type={"cross_conversation_update": 0, "key_decision": 0, "open_question": 1, "session_summary_ref": 0, "work_phase_change": 0} skipped=0 mode=Some(Full)"#]]
         .assert_eq(&summary);
 }
 

@@ -807,6 +807,8 @@ fn the_templated_summary_says_last_now_and_the_record_on_three_lines_and_masks_s
         kind_reason: None,
         did: None,
         request: None,
+        git_branch: None,
+        git_repo: None,
     };
     let turn = |seq: i64, who: Speaker, text: &str, calls: &[&str]| WindowTurn {
         seq,

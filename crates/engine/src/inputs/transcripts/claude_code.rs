@@ -99,6 +99,8 @@ fn learn_session(parser: &mut LineParser, v: &Value) {
         }
         parser.identity_from_content = true;
     }
+    // Every record carries the branch checked out when it was written: the latest counts.
+    parser.state.git.learn_branch(str_field(v, "gitBranch"));
     if parser.state.cwd.is_none()
         && let Some(cwd) = str_field(v, "cwd")
     {

@@ -41,8 +41,9 @@ pub(super) fn parse(parser: &mut LineParser, v: &Value) -> Draft {
                 (Some(id), _) => {
                     parser.state.session_id = Some(id.to_owned());
                     parser.identity_from_content = true;
+                    learn_git(parser, payload.get("git"));
                 }
-                (None, _) => {}
+                (None, _) => learn_git(parser, payload.get("git")),
             }
             if let Some(cwd) = str_field(payload, "cwd") {
                 parser.state.cwd = Some(cwd.to_owned());
@@ -155,6 +156,17 @@ fn response_item(parser: &mut LineParser, p: &Value, subtype: &str) -> Draft {
 
 /// A line without `type`: the old format's first line (the session's id, start and git state)
 /// or its `record_type` state markers; anything else is not understood.
+/// The branch and repository a session header's `git` object names: the rollout's own header
+/// only, not the copy of its parent's that a fork carries.
+fn learn_git(parser: &mut LineParser, git: Option<&Value>) {
+    let Some(git) = git else { return };
+    parser.state.git.learn_branch(str_field(git, "branch"));
+    parser
+        .state
+        .git
+        .learn_remote(str_field(git, "repository_url"));
+}
+
 fn bare_untyped(parser: &mut LineParser, v: &Value) -> Draft {
     if let Some(kind) = str_field(v, "record_type") {
         return Draft::event(format!("record_type/{kind}"));
@@ -163,6 +175,7 @@ fn bare_untyped(parser: &mut LineParser, v: &Value) -> Draft {
         (Some(id), Some(_)) if v.get("git").is_some() || v.get("instructions").is_some() => {
             parser.state.session_id = Some(id.to_owned());
             parser.identity_from_content = true;
+            learn_git(parser, v.get("git"));
             Draft::event("session_meta")
         }
         _ => Draft::unknown("untyped"),

@@ -278,6 +278,62 @@ pub struct ParserState {
     /// which later `summary` records (often about another session) do not replace.
     #[serde(default)]
     pub title_from_harness: bool,
+    /// Where the session's work is kept in git, as the harness recorded it (Codex's session
+    /// header, Claude Code's `gitBranch` on each record): a resuming agent needs the branch.
+    #[serde(default)]
+    pub git: GitPlace,
+}
+
+/// A session's place in git: its branch (the latest the harness recorded; a detached `HEAD`
+/// names none) and its repository as `owner/name`, cut from the remote's address so that no
+/// host, scheme or credential an address may carry is ever kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GitPlace {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_repo: Option<String>,
+}
+
+impl GitPlace {
+    /// Learns the branch `name` names, when it names one.
+    pub(crate) fn learn_branch(&mut self, name: Option<&str>) {
+        if let Some(name) = name
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && *n != "HEAD")
+        {
+            self.git_branch = Some(name.to_owned());
+        }
+    }
+
+    /// Learns the repository a remote's address names (see [`repository_name`]).
+    pub(crate) fn learn_remote(&mut self, address: Option<&str>) {
+        if let Some(name) = address.and_then(repository_name) {
+            self.git_repo = Some(name);
+        }
+    }
+}
+
+/// `owner/name` of a git remote's address, whatever its form: `git@host:owner/name.git`,
+/// `https://user:token@host/owner/name`, `ssh://git@host/owner/name.git`. Only the address's
+/// last two path segments are kept, so a credential in it never reaches the store; an address
+/// with fewer segments, or with characters no repository name has, gives `None`.
+pub(crate) fn repository_name(address: &str) -> Option<String> {
+    let address = address.trim();
+    let path = match address.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map(|(_, path)| path)?,
+        None => address.rsplit_once(':').map_or(address, |(_, path)| path),
+    };
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let mut segments = path.trim_matches('/').rsplit('/');
+    let name = segments.next()?.trim_end_matches(".git");
+    let owner = segments.next()?;
+    let fine = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    (fine(owner) && fine(name)).then(|| format!("{owner}/{name}"))
 }
 
 /// Parses a harness's records one at a time.

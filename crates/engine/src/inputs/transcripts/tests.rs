@@ -379,6 +379,94 @@ fn a_forked_codex_rollout_keeps_its_own_session_and_names_its_parent() {
     assert!(turns.iter().all(|t| t.session_id == own), "{turns:?}");
 }
 
+/// A session says the branch it worked on and its repository, as each harness records them:
+/// Codex in its header (both formats; a fork's copy of its parent's header does not count),
+/// Claude Code on every record (the latest branch wins; a detached `HEAD` names none). The
+/// repository is kept as `owner/name`, never the remote's address with a credential in it.
+#[test]
+fn a_session_says_its_branch_and_repository_and_never_a_remotes_credential() {
+    let dir = tempfile::tempdir().unwrap();
+    let own = "019a0000-0000-7000-8000-000000000003";
+    let path = dir
+        .path()
+        .join(format!("rollout-2026-10-29T10-00-00-{own}.jsonl"));
+    let meta = |id: &str, git: &str| {
+        format!(
+            r#"{{"timestamp":"2026-10-29T10:00:00Z","type":"session_meta","payload":{{"id":"{id}","timestamp":"2026-10-29T10:00:00Z","cwd":"/work/app","git":{git}}}}}"#
+        )
+    };
+    let lines = [
+        meta(
+            own,
+            r#"{"commit_hash":"e421928e","branch":"fix/login","repository_url":"https://ana:ghp_secret123@github.com/ana/app.git"}"#,
+        ),
+        meta(
+            "019a0000-0000-7000-8000-000000000001",
+            r#"{"branch":"old-parent-branch","repository_url":"git@github.com:ana/other.git"}"#,
+        ),
+    ];
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let (_, _, state) = parse_at(Harness::Codex, &path);
+    assert_eq!(state.git.git_branch.as_deref(), Some("fix/login"));
+    assert_eq!(state.git.git_repo.as_deref(), Some("ana/app"));
+    assert!(!serde_json::to_string(&state).unwrap().contains("secret"));
+
+    let bare = dir
+        .path()
+        .join(format!("rollout-2025-08-23T17-19-13-{own}.jsonl"));
+    std::fs::write(
+        &bare,
+        format!(
+            r#"{{"id":"{own}","timestamp":"2025-08-23T17:19:13.971Z","instructions":null,"git":{{"branch":"main","repository_url":"ssh://git@example.org:2222/team/tool"}}}}"#
+        ),
+    )
+    .unwrap();
+    let (_, _, state) = parse_at(Harness::Codex, &bare);
+    assert_eq!(
+        (
+            state.git.git_branch.as_deref(),
+            state.git.git_repo.as_deref()
+        ),
+        (Some("main"), Some("team/tool"))
+    );
+
+    let cc = dir.path().join("s-git.jsonl");
+    let record = |branch: &str, uuid: &str| {
+        format!(
+            r#"{{"type":"user","sessionId":"s-git","uuid":"{uuid}","cwd":"/work/app","gitBranch":"{branch}","timestamp":"2026-10-29T10:00:00Z","message":{{"role":"user","content":"go on"}}}}"#
+        )
+    };
+    let lines = [
+        record("main", "u1"),
+        record("feature/cards", "u2"),
+        record("HEAD", "u3"),
+    ];
+    std::fs::write(&cc, lines.join("\n")).unwrap();
+    let (_, _, state) = parse_at(Harness::ClaudeCode, &cc);
+    assert_eq!(state.git.git_branch.as_deref(), Some("feature/cards"));
+    assert_eq!(state.git.git_repo, None);
+
+    for (address, name) in [
+        (
+            "git@github.com:JaydenXsoe/JaydenXsoe.github.io",
+            Some("JaydenXsoe/JaydenXsoe.github.io"),
+        ),
+        (
+            "https://github.com/SproutSeeds/coda-cli.git",
+            Some("SproutSeeds/coda-cli"),
+        ),
+        (
+            "https://user:tok@gitlab.example.com/group/sub/repo.git?x=1",
+            Some("sub/repo"),
+        ),
+        ("https://github.com/", None),
+        ("not a remote", None),
+        ("", None),
+    ] {
+        assert_eq!(repository_name(address).as_deref(), name, "{address}");
+    }
+}
+
 #[test]
 fn bad_records_are_malformed_or_unknown_never_fatal() {
     let path = std::path::Path::new("/x/agents/main/sessions/s1.jsonl");
