@@ -29,6 +29,7 @@ pub mod embed;
 mod ident;
 mod query;
 mod vectors;
+mod when;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;

@@ -1141,3 +1141,90 @@ fn a_reply_is_found_by_what_it_shows_and_a_reply_given_as_json_by_its_sentences(
         "its sentence is its words: {fields:?}"
     );
 }
+
+/// A day or month the query names favours what the words found then, and the hit says so
+/// (`when`); the same words on another day still come, after it.
+#[test]
+fn a_day_the_query_names_brings_what_happened_then_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("history");
+    let folder = base.join("claude-code/-home-kim-tiles");
+    std::fs::create_dir_all(&folder).unwrap();
+    let session = |id: &str, day: u32, said: &str| {
+        let record = |uuid: &str, role: &str, text: &str| {
+            let content = if role == "user" {
+                serde_json::json!(text)
+            } else {
+                serde_json::json!([{"type": "text", "text": text}])
+            };
+            let record = serde_json::json!({
+                "type": role, "uuid": format!("{id}-{uuid}"), "sessionId": id,
+                "cwd": "/home/kim/tiles",
+                "timestamp": format!("2026-10-{day:02}T10:00:00.000Z"),
+                "message": {"role": role, "content": content},
+            });
+            format!("{record}\n")
+        };
+        let lines = [
+            record("q", "user", "Why did it stop?"),
+            record("a", "assistant", said),
+        ];
+        std::fs::write(folder.join(format!("{id}.jsonl")), lines.concat()).unwrap();
+    };
+    session(
+        "s-early",
+        12,
+        "The staging deploy failed: its certificate expired.",
+    );
+    session(
+        "s-late",
+        20,
+        "The staging deploy failed: its volume filled.",
+    );
+    let store = Store::open(dir.path().join("store")).unwrap();
+    ingest_dir(&store, &base);
+    let index = SearchIndex::open(&store).unwrap();
+    index.sync(&store).unwrap();
+    let found = |q: &str| {
+        let result = index.search(&request(q), None, NONE).unwrap();
+        result
+            .hits
+            .iter()
+            .map(|h| {
+                (
+                    h.record.clone().unwrap_or_default(),
+                    h.why.fields.contains(&"when"),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    for (query, first, other) in [
+        (
+            "staging deploy failed on October 20, 2026",
+            "s-late-a",
+            "s-early-a",
+        ),
+        (
+            "staging deploy failed on 12 October 2026",
+            "s-early-a",
+            "s-late-a",
+        ),
+        ("staging deploy failed 2026-10-12", "s-early-a", "s-late-a"),
+    ] {
+        let hits = found(query);
+        assert_eq!(
+            hits.first(),
+            Some(&(first.to_owned(), true)),
+            "{query}: {hits:?}"
+        );
+        assert!(
+            hits.contains(&(other.to_owned(), false)),
+            "{query}: {hits:?}"
+        );
+    }
+    // A month names both days; no date, no `when`.
+    let hits = found("staging deploy failed in October 2026");
+    assert!(hits.iter().take(2).all(|(_, when)| *when), "{hits:?}");
+    let hits = found("staging deploy failed");
+    assert!(hits.iter().all(|(_, when)| !when), "{hits:?}");
+}
