@@ -64,7 +64,7 @@ pub use vectors::EmbedReport;
 pub(crate) use vectors::LocalOnly;
 
 /// Bumped when the schema or the analysers change: an index of another version is rebuilt.
-const INDEX_VERSION: u32 = 9;
+const INDEX_VERSION: u32 = 10;
 
 /// The longest text a document field keeps (characters); tool output is cut harder.
 const MAX_TEXT_CHARS: usize = 8_000;
@@ -176,6 +176,9 @@ struct Fields {
     /// For a turn, the words of the message that followed it in its session: a question is
     /// found by its answer too, at a lower weight (`query::NEXT_BOOST`).
     next: Field,
+    /// For a message, the doc id of the other side's latest message before it (what it
+    /// answers): a question's match lifts its answer (`query::ANSWER_SHARE`).
+    answers: Field,
     tool: Field,
 }
 
@@ -220,6 +223,7 @@ fn schema() -> (Schema, Fields) {
         ident: b.add_text_field("ident", analysed(IDENT, false)),
         exchange: b.add_text_field("exchange", analysed(PROSE, false)),
         next: b.add_text_field("next", analysed(PROSE, false)),
+        answers: b.add_text_field("answers", STRING | STORED),
         tool: b.add_text_field("tool", analysed(PROSE, true)),
     };
     (b.build(), fields)
@@ -646,7 +650,7 @@ impl SearchIndex {
         let mut lines = LineNumbers::default();
         // Each session's latest words of the person and of the assistant, carried across the
         // batch; a session first seen in this batch starts from its turns already indexed.
-        let mut latest: HashMap<(String, &'static str), String> = HashMap::new();
+        let mut latest: HashMap<(String, &'static str), Latest> = HashMap::new();
         // Each session's latest message turn, held back until the session's next message gives
         // it its `next` field, or the batch ends.
         let mut waiting: HashMap<String, (i64, TantivyDocument)> = HashMap::new();
@@ -701,7 +705,10 @@ impl SearchIndex {
                 // Only its start is ever used, as a later turn's neighbourhood.
                 latest.insert(
                     (row.session_id.clone(), role_of(row)),
-                    bounded(&text, MAX_CONTEXT_CHARS),
+                    Latest {
+                        text: bounded(&text, MAX_CONTEXT_CHARS),
+                        seq: Some(row.seq),
+                    },
                 );
             }
         }
@@ -862,12 +869,12 @@ impl SearchIndex {
         store: &Store,
         row: &TurnRow,
         indexed_through: i64,
-        latest: &mut HashMap<(String, &'static str), String>,
+        latest: &mut HashMap<(String, &'static str), Latest>,
     ) -> Result<Before> {
         let bound = row.seq.min(indexed_through.saturating_add(1));
         let own = role_of(row);
         let other = if own == "user" { "assistant" } else { "user" };
-        let mut said = |role: &'static str| -> Result<String> {
+        let mut said = |role: &'static str| -> Result<Latest> {
             let key = (row.session_id.clone(), role);
             if !latest.contains_key(&key) {
                 let before = last_text_before(store, &row.session_id, role, bound)?;
@@ -875,9 +882,11 @@ impl SearchIndex {
             }
             Ok(latest.get(&key).cloned().unwrap_or_default())
         };
+        let (other, own) = (said(other)?, said(own)?);
         Ok(Before {
-            other: said(other)?,
-            own: said(own)?,
+            other: other.text,
+            own: own.text,
+            other_seq: other.seq,
         })
     }
 
@@ -898,6 +907,9 @@ impl SearchIndex {
             if !said.is_empty() {
                 doc.add_text(self.fields.exchange, bounded(said, MAX_CONTEXT_CHARS));
             }
+        }
+        if let Some(seq) = before.other_seq {
+            doc.add_text(self.fields.answers, format!("turn:{seq}"));
         }
     }
 
@@ -1084,6 +1096,9 @@ struct Before {
     other: String,
     /// The same side's latest words before this message.
     own: String,
+    /// The other side's latest message (its turn's `seq`): what this message answers, when it
+    /// asked something.
+    other_seq: Option<i64>,
 }
 
 /// Which side said a message: `user` or `assistant`.
@@ -1150,32 +1165,45 @@ impl LineNumbers {
 /// The latest words of `role` (`user` or `assistant`) in the session before `seq`, cleaned as
 /// the sync cleans them, for the `exchange` field of a session's first turns in a batch. Messages
 /// that clean to nothing (injected context, tool chatter) are passed over.
-fn last_text_before(store: &Store, session: &str, role: &str, seq: i64) -> Result<String> {
+fn last_text_before(store: &Store, session: &str, role: &str, seq: i64) -> Result<Latest> {
     if seq <= 1 {
         // Nothing comes before the store's first turn (a first build asks nothing).
-        return Ok(String::new());
+        return Ok(Latest::default());
     }
-    let texts: Vec<String> = store.graph().with_conn_result(|c| {
+    let texts: Vec<(i64, String)> = store.graph().with_conn_result(|c| {
         let mut stmt = c.prepare_cached(
-            "SELECT text FROM turns
+            "SELECT seq, text FROM turns
              WHERE session_id = ?1 AND seq < ?2 AND kind = 'message' AND role = ?3
                AND text <> ''
              ORDER BY seq DESC LIMIT 8",
         )?;
-        stmt.query_map(rusqlite::params![session, seq, role], |r| r.get(0))?
-            .collect()
+        stmt.query_map(rusqlite::params![session, seq, role], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect()
     })?;
     Ok(texts
         .iter()
-        .map(|t| {
-            if role == "user" {
+        .map(|(seq, t)| {
+            let text = if role == "user" {
                 person_text(t).text
             } else {
                 assistant_prose(t).text
+            };
+            Latest {
+                text,
+                seq: Some(*seq),
             }
         })
-        .find(|t| !t.trim().is_empty())
+        .find(|l| !l.text.trim().is_empty())
         .unwrap_or_default())
+}
+
+/// A side's latest words in a session, and the message (`seq`) that said them.
+#[derive(Debug, Clone, Default)]
+struct Latest {
+    text: String,
+    seq: Option<i64>,
 }
 
 fn seconds(timestamp: Option<&str>) -> i64 {

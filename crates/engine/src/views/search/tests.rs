@@ -1228,3 +1228,69 @@ fn a_day_the_query_names_brings_what_happened_then_first() {
     let hits = found("staging deploy failed");
     assert!(hits.iter().all(|(_, when)| !when), "{hits:?}");
 }
+
+/// A question the query's words find lifts its answer, which seldom repeats them: the answer
+/// comes before a turn that shares more of the words, and says why (`answers`).
+#[test]
+fn a_question_the_words_find_brings_its_answer_up_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("history");
+    let folder = base.join("claude-code/-home-kim-tiles");
+    std::fs::create_dir_all(&folder).unwrap();
+    let lines = [
+        record_line(
+            "q-1",
+            "user",
+            "Which database should the billing ledger use?",
+            1,
+        ),
+        record_line(
+            "a-1",
+            "assistant",
+            "Postgres: the team runs it already and its numeric type keeps cents exact.",
+            2,
+        ),
+        record_line("q-2", "user", "Export the billing ledger every night.", 3),
+        record_line(
+            "a-2",
+            "assistant",
+            "Done: the billing ledger export runs nightly, reading the billing ledger database \
+             once.",
+            4,
+        ),
+    ];
+    std::fs::write(folder.join("s-next.jsonl"), lines.concat()).unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    ingest_dir(&store, &base);
+    let index = SearchIndex::open(&store).unwrap();
+    index.sync(&store).unwrap();
+    let result = index
+        .search(
+            &request("which database for the billing ledger"),
+            None,
+            NONE,
+        )
+        .unwrap();
+    let found: Vec<(String, bool)> = result
+        .hits
+        .iter()
+        .map(|h| {
+            (
+                h.record.clone().unwrap_or_default(),
+                h.why.fields.contains(&"answers"),
+            )
+        })
+        .collect();
+    let at = |record: &str| found.iter().position(|(r, _)| r == record);
+    assert!(
+        at("a-1").is_some() && at("a-1") < at("a-2"),
+        "the answer comes before a turn that shares more of the words: {found:?}"
+    );
+    // Only the answer is lifted; what answers no question the query found is not.
+    let lifted: Vec<&str> = found
+        .iter()
+        .filter(|(_, answers)| *answers)
+        .map(|(r, _)| r.as_str())
+        .collect();
+    assert_eq!(lifted, ["a-1"], "{found:?}");
+}
