@@ -893,7 +893,8 @@ fn hybrid_keeps_a_clear_lexical_leader_and_blends_a_flat_list() {
         .chain([candidate("v", None, Some(0.9))])
         .collect();
     assert_eq!(lexical_weight(&clear), 1.0);
-    // A flat list (the best within 1.5× the fifth), and a list of fewer than five: blended.
+    // A flat list (the best within 1.3× the fifth) beside a meaning list with a front (its best
+    // 0.04 or more above its fifth), and lists of fewer than five: blended.
     let flat: Vec<Candidate> = [6.0, 5.9, 5.8, 5.5, 5.1]
         .iter()
         .enumerate()
@@ -902,6 +903,25 @@ fn hybrid_keeps_a_clear_lexical_leader_and_blends_a_flat_list() {
         .collect();
     assert_eq!(lexical_weight(&flat), 0.6);
     assert_eq!(lexical_weight(&flat[..3]), 0.6);
+    // The same flat words beside meaning that found nothing in particular (its best 0.02 above
+    // its fifth), or beside no meaning at all: the words alone.
+    let vague: Vec<Candidate> = [
+        (6.0, 0.52),
+        (5.9, 0.51),
+        (5.8, 0.51),
+        (5.5, 0.50),
+        (5.1, 0.50),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (l, v))| candidate(&format!("l{i}"), Some(*l), Some(*v)))
+    .collect();
+    assert_eq!(lexical_weight(&vague), 1.0);
+    let no_meaning: Vec<Candidate> = flat
+        .iter()
+        .map(|c| candidate(&c.id, c.lexical.map(|(_, s)| s), None))
+        .collect();
+    assert_eq!(lexical_weight(&no_meaning), 1.0);
 
     // The other strategies keep their own list and leave out what it did not find.
     let lexical = fusion(Strategy::LexicalOnly, true, 1.0, &flat);
