@@ -790,7 +790,7 @@ fn what_was_said(store: &Store, latest: &Latest, shown: &Shown) -> Result<Said> 
     })
 }
 
-/// "Branch: `b` (owner/name).", from what the session's harness recorded: which branch the
+/// "Latest session on branch `b` (owner/name).", from what the session's harness recorded: which branch the
 /// work was on is the first thing an agent resuming it checks out.
 fn git_place(c: &rusqlite::Connection, session: &str) -> rusqlite::Result<Option<String>> {
     let (branch, repo): (Option<String>, Option<String>) = c
@@ -803,9 +803,9 @@ fn git_place(c: &rusqlite::Connection, session: &str) -> rusqlite::Result<Option
         .unwrap_or_default();
     let (branch, repo) = (branch.map(|b| quoted(&b)), repo.map(|r| quoted(&r)));
     Ok(match (branch, repo) {
-        (Some(b), Some(r)) => Some(format!("Branch: `{b}` ({r}).")),
-        (Some(b), None) => Some(format!("Branch: `{b}`.")),
-        (None, Some(r)) => Some(format!("Repository: {r}.")),
+        (Some(b), Some(r)) => Some(format!("Latest session on branch `{b}` ({r}).")),
+        (Some(b), None) => Some(format!("Latest session on branch `{b}`.")),
+        (None, Some(r)) => Some(format!("Latest session in {r}.")),
         (None, None) => None,
     })
 }

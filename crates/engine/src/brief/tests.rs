@@ -1214,7 +1214,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
         &store,
         &req,
         expect![[r#"
-            total 392 of 420 (T1 113, T2 78, T3 0)
+            total 394 of 420 (T1 113, T2 78, T3 0)
             <card type="continuity" tag="resume">
             ledger-sync — drafting phase.
             Last (Thu Oct 29): "Write the regression test for a token refresh in the middle of a batch." → Added tests/refresh_mid_batch.rs: a fake client refreshes its token after the second row, and the test checks that all five rows arrive exactly once. Changed: refresh_mid_batch.rs.
@@ -1222,7 +1222,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
             Next: Run the test against the staging server once the fixture data is loaded.
             </card>
             <card type="continuity" tag="last_session">
-            Branch: `main`.
+            Latest session on branch `main`.
             Session before (Wed Oct 28): "Back on the sync. The upstream client still loses the cursor on refresh in v3. What do you suggest?" → The client is pinned to 2.4.1. The regression test for a refresh in the middle of a batch is still to write; I have not started it. Changed: Cargo.toml. Now: no reply yet to "TODO: confirm the release date of the upstream fix with the client maintainers before we unpin.".
             Session before (Tue Oct 20): "The nightly sync drops rows when the OAuth token refreshes in the middle of a batch. Look at src/sync/batch.rs and tell me why." → The batch writer now retries the whole batch after a token refresh, and no other code path resumes per row. Shall I open a pull request with the change now? Changed: batch.rs.
             </card>
@@ -1243,7 +1243,7 @@ fn brief_over_the_samples_for_a_new_session_in_a_known_project() {
             -- T1 excluded card_limit entry: Next: Shall I open a pull request with the change…
             -- T1 dropped tier_cap entry: Decided: We should pin the client to v2 until the…
             -- T1 dropped tier_cap entry: Decided: Let's go with retrying the whole batch…
-            -- T1 included within_budget summary: Branch: `main`.
+            -- T1 included within_budget summary: Latest session on branch `main`.
             -- T1 included within_budget summary: Session before (Wed Oct 28): "Back on the sync.…
             -- T1 included within_budget summary: Session before (Tue Oct 20): "The nightly sync…
             -- T2 included within_budget constellation: Past 14 days (excluding the current work context):
@@ -1363,7 +1363,7 @@ fn the_last_session_card_quotes_the_latest_session_captured_or_not() {
         text(&b)
     );
     let lines = last_card(&b).unwrap();
-    assert_eq!(lines[0], "Branch: `main`.", "{lines:?}");
+    assert_eq!(lines[0], "Latest session on branch `main`.", "{lines:?}");
     assert!(lines[1].starts_with("Asked, in order: \""), "{lines:?}");
     let item = &b.cards[0].items[0];
     assert_eq!(
@@ -1476,7 +1476,7 @@ fn a_folder_no_context_claims_gets_its_latest_session() {
     let lines = card("/home/dana").expect("the folder's latest session");
     expect![[r#"
         No work context claims /home/dana; the latest session there (Thu Oct 29):
-        Branch: `split-dashboard` (dana/dairy).
+        Latest session on branch `split-dashboard` (dana/dairy).
         Asked, in order: "Split the monolithic dashboard into components. api_key=[redacted]"
         Last report: Moved the chart into DairyChart.tsx. Next I commit.
         At the end, it ran: `git commit -am split` → exit 128: fatal: not a git repository

@@ -154,8 +154,6 @@ fn response_item(parser: &mut LineParser, p: &Value, subtype: &str) -> Draft {
     }
 }
 
-/// A line without `type`: the old format's first line (the session's id, start and git state)
-/// or its `record_type` state markers; anything else is not understood.
 /// The branch and repository a session header's `git` object names: the rollout's own header
 /// only, not the copy of its parent's that a fork carries.
 fn learn_git(parser: &mut LineParser, git: Option<&Value>) {
@@ -167,6 +165,8 @@ fn learn_git(parser: &mut LineParser, git: Option<&Value>) {
         .learn_remote(str_field(git, "repository_url"));
 }
 
+/// A line without `type`: the old format's first line (the session's id, start and git state)
+/// or its `record_type` state markers; anything else is not understood.
 fn bare_untyped(parser: &mut LineParser, v: &Value) -> Draft {
     if let Some(kind) = str_field(v, "record_type") {
         return Draft::event(format!("record_type/{kind}"));

@@ -285,8 +285,10 @@ pub struct ParserState {
 }
 
 /// A session's place in git: its branch (the latest the harness recorded; a detached `HEAD`
-/// names none) and its repository as `owner/name`, cut from the remote's address so that no
-/// host, scheme or credential an address may carry is ever kept.
+/// names none, so the branch before it stays) and its repository as the remote's last two path
+/// segments (`owner/name`), cut from the address so that no host, scheme or credential in it
+/// reaches the session's row, the parser's state or a brief. (The record itself is kept raw,
+/// as every record is.)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GitPlace {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,8 +318,8 @@ impl GitPlace {
 
 /// `owner/name` of a git remote's address, whatever its form: `git@host:owner/name.git`,
 /// `https://user:token@host/owner/name`, `ssh://git@host/owner/name.git`. Only the address's
-/// last two path segments are kept, so a credential in it never reaches the store; an address
-/// with fewer segments, or with characters no repository name has, gives `None`.
+/// last two path segments are kept, so a credential in it never reaches the session's row; an
+/// address with fewer segments, or with characters no repository name has, gives `None`.
 pub(crate) fn repository_name(address: &str) -> Option<String> {
     let address = address.trim();
     let path = match address.split_once("://") {

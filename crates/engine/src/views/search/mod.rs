@@ -15,7 +15,9 @@
 //!   the whole exchange (its own words with the two messages before it in its session) in
 //!   `exchange`, so a question answered across turns is found at each, and the message after
 //!   it in `next`, at a lower weight, so a question is found by its answer too (a session's
-//!   last message is indexed again when its successor arrives in a later sync);
+//!   last message is indexed again when its successor arrives in a later sync); a message also
+//!   stores the id of the other side's latest message before it (`answers`), so a question the
+//!   query matches can lift its answer;
 //! - continuity entry: open questions with their context, key decisions with their rationale,
 //!   cross-conversation updates;
 //! - session summary.
@@ -223,7 +225,7 @@ fn schema() -> (Schema, Fields) {
         ident: b.add_text_field("ident", analysed(IDENT, false)),
         exchange: b.add_text_field("exchange", analysed(PROSE, false)),
         next: b.add_text_field("next", analysed(PROSE, false)),
-        answers: b.add_text_field("answers", STRING | STORED),
+        answers: b.add_text_field("answers", STORED),
         tool: b.add_text_field("tool", analysed(PROSE, true)),
     };
     (b.build(), fields)
@@ -648,8 +650,9 @@ impl SearchIndex {
         let max_seq: Option<i64> = graph
             .with_conn_result(|c| c.query_row("SELECT max(seq) FROM turns", [], |r| r.get(0)))?;
         let mut lines = LineNumbers::default();
-        // Each session's latest words of the person and of the assistant, carried across the
-        // batch; a session first seen in this batch starts from its turns already indexed.
+        // Each session's latest words of the person and of the assistant, and the message that
+        // said them, carried across the batch; a session first seen in this batch starts from
+        // its turns already indexed.
         let mut latest: HashMap<(String, &'static str), Latest> = HashMap::new();
         // Each session's latest message turn, held back until the session's next message gives
         // it its `next` field, or the batch ends.

@@ -229,8 +229,9 @@ pub struct Why {
     /// The score the final order is by: the BM25 score for `lexical_only`, the similarity for
     /// `embedding_augmented`, both lists' scores normalised and weighed for `hybrid`.
     pub fused_score: f32,
-    /// For `hybrid`, how much the lexical list counted against the embedding list (1.0: its
-    /// best match stood clearly out, so the order is the words'; 0.5: both counted equally).
+    /// For `hybrid`, how much the lexical list counted against the embedding list (1.0: the
+    /// order is the words', because one of their matches stood out or the meaning list had no
+    /// front of its own; 0.6: blended, the words counting a little more).
     pub lexical_weight: Option<f32>,
     /// The fields the query matched: `text`, `ident` (a name or path kept whole), `context`
     /// (a word found only in the two messages before), `next` (a word found only in the
@@ -439,6 +440,22 @@ impl SearchIndex {
         if query_text.is_empty() {
             return Err(Error::InvalidInput("a search needs some words".into()));
         }
+        // A day or month the query names favours what the words found then. A time window
+        // that ends before it (the default 30 days, asked about last June) reaches back to it:
+        // the person said when they mean.
+        let named = super::when::named_in(query_text);
+        let reaching;
+        let req = match &named {
+            Some(n) if req.hours > 0 && n.from < req.now.timestamp() => {
+                let back = (req.now.timestamp() - n.from) / 3600 + 1;
+                reaching = SearchRequest {
+                    hours: req.hours.max(u32::try_from(back).unwrap_or(u32::MAX)),
+                    ..req.clone()
+                };
+                &reaching
+            }
+            _ => req,
+        };
         let f = self.fields;
         let reader = self.reader()?;
         let searcher = reader.searcher();
@@ -497,9 +514,8 @@ impl SearchIndex {
             .filter(|_| vector_hits.is_some())
             .map(|v| (v.len() as u64).min(documents));
 
-        // A day or month the query names favours what the words found then, and a question's
-        // match lifts its answer: the matches reordered are more than the results asked for.
-        let named = super::when::named_in(query_text);
+        // The time the query names and a question's answer reorder the matches: more of them
+        // are read than the results asked for.
         let lexical_limit = CANDIDATES.max(limit);
         let mut top = self.refined_top(
             &searcher,
@@ -508,7 +524,7 @@ impl SearchIndex {
             scope.as_deref(),
             lexical_limit,
         )?;
-        let then = match &named {
+        let in_window = match &named {
             Some(named) => self.favour_named_time(&searcher, &mut top, named)?,
             None => Default::default(),
         };
@@ -572,7 +588,7 @@ impl SearchIndex {
             let (doc, fields) = match c.doc {
                 Some((doc, addr)) => {
                     let mut fields = matched_fields(&searcher, &per_field, addr);
-                    if then.contains(&addr) {
+                    if in_window.contains(&addr) {
                         fields.push("when");
                     }
                     if answering.contains(&addr) {
@@ -1007,10 +1023,12 @@ impl SearchIndex {
         Ok(inside)
     }
 
-    /// Lifts each match that answers a match asking something (its `answers` field names a
+    /// Lifts the best match that answers a match asking something (its `answers` field names a
     /// question among the matches) toward that question's score, by [`ANSWER_SHARE`] of the
-    /// gap, and orders the matches again; returns the matches lifted. Scores are read before any
-    /// is lifted, so a lifted answer lifts nothing further.
+    /// gap, and orders the matches again; returns the matches lifted. One answer per question:
+    /// an agent sends several messages after a person's question (narration, then the answer),
+    /// each of which names it, and the one the words find best is the one worth lifting. Scores
+    /// are read before any is lifted, so a lifted answer lifts nothing further.
     fn lift_answers(
         &self,
         lexical: &mut [(f32, DocAddress, TantivyDocument)],
@@ -1018,17 +1036,20 @@ impl SearchIndex {
         let f = self.fields;
         let questions: std::collections::HashMap<String, f32> = lexical
             .iter()
-            .filter(|(_, _, doc)| self.text_of(doc, f.text).contains(['?', '？']))
+            .filter(|(_, _, doc)| asks(&self.text_of(doc, f.text)))
             .map(|(score, _, doc)| (self.text_of(doc, f.doc_id), *score))
             .collect();
         let mut lifted = std::collections::HashSet::new();
         if questions.is_empty() {
             return lifted;
         }
+        // The matches are best first: the first answer met for a question is its best.
+        let mut answered = std::collections::HashSet::new();
         for (score, addr, doc) in lexical.iter_mut() {
             let answers = self.text_of(doc, f.answers);
             if let Some(&asked) = questions.get(&answers)
                 && asked > *score
+                && answered.insert(answers)
             {
                 *score += ANSWER_SHARE * (asked - *score);
                 lifted.insert(*addr);
@@ -1113,6 +1134,21 @@ fn any_of<'a>(field: Field, values: impl IntoIterator<Item = &'a str>) -> Box<dy
         })
         .collect();
     Box::new(BooleanQuery::new(clauses))
+}
+
+/// Whether a message asks something: a question mark that ends a sentence (before a space,
+/// a closing quote or bracket, or the end), not one inside a web address (`?q=`) or code
+/// (`parse()?;`).
+pub(super) fn asks(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        // A full-width mark ends a sentence in scripts written without spaces, whatever follows.
+        let ends = |n: &char| n.is_whitespace() || matches!(n, '"' | '\'' | ')' | '*' | '”' | '」');
+        if c == '？' || (c == '?' && chars.peek().is_none_or(ends)) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Adds each candidate's `extra` score to it and sorts the candidates best first (ties by

@@ -1244,9 +1244,26 @@ fn a_day_the_query_names_brings_what_happened_then_first() {
     }
     // A month names both days; no date, no `when`.
     let hits = found("staging deploy failed in October 2026");
+    assert!(hits.len() >= 2, "{hits:?}");
     assert!(hits.iter().take(2).all(|(_, when)| *when), "{hits:?}");
     let hits = found("staging deploy failed");
+    assert!(hits.len() >= 2, "{hits:?}");
     assert!(hits.iter().all(|(_, when)| !when), "{hits:?}");
+    // Under the default window of 30 days, a day named before it is still searched: the
+    // window reaches back to it.
+    let mut req = request("staging deploy failed on October 12, 2026");
+    req.hours = super::query::DEFAULT_HOURS;
+    req.now = Utc.with_ymd_and_hms(2027, 3, 1, 12, 0, 0).unwrap();
+    let hits = index.search(&req, None, NONE).unwrap().hits;
+    assert_eq!(
+        hits.first().and_then(|h| h.record.as_deref()),
+        Some("s-early-a"),
+        "{hits:?}"
+    );
+    let mut req = request("staging deploy failed");
+    req.hours = super::query::DEFAULT_HOURS;
+    req.now = Utc.with_ymd_and_hms(2027, 3, 1, 12, 0, 0).unwrap();
+    assert!(index.search(&req, None, NONE).unwrap().hits.is_empty());
 }
 
 /// A question the query's words find lifts its answer, which seldom repeats them: the answer
@@ -1313,4 +1330,24 @@ fn a_question_the_words_find_brings_its_answer_up_and_says_so() {
         .map(|(r, _)| r.as_str())
         .collect();
     assert_eq!(lifted, ["a-1"], "{found:?}");
+}
+
+/// What asks something: a question mark that ends a sentence, in any script; not one in a web
+/// address or in code.
+#[test]
+fn a_question_mark_asks_only_where_it_ends_a_sentence() {
+    for (text, asks) in [
+        ("Which database should we use?", true),
+        ("Shall I push? I can also open a PR.", true),
+        ("Did you mean \"staging?\"", true),
+        ("这个要怎么配置？我试过了", true),
+        (
+            "Fetched https://api.example.com/search?q=ledger&n=5 fine.",
+            false,
+        ),
+        ("let rows = parse(input)?;", false),
+        ("Nothing to ask here.", false),
+    ] {
+        assert_eq!(super::query::asks(text), asks, "{text}");
+    }
 }

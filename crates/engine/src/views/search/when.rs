@@ -101,7 +101,7 @@ fn numeric(word: &str) -> Option<(NaiveDate, (NaiveDate, usize))> {
     if parts.first().is_none_or(|y| y.len() != 4) {
         return None;
     }
-    let year = i32::try_from(numbers[0]).ok()?;
+    let year = year_of(parts[0])?;
     match numbers[1..] {
         [month, day] => {
             let date = NaiveDate::from_ymd_opt(year, month, day)?;
@@ -139,9 +139,12 @@ fn day_of(word: &str) -> Option<u32> {
     (1..=31).contains(&day).then_some(day)
 }
 
+/// A year of four digits, between 1970 and 2100: a port or a count of four digits is no year.
 fn year_of(word: &str) -> Option<i32> {
     let word = word.trim_end_matches('.');
-    (word.len() == 4).then(|| word.parse().ok())?
+    let year: i32 = (word.len() == 4 && word.chars().all(|c| c.is_ascii_digit()))
+        .then(|| word.parse().ok())??;
+    (1970..=2100).contains(&year).then_some(year)
 }
 
 fn last_of_month(first: NaiveDate) -> NaiveDate {
@@ -236,6 +239,8 @@ mod tests {
             "version 2.4.1",
             "2023-13-01",
             "march 32 2024 is not a day",
+            "listening on June 3 8080",
+            "+202 items in May 0999",
         ] {
             assert_eq!(named_in(query), None, "{query}");
         }
