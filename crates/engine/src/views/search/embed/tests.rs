@@ -479,3 +479,39 @@ fn embedding_speed() {
         );
     }
 }
+
+/// Not a check: writes the vectors `tests/detect/embedding_trial.py` reads (issue 38's trial of
+/// a detector over sentence embeddings), every labelled unit embedded by both built-in models as
+/// `<split>.<model>.f32` (little-endian rows of 384) into `$ELNOR_UNITS_OUT`.
+///
+///     ELNOR_UNITS_OUT=<dir> cargo test --release -p elnor-engine --lib embed_detect_units -- --ignored
+#[test]
+#[ignore = "writes training inputs for tests/detect/embedding_trial.py; needs both models"]
+fn embed_detect_units() {
+    let out = std::path::PathBuf::from(
+        std::env::var("ELNOR_UNITS_OUT").expect("ELNOR_UNITS_OUT names the folder to write"),
+    );
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/detect/units");
+    for model in [Builtin::E5, Builtin::MiniLm] {
+        let m = model.load().unwrap().unwrap();
+        for split in ["dev", "test"] {
+            let text = std::fs::read_to_string(root.join(format!("{split}.jsonl"))).unwrap();
+            let texts: Vec<String> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    v["text"].as_str().unwrap_or("").to_owned()
+                })
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vs = m.embed(&refs, Purpose::Passage);
+            let mut bytes = Vec::new();
+            for v in &vs {
+                bytes.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+            }
+            std::fs::write(out.join(format!("{split}.{}.f32", model.name())), bytes).unwrap();
+            println!("{split} {} {}", model.name(), vs.len());
+        }
+    }
+}
