@@ -517,12 +517,17 @@ impl SearchIndex {
         // The time the query names and a question's answer reorder the matches: more of them
         // are read than the results asked for.
         let lexical_limit = CANDIDATES.max(limit);
+        let refine_for = if vector_hits.is_some() {
+            lexical_limit
+        } else {
+            limit
+        };
         let mut top = self.refined_top(
             &searcher,
             query.as_ref(),
             rescore.as_deref(),
             scope.as_deref(),
-            lexical_limit,
+            (lexical_limit, refine_for),
         )?;
         let in_window = match &named {
             Some(named) => self.favour_named_time(&searcher, &mut top, named)?,
@@ -866,7 +871,7 @@ impl SearchIndex {
             query.as_ref(),
             rescore.as_deref(),
             scope.as_deref(),
-            limit.max(1),
+            (limit.max(1), limit.max(1)),
         )?;
         let best = top
             .first()
@@ -948,7 +953,10 @@ impl SearchIndex {
     }
 
     /// The best `limit` documents for `query` with `rescore` added to their scores: the best
-    /// [`REFINE_POOL`] (or `4 × limit`, when more) by `query`, re-scored and cut to `limit`.
+    /// [`REFINE_POOL`] (or `4 × refine_for`, when more, and never fewer than `limit`) by
+    /// `query`, re-scored and cut to `limit`. `refine_for` is how many results the caller ranks
+    /// for itself; the rest of `limit` only reorders them (`lexical_only`'s 50, for a date and
+    /// an answer), which the pool of the results asked for serves at a quarter of the cost.
     /// Re-scored, a candidate's score is what the union of both would give it (the same term
     /// scores summed), so the result differs from searching that union only where `rescore`
     /// would lift a document from beyond the pool. Within a `scope`, words are weighed by how
@@ -959,7 +967,7 @@ impl SearchIndex {
         query: &dyn Query,
         rescore: Option<&dyn Query>,
         scope: Option<&dyn Query>,
-        limit: usize,
+        (limit, refine_for): (usize, usize),
     ) -> Result<Vec<(f32, DocAddress)>> {
         let in_scope = scope
             .map(|scope| ScopeStatistics::new(searcher, scope))
@@ -970,7 +978,7 @@ impl SearchIndex {
             None => searcher,
         };
         let pool = if rescore.is_some() {
-            limit.saturating_mul(4).max(REFINE_POOL)
+            refine_for.saturating_mul(4).max(REFINE_POOL).max(limit)
         } else {
             limit
         };

@@ -697,7 +697,13 @@ fn rescored_candidates_score_what_the_whole_query_gives_them() {
             .search(&whole, &TopDocs::with_limit(8).order_by_score())
             .unwrap();
         let found = index
-            .refined_top(&searcher, query.as_ref(), Some(rescore.as_ref()), None, 8)
+            .refined_top(
+                &searcher,
+                query.as_ref(),
+                Some(rescore.as_ref()),
+                None,
+                (8, 8),
+            )
             .unwrap();
         assert_eq!(
             found.iter().map(|(_, a)| *a).collect::<Vec<_>>(),
