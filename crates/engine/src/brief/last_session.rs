@@ -790,8 +790,8 @@ fn what_was_said(store: &Store, latest: &Latest, shown: &Shown) -> Result<Said> 
     })
 }
 
-/// "Latest session on branch `b` (owner/name).", from what the session's harness recorded: which branch the
-/// work was on is the first thing an agent resuming it checks out.
+/// "Latest session on branch `b` (owner/name).", from what the session's harness recorded:
+/// which branch the work was on is the first thing an agent resuming it checks out.
 fn git_place(c: &rusqlite::Connection, session: &str) -> rusqlite::Result<Option<String>> {
     let (branch, repo): (Option<String>, Option<String>) = c
         .query_row(
