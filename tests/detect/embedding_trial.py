@@ -26,8 +26,6 @@ import sys
 import numpy as np
 from scipy.sparse import csr_matrix, hstack
 from sklearn.feature_extraction import DictVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GroupKFold
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)
@@ -75,22 +73,8 @@ def main():
     for kind in ("question", "decision"):
         yd = np.array([r["y"] == kind for r in dev])
         yt = np.array([r["y"] == kind for r in test])
-        best = None
-        for c in (0.1, 0.3, 1, 3):
-            oof = np.zeros(len(dev))
-            for tr, te in GroupKFold(6).split(xd, yd, groups):
-                m = LogisticRegression(C=c, max_iter=3000).fit(xd[tr], yd[tr])
-                oof[te] = m.predict_proba(xd[te])[:, 1]
-            for thr in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
-                pred = oof >= thr
-                tp = (pred & yd).sum()
-                p, r = tp / max(pred.sum(), 1), tp / yd.sum()
-                f1 = 2 * p * r / max(p + r, 1e-9)
-                if best is None or f1 > best[0]:
-                    best = (f1, c, thr, p, r)
-        f1, c, thr, p, r = best
-        prob = LogisticRegression(C=c, max_iter=3000).fit(xd, yd).predict_proba(xt)[:, 1]
-        pred = prob >= thr
+        c, thr, p, r, pred = lt.fit_and_score(xd, yd, xt, groups, (0.1, 0.3, 1, 3),
+                                              (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9))
         tp = (pred & yt).sum()
         print(f"{kind}: dev-CV (C {c}, threshold {thr}) P {p:.2f} R {r:.2f} | test P "
               f"{tp / max(pred.sum(), 1):.2f} R {tp / yt.sum():.2f} ({pred.sum()} taken, {yt.sum()} gold)")
