@@ -170,6 +170,9 @@ struct Quoted {
     latest: Latest,
     said: Said,
     before: Vec<Before>,
+    /// Whether the resume card sums the latest session up (a folder's card does): then its
+    /// date and place are said there.
+    on_card: bool,
 }
 
 /// A session before the latest, as its capture summed it up.
@@ -211,10 +214,12 @@ impl Quoted {
             .filter(|s| !shown.sessions.contains(s.session_id.as_str()))
             .take(SESSIONS_BEFORE)
             .collect();
+        let on_card = shown.sessions.contains(latest.session_id.as_str());
         Ok(Some(Quoted {
             latest,
             said,
             before,
+            on_card,
         }))
     }
 
@@ -278,6 +283,7 @@ fn compose<'q>(
         carry: 0,
     };
     let header = match place {
+        Place::Folder(_) if q.on_card => None,
         Place::Folder(cwd) => fit.take(Some(memo.line(format!(
             "No work context claims {cwd}; the latest session there ({}):",
             latest.ended.format("%a %b %-d")
@@ -560,22 +566,26 @@ fn listed(
 }
 
 /// The session the card quotes: the context's latest, captured or not.
-struct Latest {
-    session_id: SessionId,
+pub(super) struct Latest {
+    pub(super) session_id: SessionId,
     /// The capture's summary, when a capture has seen the session.
     summary_id: Option<String>,
     /// The last turn to quote: the capture's, or the session's end when no capture saw it.
     through: Option<i64>,
     /// When its last turn was.
-    ended: DateTime<Utc>,
+    pub(super) ended: DateTime<Utc>,
 }
 
 /// The latest session of `place`: in a work context, the latest the card's history shows, or a
-/// later one placed in the context that no capture has seen (a short exchange is never due, and
+/// later one placed in the context that no capture has seen yet (one still within its debounce
 /// is still the last thing done); in a folder no context claims, the latest primary session
 /// started there. Not the asking session itself, and not one active in the last
 /// [`MIN_MINUTES_SINCE_SESSION`] minutes: the same injection rules as the card's.
-fn latest_session(store: &Store, place: &Place, req: &BriefRequest) -> Result<Option<Latest>> {
+pub(super) fn latest_session(
+    store: &Store,
+    place: &Place,
+    req: &BriefRequest,
+) -> Result<Option<Latest>> {
     let now = req.now.to_rfc3339_opts(SecondsFormat::Millis, true);
     let (captured, placed): (_, Option<(String, String)>) = match place {
         Place::Context(view) => (
@@ -592,7 +602,7 @@ fn latest_session(store: &Store, place: &Place, req: &BriefRequest) -> Result<Op
             })?,
         ),
         // Sessions no context claims are placed in the unlinked bucket when captured, and in
-        // none before (a short session is never due): both by their index, then the folder,
+        // none before (one not yet due): both by their index, then the folder,
         // so the lookup reads only those.
         Place::Folder(cwd) => (
             None,

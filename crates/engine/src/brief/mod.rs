@@ -26,13 +26,16 @@ use serde::Serialize;
 use crate::base::error::{Error, Result};
 use crate::base::ids::{EntityId, SessionId, WorkContextId};
 use crate::base::tokens::Line;
-use crate::continuity::WorkPhase;
+use crate::continuity::{CaptureMode, WorkPhase};
 use crate::graph::contexts::{Resolution, SessionFacts};
 use crate::graph::entities;
 use crate::graph::nodes::Warrant;
 use crate::graph::store::Store;
 use crate::inputs::activity::{self, ActivityType};
-use crate::views::constellation::{self, Constellation};
+use crate::views::constellation::{
+    self, Constellation, DecisionItem, ExcludedItem, NodeItem, QuestionItem, SessionHistoryItem,
+    UpdateItem,
+};
 use crate::views::rollup;
 
 mod counts;
@@ -610,45 +613,78 @@ fn doubt(item: &mut TraceItem, reduced_confidence: bool) {
 
 /// Tier 1 candidates from a view, with the injection rules applied.
 fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
-    let now = req.now;
-    let wc = view.work_context_id.clone();
-    let mut d = Draft::new(1);
-    let mut header = trace_item(1, "constellation", &view.header);
-    header.source_id = Some(wc.to_string());
-    header.work_context_id = Some(wc.clone());
-    header.detail = "the work context and its phase head the card".to_owned();
-    d.cands.push(Cand {
-        item: header,
-        line: Some(view.header.clone()),
-        rank: u8::MAX,
-        fixed: true,
-    });
-    if let Some(id) = &view.phase_entry_id {
-        let mut phase = trace_item(
-            1,
-            "entry",
-            &Line::counted(format!("phase: {:?}", view.active_work_phase), 0),
-        );
-        phase.source_id = Some(id.to_string());
-        phase.work_context_id = Some(wc.clone());
-        phase.detail = "the latest work_phase_change sets the phase in the header".to_owned();
-        d.cands.push(Cand {
-            item: phase,
-            line: None,
+    let mut card = ResumeCard {
+        d: Draft::new(1),
+        wc: view.work_context_id.clone(),
+        now: req.now,
+    };
+    card.header(view);
+    card.sessions(&view.session_history);
+    card.questions(&view.open_questions);
+    card.decisions(&view.key_decisions);
+    card.nodes(view.goals.iter().chain(&view.obligations));
+    card.updates(&view.cross_conversation_updates);
+    card.left_out(&view.excluded);
+    let mut d = card.d;
+    if let Some((reason, detail)) = injection_rule(view, req) {
+        for c in d.cands.iter_mut().filter(|c| c.included()) {
+            set(&mut c.item, Decision::Excluded, reason, &detail);
+        }
+    }
+    d
+}
+
+/// A work context's resume card as it is drafted from its view: each step adds one group's
+/// candidates, in card order.
+struct ResumeCard {
+    d: Draft,
+    wc: WorkContextId,
+    now: DateTime<Utc>,
+}
+
+impl ResumeCard {
+    /// The work context and its phase head the card, kept as long as it is.
+    fn header(&mut self, view: &Constellation) {
+        let mut header = trace_item(1, "constellation", &view.header);
+        header.source_id = Some(self.wc.to_string());
+        header.work_context_id = Some(self.wc.clone());
+        header.detail = "the work context and its phase head the card".to_owned();
+        self.d.cands.push(Cand {
+            item: header,
+            line: Some(view.header.clone()),
             rank: u8::MAX,
             fixed: true,
         });
+        if let Some(id) = &view.phase_entry_id {
+            let mut phase = trace_item(
+                1,
+                "entry",
+                &Line::counted(format!("phase: {:?}", view.active_work_phase), 0),
+            );
+            phase.source_id = Some(id.to_string());
+            phase.work_context_id = Some(self.wc.clone());
+            phase.detail = "the latest work_phase_change sets the phase in the header".to_owned();
+            self.d.cands.push(Cand {
+                item: phase,
+                line: None,
+                rank: u8::MAX,
+                fixed: true,
+            });
+        }
     }
-    // (kind, rank, shown limit, what the limit is called) per group, in card order.
-    let push = |d: &mut Draft,
-                mut item: TraceItem,
-                line: Line,
-                rank: u8,
-                index: usize,
-                shown: usize,
-                decay_at: Option<DateTime<Utc>>| {
-        item.work_context_id = Some(wc.clone());
-        if let Some(at) = decay_at.filter(|at| *at <= now) {
+
+    /// A line of a group the card shows at most `shown` of: the `index`-th live one, excluded
+    /// when it has decayed or the group is full.
+    fn push(
+        &mut self,
+        mut item: TraceItem,
+        line: Line,
+        rank: u8,
+        (index, shown): (usize, usize),
+        decay_at: Option<DateTime<Utc>>,
+    ) {
+        item.work_context_id = Some(self.wc.clone());
+        if let Some(at) = decay_at.filter(|at| *at <= self.now) {
             set(
                 &mut item,
                 Decision::Excluded,
@@ -663,197 +699,267 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
                 &format!("the card shows at most {shown} of these (CSA §6.1)"),
             );
         }
+        self.d.cands.push(Cand {
+            item,
+            line: Some(line),
+            rank,
+            fixed: false,
+        });
+    }
+
+    /// The sessions: the latest as *Last* and *Now*, the ones before it as earlier sessions.
+    fn sessions(&mut self, history: &[SessionHistoryItem]) {
+        let now = self.now;
+        let live: Vec<_> = history.iter().filter(|s| s.decay_at > now).collect();
+        for s in history {
+            let shown_index = live
+                .iter()
+                .position(|l| l.entry_id == s.entry_id)
+                .unwrap_or(usize::MAX);
+            let line = if shown_index == 0 {
+                s.line_latest.clone()
+            } else {
+                s.line.clone()
+            };
+            let mut item = trace_item(1, "summary", &line);
+            item.source_id = Some(s.doc73_session_summary_id.clone());
+            item.session_id = Some(s.source_session_id.clone());
+            item.turn_seq = s.turn_seq;
+            let index = if s.decay_at <= now { 0 } else { shown_index };
+            // The latest session's line is what was done last and where it stands: the last
+            // line the card gives up (rank 5); earlier sessions, and a latest one whose summary
+            // is not available (a count of turns says nothing to act on), go first (rank 1).
+            let rank = if shown_index == 0 && !s.summary.is_empty() {
+                5
+            } else {
+                1
+            };
+            self.push(item, line, rank, (index, SHOWN_SESSIONS), Some(s.decay_at));
+            // Where that session left the work: given up just before its Last line.
+            if shown_index == 0
+                && let Some(line_now) = &s.line_now
+            {
+                let mut item = trace_item(1, "summary", line_now);
+                item.source_id = Some(s.doc73_session_summary_id.clone());
+                item.session_id = Some(s.source_session_id.clone());
+                item.turn_seq = s.turn_seq;
+                item.detail = "where the latest session left the work, from its summary".to_owned();
+                self.push(item, line_now.clone(), 4, (0, 1), Some(s.decay_at));
+            }
+        }
+    }
+
+    /// Open questions, the live ones counted against the card's limit.
+    fn questions(&mut self, questions: &[QuestionItem]) {
+        let mut live = 0;
+        for q in questions {
+            let mut item = trace_item(1, "entry", &q.line);
+            item.source_id = Some(q.entry_id.to_string());
+            item.session_id = Some(q.source_session_id.clone());
+            item.turn_seq = q.turn_seq;
+            doubt(&mut item, q.reduced_confidence);
+            self.push(
+                item,
+                q.line.clone(),
+                3,
+                (live, SHOWN_QUESTIONS),
+                Some(q.decay_at),
+            );
+            if q.decay_at > self.now {
+                live += 1;
+            }
+        }
+    }
+
+    /// Key decisions, the live ones counted against the card's limit.
+    fn decisions(&mut self, decisions: &[DecisionItem]) {
+        let mut live = 0;
+        for k in decisions {
+            let mut item = trace_item(1, "entry", &k.line);
+            item.source_id = Some(k.entry_id.to_string());
+            item.session_id = Some(k.source_session_id.clone());
+            item.turn_seq = k.turn_seq;
+            doubt(&mut item, k.reduced_confidence);
+            self.push(
+                item,
+                k.line.clone(),
+                2,
+                (live, SHOWN_DECISIONS),
+                Some(k.decay_at),
+            );
+            if k.decay_at > self.now {
+                live += 1;
+            }
+        }
+    }
+
+    /// Goals and obligations: lines at their warrant, or candidates their warrant or lifecycle
+    /// keeps out.
+    fn nodes<'v>(&mut self, nodes: impl Iterator<Item = &'v NodeItem>) {
+        let mut shown = 0;
+        for n in nodes {
+            if let Some((retired, detail)) = &n.excluded {
+                // An obligation its warrant or lifecycle keeps out: a candidate the inspector
+                // can explain, never a line.
+                let mut item = trace_item(1, "node", &Line::counted(n.text.clone(), 0));
+                item.source_id = Some(n.node_id.clone());
+                item.work_context_id = Some(self.wc.clone());
+                self.d.cands.push(excluded_node(item, *retired, detail));
+                continue;
+            }
+            let Some(line) = &n.line else { continue };
+            let mut item = trace_item(1, "node", line);
+            item.source_id = Some(n.node_id.clone());
+            if let Some((warrant, why)) = &n.warrant
+                && warrant != Warrant::Assert.as_str()
+            {
+                item.detail = format!("{}; shown at warrant {warrant}: {why}", item.detail);
+            }
+            self.push(item, line.clone(), 0, (shown, SHOWN_NODES), None);
+            shown += 1;
+        }
+    }
+
+    /// Cross-conversation updates not yet delivered.
+    fn updates(&mut self, updates: &[UpdateItem]) {
+        for (i, u) in updates.iter().enumerate() {
+            let mut item = trace_item(1, "update", &u.line);
+            item.source_id = Some(u.entry_id.to_string());
+            item.session_id = Some(u.source_session_id.clone());
+            self.push(item, u.line.clone(), 4, (i, SHOWN_UPDATES), None);
+        }
+    }
+
+    /// What the view's builder left out, so the inspector can say why.
+    fn left_out(&mut self, excluded: &[ExcludedItem]) {
+        for x in excluded {
+            let line = Line::counted(x.text.clone(), 0);
+            let mut item = trace_item(1, kind_of_entry_type(&x.kind), &line);
+            item.source_id = Some(x.entry_id.to_string());
+            item.session_id = Some(x.source_session_id.clone());
+            item.work_context_id = Some(self.wc.clone());
+            set(
+                &mut item,
+                Decision::Excluded,
+                Reason::from_exclusion(x.reason),
+                &x.detail,
+            );
+            self.d.cands.push(Cand {
+                item,
+                line: None,
+                rank: 0,
+                fixed: false,
+            });
+        }
+    }
+}
+
+/// The injection rules (CSA §6.1) that keep the whole card out: no continuity data, the asking
+/// session produced the latest entry, or too little time since it (no real break).
+fn injection_rule(view: &Constellation, req: &BriefRequest) -> Option<(Reason, String)> {
+    if !view.has_continuity_data() {
+        return Some((
+            Reason::NoContinuityData,
+            "the work context has no continuity data yet".to_owned(),
+        ));
+    }
+    let latest = view.session_history.iter().find(|s| s.decay_at > req.now)?;
+    if req.session_id.as_deref() == Some(latest.source_session_id.as_str()) {
+        return Some((
+            Reason::SameSession,
+            format!(
+                "this session ({}) produced the latest session entry; no \"what you just did\" \
+                 injection",
+                latest.source_session_id
+            ),
+        ));
+    }
+    let since = req.now - latest.last_activity_at;
+    (since < Duration::minutes(MIN_MINUTES_SINCE_SESSION)).then(|| {
+        (
+            Reason::UnderThirtyMinutes,
+            format!(
+                "only {} minute(s) since the latest session's activity; Tier 1 waits {} minutes",
+                since.num_minutes().max(0),
+                MIN_MINUTES_SINCE_SESSION
+            ),
+        )
+    })
+}
+
+/// The resume card of a folder no work context claims (a home folder, a scratch folder): what
+/// the latest session there did and where it left the work, from that session's capture, in the
+/// lines a work context's card would give it. `None` when no such session is live or no capture
+/// has summed it up; the latest session's own card still quotes it.
+fn folder_card(store: &Store, cwd: &str, req: &BriefRequest) -> Result<Option<Draft>> {
+    let place = last_session::Place::Folder(cwd);
+    let Some(latest) = last_session::latest_session(store, &place, req)? else {
+        return Ok(None);
+    };
+    let summary = store.graph().with_conn_result(|c| {
+        c.query_row(
+            "SELECT s.doc73_session_summary_id, s.text, s.source, t.turn_count
+             FROM session_summaries s JOIN transcript_sessions t ON t.session_id = s.session_id
+             WHERE s.session_id = ?1 ORDER BY s.generated_at DESC LIMIT 1",
+            [latest.session_id.as_str()],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, u32>(3)?,
+                ))
+            },
+        )
+        .optional()
+    })?;
+    let Some((summary_id, text, source, turns)) = summary.filter(|s| !s.1.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let mode = if source == "llm" {
+        CaptureMode::LlmEnriched
+    } else {
+        CaptureMode::Deterministic
+    };
+    let header = Line::new(format!("{cwd}, no work context."));
+    let (last, now) =
+        constellation::session_card_lines((&text, mode), latest.ended, turns, header.tokens);
+    let mut d = Draft::new(1);
+    let mut item = trace_item(1, "folder", &header);
+    item.source_id = Some(cwd.to_owned());
+    item.detail = "no work context claims the folder: the card names it".to_owned();
+    d.cands.push(Cand {
+        item,
+        line: Some(header),
+        rank: u8::MAX,
+        fixed: true,
+    });
+    // The same ranks as a context's card: Now is given up before Last.
+    for (line, rank, detail) in [
+        (
+            Some(last),
+            5,
+            "what the folder's latest session did, from its summary",
+        ),
+        (
+            now,
+            4,
+            "where the folder's latest session left the work, from its summary",
+        ),
+    ] {
+        let Some(line) = line else { continue };
+        let mut item = trace_item(1, "summary", &line);
+        item.source_id = Some(summary_id.clone());
+        item.session_id = Some(latest.session_id.clone());
+        item.detail = detail.to_owned();
         d.cands.push(Cand {
             item,
             line: Some(line),
             rank,
             fixed: false,
         });
-    };
-    let live_sessions: Vec<_> = view
-        .session_history
-        .iter()
-        .filter(|s| s.decay_at > now)
-        .collect();
-    for s in &view.session_history {
-        let shown_index = live_sessions
-            .iter()
-            .position(|l| l.entry_id == s.entry_id)
-            .unwrap_or(usize::MAX);
-        let line = if shown_index == 0 {
-            s.line_latest.clone()
-        } else {
-            s.line.clone()
-        };
-        let mut item = trace_item(1, "summary", &line);
-        item.source_id = Some(s.doc73_session_summary_id.clone());
-        item.session_id = Some(s.source_session_id.clone());
-        item.turn_seq = s.turn_seq;
-        let index = if s.decay_at <= now { 0 } else { shown_index };
-        // The latest session's line is what was done last and where it stands: the last line
-        // the card gives up (rank 5); earlier sessions, and a latest one whose summary is not
-        // available (a count of turns says nothing to act on), go first (rank 1).
-        push(
-            &mut d,
-            item,
-            line,
-            if shown_index == 0 && !s.summary.is_empty() {
-                5
-            } else {
-                1
-            },
-            index,
-            SHOWN_SESSIONS,
-            Some(s.decay_at),
-        );
-        // Where that session left the work: given up just before its Last line.
-        if shown_index == 0
-            && let Some(now) = &s.line_now
-        {
-            let mut item = trace_item(1, "summary", now);
-            item.source_id = Some(s.doc73_session_summary_id.clone());
-            item.session_id = Some(s.source_session_id.clone());
-            item.turn_seq = s.turn_seq;
-            item.detail = "where the latest session left the work, from its summary".to_owned();
-            push(&mut d, item, now.clone(), 4, 0, 1, Some(s.decay_at));
-        }
     }
-    let mut live = 0;
-    for q in &view.open_questions {
-        let mut item = trace_item(1, "entry", &q.line);
-        item.source_id = Some(q.entry_id.to_string());
-        item.session_id = Some(q.source_session_id.clone());
-        item.turn_seq = q.turn_seq;
-        doubt(&mut item, q.reduced_confidence);
-        push(
-            &mut d,
-            item,
-            q.line.clone(),
-            3,
-            live,
-            SHOWN_QUESTIONS,
-            Some(q.decay_at),
-        );
-        if q.decay_at > now {
-            live += 1;
-        }
-    }
-    let mut live = 0;
-    for k in &view.key_decisions {
-        let mut item = trace_item(1, "entry", &k.line);
-        item.source_id = Some(k.entry_id.to_string());
-        item.session_id = Some(k.source_session_id.clone());
-        item.turn_seq = k.turn_seq;
-        doubt(&mut item, k.reduced_confidence);
-        push(
-            &mut d,
-            item,
-            k.line.clone(),
-            2,
-            live,
-            SHOWN_DECISIONS,
-            Some(k.decay_at),
-        );
-        if k.decay_at > now {
-            live += 1;
-        }
-    }
-    let mut shown_nodes = 0;
-    for n in view.goals.iter().chain(&view.obligations) {
-        if let Some((retired, detail)) = &n.excluded {
-            // An obligation its warrant or lifecycle keeps out: a candidate the inspector can
-            // explain, never a line.
-            let mut item = trace_item(1, "node", &Line::counted(n.text.clone(), 0));
-            item.source_id = Some(n.node_id.clone());
-            item.work_context_id = Some(wc.clone());
-            d.cands.push(excluded_node(item, *retired, detail));
-            continue;
-        }
-        let Some(line) = &n.line else { continue };
-        let mut item = trace_item(1, "node", line);
-        item.source_id = Some(n.node_id.clone());
-        if let Some((warrant, why)) = &n.warrant
-            && warrant != Warrant::Assert.as_str()
-        {
-            item.detail = format!("{}; shown at warrant {warrant}: {why}", item.detail);
-        }
-        push(
-            &mut d,
-            item,
-            line.clone(),
-            0,
-            shown_nodes,
-            SHOWN_NODES,
-            None,
-        );
-        shown_nodes += 1;
-    }
-    for (i, u) in view.cross_conversation_updates.iter().enumerate() {
-        let mut item = trace_item(1, "update", &u.line);
-        item.source_id = Some(u.entry_id.to_string());
-        item.session_id = Some(u.source_session_id.clone());
-        push(&mut d, item, u.line.clone(), 4, i, SHOWN_UPDATES, None);
-    }
-    // What the builder left out, so the inspector can say why.
-    for x in &view.excluded {
-        let line = Line::counted(x.text.clone(), 0);
-        let mut item = trace_item(1, kind_of_entry_type(&x.kind), &line);
-        item.source_id = Some(x.entry_id.to_string());
-        item.session_id = Some(x.source_session_id.clone());
-        item.work_context_id = Some(wc.clone());
-        set(
-            &mut item,
-            Decision::Excluded,
-            Reason::from_exclusion(x.reason),
-            &x.detail,
-        );
-        d.cands.push(Cand {
-            item,
-            line: None,
-            rank: 0,
-            fixed: false,
-        });
-    }
-
-    // Injection rules (CSA §6.1): non-empty data, not the producing session, a real break.
-    let rule = if !view.has_continuity_data() {
-        Some((
-            Reason::NoContinuityData,
-            "the work context has no continuity data yet".to_owned(),
-        ))
-    } else if let Some(latest) = live_sessions.first() {
-        if req.session_id.as_deref() == Some(latest.source_session_id.as_str()) {
-            Some((
-                Reason::SameSession,
-                format!(
-                    "this session ({}) produced the latest session entry; no \"what you just did\" \
-                     injection",
-                    latest.source_session_id
-                ),
-            ))
-        } else {
-            let since = now - latest.last_activity_at;
-            (since < Duration::minutes(MIN_MINUTES_SINCE_SESSION)).then(|| {
-                (
-                    Reason::UnderThirtyMinutes,
-                    format!(
-                        "only {} minute(s) since the latest session's activity; Tier 1 waits {} \
-                         minutes",
-                        since.num_minutes().max(0),
-                        MIN_MINUTES_SINCE_SESSION
-                    ),
-                )
-            })
-        }
-    } else {
-        None
-    };
-    if let Some((reason, detail)) = rule {
-        for c in d.cands.iter_mut().filter(|c| c.included()) {
-            set(&mut c.item, Decision::Excluded, reason, &detail);
-        }
-    }
-    d
+    Ok(Some(d))
 }
 
 fn kind_of_entry_type(t: &str) -> &'static str {
@@ -984,9 +1090,14 @@ fn capped(
     view: Option<&Constellation>,
     warnings: &mut Vec<String>,
 ) -> Result<Capped> {
-    let mut t1 = match view {
-        Some(v) => tier1(v, req),
-        None => {
+    let folder = match (view, &req.cwd) {
+        (None, Some(cwd)) => folder_card(store, cwd, req)?,
+        _ => None,
+    };
+    let mut t1 = match (view, folder) {
+        (Some(v), _) => tier1(v, req),
+        (None, Some(card)) => card,
+        (None, None) => {
             let mut d = Draft::new(1);
             let detail = match (&req.cwd, &req.session_id) {
                 (None, None) if req.entity_names.is_empty() && req.session_key.is_none() => {

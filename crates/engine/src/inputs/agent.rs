@@ -13,6 +13,14 @@
 //! - `nightly_sweep`: every dirty session;
 //! - `manual_request`: the named session.
 //!
+//! A session that is not dirty by those rules but holds an exchange no capture has read (a
+//! message to the agent and its answer: two questions and their answers, a job's prompt and its
+//! report) is due once it has ended, that is once it has been quiet as long as a dirty session
+//! waits (`idle_timeout` when focused, `debounced_defocus` when not), and in the nightly sweep.
+//! The rules above keep a live glance from being captured while it is going on; without this
+//! one, a short session that ended, or one whose every message to the agent was injected text,
+//! was never captured at all, and its work context had no card (issue 37).
+//!
 //! Time is always passed in (`now`), never read from the system clock, so tests are exact and the
 //! same model runs live (`watch`) and over history. [`Agent`] runs the model over a store's
 //! ingested turns and hands due sessions to capture.
@@ -46,6 +54,10 @@ pub struct TurnSignal {
     pub user_message: bool,
     pub tool_execution: bool,
     pub entity_candidate: bool,
+    /// A message to the agent, the person's or injected (the `user` role).
+    pub asked: bool,
+    /// A message from the agent.
+    pub answered: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -53,9 +65,21 @@ struct SessionState {
     user_messages: u32,
     tool_executions: u32,
     entity_candidates: u32,
+    /// Messages to and from the agent since the last capture.
+    asked: u32,
+    answered: u32,
+    /// The latest turn since the last capture.
+    last_turn: Option<DateTime<Utc>>,
     /// When the session became dirty since its last capture.
     dirty_since: Option<DateTime<Utc>>,
     last_capture: Option<DateTime<Utc>>,
+}
+
+impl SessionState {
+    /// Not dirty, but holding an exchange no capture has read: due once the session has ended.
+    fn unread_exchange(&self) -> bool {
+        self.dirty_since.is_none() && self.asked > 0 && self.answered > 0
+    }
 }
 
 /// The trigger thresholds, from the continuity config.
@@ -102,6 +126,9 @@ impl Triggers {
         s.user_messages += u32::from(signal.user_message);
         s.tool_executions += u32::from(signal.tool_execution);
         s.entity_candidates += u32::from(signal.entity_candidate);
+        s.asked += u32::from(signal.asked);
+        s.answered += u32::from(signal.answered);
+        s.last_turn = s.last_turn.max(Some(at));
         let dirty =
             s.user_messages >= min_turns || s.tool_executions > 0 || s.entity_candidates > 0;
         if dirty && s.dirty_since.is_none() {
@@ -130,21 +157,20 @@ impl Triggers {
             .last_activity
             .is_some_and(|last| now - last >= self.thresholds.idle);
         for (id, s) in &self.sessions {
-            let Some(dirty_since) = s.dirty_since else {
-                continue;
+            // "Since last capture" (CSA §5.2); a session never captured counts from when it
+            // became dirty, and an unread exchange from the session's last turn, when it ended.
+            let since = match (s.dirty_since, s.last_turn) {
+                (Some(dirty_since), _) => s.last_capture.unwrap_or(dirty_since),
+                (None, Some(last_turn)) if s.unread_exchange() => last_turn,
+                _ => continue,
             };
             let focused = self.focus.as_deref() == Some(id.as_str());
             if focused {
                 if idle {
                     due.push((id.clone(), Trigger::IdleTimeout));
                 }
-            } else {
-                // "Since last capture" (CSA §5.2); a session never captured counts from when it
-                // became dirty.
-                let since = s.last_capture.unwrap_or(dirty_since);
-                if now - since >= self.thresholds.debounce {
-                    due.push((id.clone(), Trigger::DebouncedDefocus));
-                }
+            } else if now - since >= self.thresholds.debounce {
+                due.push((id.clone(), Trigger::DebouncedDefocus));
             }
         }
         for (id, _) in &due {
@@ -166,12 +192,12 @@ impl Triggers {
         Trigger::ManualRequest
     }
 
-    /// Every dirty session, for the nightly job.
+    /// Every dirty session, and every one holding an unread exchange, for the nightly job.
     pub fn nightly_sweep(&mut self, now: DateTime<Utc>) -> Vec<(String, Trigger)> {
         let dirty: Vec<String> = self
             .sessions
             .iter()
-            .filter(|(_, s)| s.dirty_since.is_some())
+            .filter(|(_, s)| s.dirty_since.is_some() || s.unread_exchange())
             .map(|(id, _)| id.clone())
             .collect();
         dirty
@@ -244,7 +270,8 @@ impl Agent {
                        coalesce(t.timestamp, (SELECT s.last_turn_at FROM transcript_sessions s
                                               WHERE s.session_id = t.session_id)),
                        CASE WHEN t.role = 'user' AND t.kind = 'message' THEN t.text END,
-                       t.kind = 'tool_call' OR (t.role = 'assistant' AND t.tool_calls != '[]')";
+                       t.kind = 'tool_call' OR (t.role = 'assistant' AND t.tool_calls != '[]'),
+                       t.kind = 'message' AND t.role = 'assistant'";
         let sql = if first {
             format!(
                 "SELECT {columns} FROM turns t
@@ -265,6 +292,7 @@ impl Agent {
                 let at: Option<String> = r.get(3)?;
                 let user_text: Option<String> = r.get(4)?;
                 let tool_execution: bool = r.get(5)?;
+                let answered: bool = r.get(6)?;
                 max_seq = max_seq.max(seq);
                 if kind == "compaction" || kind == "compaction_summary" {
                     compacted.insert(session);
@@ -277,8 +305,11 @@ impl Agent {
                     .and_then(|a| DateTime::parse_from_rfc3339(&a).ok())
                     .map(|a| a.with_timezone(&Utc))
                     .unwrap_or(now);
+                let asked = user_text.as_deref().is_some_and(|t| !t.trim().is_empty());
                 let person = user_text.filter(|t| crate::inputs::capture::is_person_text(t));
                 let signal = TurnSignal {
+                    asked,
+                    answered,
                     user_message: person.is_some(),
                     tool_execution,
                     entity_candidate: person.is_some_and(|t| {

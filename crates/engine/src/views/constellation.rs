@@ -481,6 +481,53 @@ pub(crate) fn summary_lines(summary: &str, mode: CaptureMode) -> (&str, Option<&
     (last, now)
 }
 
+/// The latest session's *Last* line and its *Now* line, within `room` tokens: what the card says
+/// of what was done last and where it stands, from that session's summary.
+fn latest_lines(
+    counter: &mut Counter,
+    room: u32,
+    (summary, mode): (&str, CaptureMode),
+    day: &str,
+    turn_count: u32,
+) -> (Line, Option<Line>) {
+    let (last, now) = summary_lines(summary, mode);
+    // Now takes at most a third of the room, so Last always has the most of it.
+    let line_now = now.map(|now| {
+        fitted_line(counter, room / 3, NOW_CHARS, |chars| {
+            format!("Now: {}", condense(now, chars))
+        })
+    });
+    let last_room = room.saturating_sub(line_now.as_ref().map_or(0, |l| l.tokens));
+    let line_latest = fitted_line(counter, last_room, LATEST_SUMMARY_CHARS, |chars| {
+        if last.is_empty() {
+            format!("Last ({day}): {turn_count} turn(s), summary not available")
+        } else {
+            format!("Last ({day}): {}", condense(last, chars))
+        }
+    });
+    (line_latest, line_now)
+}
+
+/// The *Last* and *Now* lines of a session outside any work context (a folder none claims), cut
+/// as a card's are beside a header of `header_tokens`: the brief's card for such a folder says
+/// what was done there last in the same words a context's card would.
+pub(crate) fn session_card_lines(
+    (summary, mode): (&str, CaptureMode),
+    ended: DateTime<Utc>,
+    turn_count: u32,
+    header_tokens: u32,
+) -> (Line, Option<Line>) {
+    let room = LATEST_SUMMARY_TOKENS.min(CARD_LINES_ROOM.saturating_sub(header_tokens));
+    let day = ended.format("%a %b %-d").to_string();
+    latest_lines(
+        &mut Counter::default(),
+        room,
+        (summary, mode),
+        &day,
+        turn_count,
+    )
+}
+
 /// The line `make(chars)` gives, starting from `chars` characters, cut to `room` tokens, not
 /// only characters: in a language the tokenizer splits finely (Chinese, Japanese), 300
 /// characters would be a card of their own and the line would be dropped whole. A proportional cut, recounted, converges in a step or two.
@@ -655,25 +702,14 @@ fn build(
             .filter(|t| *t <= e.happened_at())
             .unwrap_or(e.happened_at());
         let summary = text.unwrap_or_default();
-        let (last, now) = summary_lines(&summary, e.capture_mode);
         let day = last_activity_at.format("%a %b %-d");
-        // Now takes at most a third of the room, so Last always has the most of it.
-        let line_now = now.map(|now| {
-            fitted_line(&mut counter, latest_room / 3, NOW_CHARS, |chars| {
-                format!("Now: {}", condense(now, chars))
-            })
-        });
-        let last_room = latest_room.saturating_sub(line_now.as_ref().map_or(0, |l| l.tokens));
-        let line_latest = fitted_line(&mut counter, last_room, LATEST_SUMMARY_CHARS, |chars| {
-            if last.is_empty() {
-                format!(
-                    "Last ({day}): {} turn(s), summary not available",
-                    s.turn_count
-                )
-            } else {
-                format!("Last ({day}): {}", condense(last, chars))
-            }
-        });
+        let (line_latest, line_now) = latest_lines(
+            &mut counter,
+            latest_room,
+            (&summary, e.capture_mode),
+            &day.to_string(),
+            s.turn_count,
+        );
         let shown = |chars: usize| {
             if summary.is_empty() {
                 format!("{} turn(s), summary not available", s.turn_count)

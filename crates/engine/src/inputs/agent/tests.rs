@@ -87,6 +87,52 @@ fn dirty_flag_rules() {
     assert!(!t.is_dirty("d"), "assistant turns alone do not");
 }
 
+/// Two questions and their answers are a glance while the session goes on, and what the session
+/// was once it has ended: captured then, once, and in the nightly sweep.
+#[test]
+fn an_ended_exchange_is_captured_once_a_glance_never_while_it_goes_on() {
+    let asked = TurnSignal {
+        user_message: true,
+        asked: true,
+        ..TurnSignal::default()
+    };
+    let answered = TurnSignal {
+        answered: true,
+        ..TurnSignal::default()
+    };
+    let mut t = defaults();
+    t.on_turn("short", at(9, 0), asked);
+    t.on_turn("short", at(9, 1), answered);
+    t.on_turn("short", at(9, 2), asked);
+    t.on_turn("short", at(9, 3), answered);
+    // A message nobody answered is no exchange, even once it has ended.
+    t.on_turn("unanswered", at(9, 4), asked);
+    // The person moves on at once: "short" has lost focus, "other" is live.
+    t.on_turn("other", at(9, 5), asked);
+    assert!(!t.is_dirty("short"), "the dirty flag stays the spec's");
+    assert!(t.tick(at(9, 20)).is_empty(), "still within the debounce");
+    assert_eq!(
+        t.tick(at(9, 33)),
+        vec![("short".to_owned(), Trigger::DebouncedDefocus)],
+        "ended: quiet for the debounce since its last turn"
+    );
+    assert!(t.tick(at(10, 30)).is_empty(), "read once");
+    // The focused session's exchange waits for the person to be idle.
+    t.on_turn("other", at(10, 40), answered);
+    assert!(t.tick(at(10, 50)).is_empty());
+    assert_eq!(
+        t.tick(at(10, 55)),
+        vec![("other".to_owned(), Trigger::IdleTimeout)]
+    );
+    // The sweep reads an unread exchange whatever its timers say.
+    t.on_turn("late", at(22, 58), asked);
+    t.on_turn("late", at(22, 59), answered);
+    assert_eq!(
+        t.nightly_sweep(at(23, 0)),
+        vec![("late".to_owned(), Trigger::NightlySweep)]
+    );
+}
+
 #[test]
 fn manual_pre_compaction_and_nightly() {
     let mut t = defaults();
@@ -160,6 +206,7 @@ fn agent_over_the_fixture_store_captures_each_dirty_session_once() {
         DebouncedDefocus 55604662-cf2a-4331-851a-ec234028f8ca Captured
         DebouncedDefocus 8555a0a4-0b79-459d-939c-e17cdbbf4fe2 Captured
         DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5 Subagent
+        DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-acompact-946d2b Internal
         DebouncedDefocus d6e0bada-1959-4eec-a9d2-0bfade768d8f Captured
         IdleTimeout 019e1695-0522-7c83-8b39-0dd379793f80 Captured
         PreCompaction 019c8a59-e9dd-71f0-9ae3-4079fe9726a9 Captured
@@ -208,6 +255,7 @@ fn the_sweep_captures_compacted_sessions_too() {
         NightlySweep 55604662-cf2a-4331-851a-ec234028f8ca
         NightlySweep 8555a0a4-0b79-459d-939c-e17cdbbf4fe2
         NightlySweep ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5
+        NightlySweep ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-acompact-946d2b
         NightlySweep d6e0bada-1959-4eec-a9d2-0bfade768d8f
         PreCompaction 019c8a59-e9dd-71f0-9ae3-4079fe9726a9
         PreCompaction ae4a77f8-aedd-4bc1-888f-c94edc91af04

@@ -1171,14 +1171,11 @@ fn templated_summary(
     }
     let mut out = String::new();
     // A bare slash command (`/start`, `/resume <id>`) ran something; the request that says what
-    // the work is comes before or after it.
+    // the work is comes before or after it. A session of commands only opens on what the agent
+    // said: a command says nothing a person would call the work.
     let worded = |t: &&WindowTurn| !clean::bare_command(&t.text);
-    let first = said(Speaker::User)
-        .find(worded)
-        .or_else(|| said(Speaker::User).next());
-    let last = said(Speaker::User)
-        .rfind(worded)
-        .or_else(|| said(Speaker::User).next_back());
+    let first = said(Speaker::User).find(worded);
+    let last = said(Speaker::User).rfind(worded);
     if let Some(first) = first {
         out.push_str(&format!("\"{}\"", clip(&first.text, 140)));
     }

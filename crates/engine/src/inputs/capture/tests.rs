@@ -873,6 +873,23 @@ fn the_templated_summary_says_last_now_and_the_record_on_three_lines_and_masks_s
         !summary.contains("sk-proj-") && !summary.contains("abcdefgh12345678"),
         "{summary}"
     );
+    // A session whose only message to the agent is a bare command opens on what the agent said:
+    // the command names no work.
+    let resumed = [
+        turn(
+            1,
+            Speaker::User,
+            "/resume 019c10ea-fc1b-7122-a296-130e6013ad43",
+            &[],
+        ),
+        turn(2, Speaker::Assistant, "Resumed the release checklist.", &[]),
+    ];
+    let summary = templated_summary(&session, &resumed, None, &[], &BTreeMap::new());
+    assert_eq!(
+        summary.lines().next(),
+        Some("Resumed the release checklist."),
+        "{summary}"
+    );
 }
 
 #[test]

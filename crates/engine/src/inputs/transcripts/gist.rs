@@ -59,6 +59,14 @@ impl Gist {
             let text = u.text.trim_end_matches([';', ',', '.']);
             text.chars().count() >= 8 && shown.contains(text)
         };
+        if self.units.is_empty() {
+            // A report that is all heading ("Now I commit:") has no units; the card may still
+            // quote it whole.
+            let whole = one_line(&self.whole);
+            let whole = whole.trim_end_matches([';', ',', '.', ':', '：']);
+            let on_card = whole.chars().count() >= 8 && shown.contains(whole);
+            return (!on_card).then_some(self);
+        }
         if !self.units.iter().any(quoted) {
             return Some(self);
         }
@@ -393,6 +401,11 @@ mod tests {
             g.within(200),
             "main.rs: the X11 plugin is forced. run.sh wraps the launch"
         );
+        // A report that is only a heading has no units: quoted whole, it is not quoted again.
+        let lead = super::Gist::of("让我提交 commit：");
+        assert!(lead.units.is_empty());
+        assert!(lead.beside("→ 让我提交 commit：. Changed: a.md.").is_none());
+        assert!(super::Gist::of("让我提交 commit：").beside(card).is_some());
         let all = format!("{card} main.rs: the X11 plugin is forced. run.sh wraps the launch");
         assert!(super::Gist::of(report).beside(&all).is_none());
         let unrelated = super::Gist::of(report)
