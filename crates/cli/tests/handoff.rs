@@ -281,6 +281,8 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
     // The card and the whole brief of each last session's context, asked once.
     let mut briefs: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut report = String::new();
+    // Per project: whether its brief has a resume card, and its last session's turns.
+    let mut carded: Vec<(String, bool, u64)> = Vec::new();
     for (annotator, projects) in &labels {
         for ((corpus, project), (last, facts)) in projects {
             let path = fixtures.join(last);
@@ -330,6 +332,10 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
                 .clone();
             let peer_text = peer(&path);
             let split = &splits[&(corpus.clone(), project.clone())];
+            if annotator == "A" {
+                let turns = session["turn_count"].as_u64().unwrap_or(0);
+                carded.push((format!("{corpus} {project}"), !card.is_empty(), turns));
+            }
             // ELNOR_HANDOFF_SHOW=1 prints each dev project's card and annotator A's facts, each
             // marked with what covers it, to read what was missed; `=all` shows the held-out
             // projects too (read them only to check, never to write a rule).
@@ -406,6 +412,18 @@ fn handoff_benchmark_prints_what_the_card_and_the_brief_cover_beside_the_peer() 
         100.0 * agree.0 as f64 / agree.1.max(1) as f64,
         agree.0,
         agree.1
+    );
+    // Every project whose last session said anything has a resume card: a home folder's too
+    // (its latest session's capture), and a short session's (captured once it ended).
+    let without: Vec<&(String, bool, u64)> = carded.iter().filter(|c| !c.1).collect();
+    println!(
+        "resume card in {} of {} projects; without one: {without:?}",
+        carded.len() - without.len(),
+        carded.len()
+    );
+    assert!(
+        without.iter().all(|(_, _, turns)| *turns == 0),
+        "a project whose last session has turns has no resume card: {without:?}"
     );
     assert_eq!(labels.len(), 2, "both annotators' labels are read");
     assert!(totals.values().all(|t| t.facts > 0));
