@@ -119,8 +119,8 @@ pub(super) fn draft(
     memo.save();
     let latest = &q.latest;
     for (line, what, earlier) in lines {
-        // A captured session is explained by its summary; one no capture has seen yet (too
-        // short to be due) by the session itself.
+        // A captured session is explained by its summary; one no capture has seen yet (not
+        // yet due) by the session itself.
         let mut item = match (earlier, &latest.summary_id) {
             (Some(s), _) => {
                 let mut item = trace_item(1, "summary", &line);
@@ -225,18 +225,24 @@ impl Quoted {
 
     /// The counts kept for this place's card while its latest session stays as read.
     fn memo(&self, store: &Store, place: &Place) -> CountMemo {
-        let key = match place {
-            Place::Context(view) => view.work_context_id.to_string(),
-            Place::Folder(cwd) => format!("folder {cwd}"),
-        };
-        let generation = format!(
-            "{} {} {}",
-            self.latest.session_id,
-            self.latest.through.unwrap_or(-1),
-            self.latest.ended.timestamp_millis()
-        );
-        CountMemo::open(store, &key, &generation)
+        count_memo(store, place, &self.latest)
     }
+}
+
+/// The counts kept for the cards of `place` while its latest session stays as `latest` was read:
+/// the `last_session` card's, and a folder's resume card's.
+pub(super) fn count_memo(store: &Store, place: &Place, latest: &Latest) -> CountMemo {
+    let key = match place {
+        Place::Context(view) => view.work_context_id.to_string(),
+        Place::Folder(cwd) => format!("folder {cwd}"),
+    };
+    let generation = format!(
+        "{} {} {}",
+        latest.session_id,
+        latest.through.unwrap_or(-1),
+        latest.ended.timestamp_millis()
+    );
+    CountMemo::open(store, &key, &generation)
 }
 
 /// Whether `place` has a latest session the card would quote for `req`: one query, before the
@@ -567,6 +573,7 @@ fn listed(
 
 /// The session the card quotes: the context's latest, captured or not.
 pub(super) struct Latest {
+    /// The session.
     pub(super) session_id: SessionId,
     /// The capture's summary, when a capture has seen the session.
     summary_id: Option<String>,

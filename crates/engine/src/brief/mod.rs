@@ -244,9 +244,11 @@ impl Reason {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TraceItem {
     pub tier: u8,
-    /// `constellation`, `summary`, `entry`, `update`, `node`, `segment`, `fact` or `directive`.
+    /// `constellation`, `folder`, `summary`, `session`, `entry`, `update`, `node`, `segment`,
+    /// `fact` or `directive`.
     pub kind: &'static str,
-    /// The entry, summary, node, fact or work context id it came from.
+    /// The entry, summary, node, fact or work context id (a folder's path, a session's id) it
+    /// came from.
     pub source_id: Option<String>,
     pub session_id: Option<SessionId>,
     /// The last transcript turn the capture behind it saw.
@@ -637,8 +639,11 @@ fn tier1(view: &Constellation, req: &BriefRequest) -> Draft {
 /// A work context's resume card as it is drafted from its view: each step adds one group's
 /// candidates, in card order.
 struct ResumeCard {
+    /// The card so far.
     d: Draft,
+    /// The work context the card is of.
     wc: WorkContextId,
+    /// The brief's moment, against which lines decay.
     now: DateTime<Utc>,
 }
 
@@ -889,31 +894,40 @@ fn injection_rule(view: &Constellation, req: &BriefRequest) -> Option<(Reason, S
 
 /// The resume card of a folder no work context claims (a home folder, a scratch folder): what
 /// the latest session there did and where it left the work, from that session's capture, in the
-/// lines a work context's card would give it. `None` when no such session is live or no capture
-/// has summed it up; the latest session's own card still quotes it.
+/// lines a work context's card would give it. `None` when no such session is live, no capture
+/// has summed it up, or the session went on after its capture (then its own card quotes it, and
+/// a card of the earlier state would contradict it).
 fn folder_card(store: &Store, cwd: &str, req: &BriefRequest) -> Result<Option<Draft>> {
     let place = last_session::Place::Folder(cwd);
     let Some(latest) = last_session::latest_session(store, &place, req)? else {
         return Ok(None);
     };
     let summary = store.graph().with_conn_result(|c| {
-        c.query_row(
-            "SELECT s.doc73_session_summary_id, s.text, s.source, t.turn_count
-             FROM session_summaries s JOIN transcript_sessions t ON t.session_id = s.session_id
-             WHERE s.session_id = ?1 ORDER BY s.generated_at DESC LIMIT 1",
-            [latest.session_id.as_str()],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, u32>(3)?,
-                ))
-            },
-        )
-        .optional()
+        let captured: Option<(String, String, String, i64)> = c
+            .query_row(
+                "SELECT s.doc73_session_summary_id, s.text, s.source, c.last_seq
+                 FROM session_summaries s JOIN session_captures c ON c.session_id = s.session_id
+                 WHERE s.session_id = ?1 ORDER BY s.generated_at DESC, s.rowid DESC LIMIT 1",
+                [latest.session_id.as_str()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()?;
+        let Some(captured) = captured else {
+            return Ok(None);
+        };
+        let went_on = c
+            .query_row(
+                "SELECT 1 FROM turns WHERE session_id = ?1 AND seq > ?2 AND kind = 'message'
+                 LIMIT 1",
+                params![latest.session_id.as_str(), captured.3],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some();
+        Ok((!went_on).then_some(captured))
     })?;
-    let Some((summary_id, text, source, turns)) = summary.filter(|s| !s.1.trim().is_empty()) else {
+    let Some((summary_id, text, source, through)) = summary.filter(|s| !s.1.trim().is_empty())
+    else {
         return Ok(None);
     };
     let mode = if source == "llm" {
@@ -921,10 +935,20 @@ fn folder_card(store: &Store, cwd: &str, req: &BriefRequest) -> Result<Option<Dr
     } else {
         CaptureMode::Deterministic
     };
-    let header = Line::new(format!("{cwd}, no work context."));
-    let (last, now) =
-        constellation::session_card_lines((&text, mode), latest.ended, turns, header.tokens);
+    // Counted through the folder's kept counts, as its `last_session` card is: a brief on a
+    // session's start path does not load the tokenizer for lines counted before.
+    let memo = last_session::count_memo(store, &place, &latest);
+    let header = memo.line(format!("{cwd}, no work context."));
+    let (last, now) = constellation::session_card_lines(
+        (&text, mode),
+        latest.ended,
+        header.tokens,
+        &mut |text| memo.line(text),
+    );
+    memo.save();
+    // Only its lines make it a card: a header left alone by the budget is no card.
     let mut d = Draft::new(1);
+    d.fixed_is_content = false;
     let mut item = trace_item(1, "folder", &header);
     item.source_id = Some(cwd.to_owned());
     item.detail = "no work context claims the folder: the card names it".to_owned();
@@ -951,6 +975,7 @@ fn folder_card(store: &Store, cwd: &str, req: &BriefRequest) -> Result<Option<Dr
         let mut item = trace_item(1, "summary", &line);
         item.source_id = Some(summary_id.clone());
         item.session_id = Some(latest.session_id.clone());
+        item.turn_seq = Some(through);
         item.detail = detail.to_owned();
         d.cands.push(Cand {
             item,

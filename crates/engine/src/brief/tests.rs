@@ -1321,8 +1321,8 @@ fn traces_are_kept_up_to_the_retention_setting() {
     );
 }
 
-/// The latest session of a context is quoted even when no capture has seen it (a short exchange
-/// is never due), but never to the session itself, nor before a real break, nor once it is as
+/// The latest session of a context is quoted even when no capture has seen it (one not yet due),
+/// but never to the session itself, nor before a real break, nor once it is as
 /// old as a summary that would have decayed.
 #[test]
 fn the_last_session_card_quotes_the_latest_session_captured_or_not() {

@@ -1,4 +1,4 @@
-//! The continuity agent's trigger model (CSA §5.2): which dirty session to capture, and when.
+//! The continuity agent's trigger model (CSA §5.2): which session to capture, and when.
 //!
 //! The agent sees sessions only through their transcripts, so "focus" is the session that last
 //! received a turn, and the person is idle when no session has received one. A session is dirty
@@ -13,13 +13,16 @@
 //! - `nightly_sweep`: every dirty session;
 //! - `manual_request`: the named session.
 //!
-//! A session that is not dirty by those rules but holds an exchange no capture has read (a
-//! message to the agent and its answer: two questions and their answers, a job's prompt and its
-//! report) is due once it has ended, that is once it has been quiet as long as a dirty session
-//! waits (`idle_timeout` when focused, `debounced_defocus` when not), and in the nightly sweep.
-//! The rules above keep a live glance from being captured while it is going on; without this
-//! one, a short session that ended, or one whose every message to the agent was injected text,
-//! was never captured at all, and its work context had no card (issue 37).
+//! One rule of ours beside them: a session never captured, not dirty, but holding an exchange (a
+//! message of the person's and an answer from the agent) is due once it has ended, that is once
+//! it has been quiet as long as a dirty session waits (`idle_timeout` when focused,
+//! `debounced_defocus` when not), and in the nightly sweep. The rules above keep a glance from
+//! being captured while it goes on; without this one, a short session that ended was never
+//! captured at all, whatever it settled, and its work context had no card (issue 37). A session
+//! captured before is left to the rules above: a "thanks" after its capture is no new work. In
+//! CSA §5.2's rapid-switching table the touched sessions' messages go unanswered and its two
+//! captures stand; had DOC24's one message been answered, it would be captured once as well, when
+//! quiet for the debounce.
 //!
 //! Time is always passed in (`now`), never read from the system clock, so tests are exact and the
 //! same model runs live (`watch`) and over history. [`Agent`] runs the model over a store's
@@ -48,16 +51,16 @@ pub enum Trigger {
     ManualRequest,
 }
 
-/// What one observed turn carries, for the dirty-flag rules.
+/// What one observed turn carries, for the dirty-flag rules and the ended-exchange rule.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TurnSignal {
     pub user_message: bool,
     pub tool_execution: bool,
     pub entity_candidate: bool,
-    /// A message to the agent, the person's or injected (the `user` role).
-    pub asked: bool,
     /// A message from the agent.
     pub answered: bool,
+    /// Whether a capture read the session before (in an earlier run of the agent).
+    pub captured_before: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -65,20 +68,24 @@ struct SessionState {
     user_messages: u32,
     tool_executions: u32,
     entity_candidates: u32,
-    /// Messages to and from the agent since the last capture.
-    asked: u32,
+    /// The agent's messages since the last capture.
     answered: u32,
     /// The latest turn since the last capture.
     last_turn: Option<DateTime<Utc>>,
+    /// Whether any capture has read the session, in this run or before it.
+    ever_captured: bool,
     /// When the session became dirty since its last capture.
     dirty_since: Option<DateTime<Utc>>,
     last_capture: Option<DateTime<Utc>>,
 }
 
 impl SessionState {
-    /// Not dirty, but holding an exchange no capture has read: due once the session has ended.
+    /// Never captured, not dirty, but holding an exchange: due once the session has ended.
     fn unread_exchange(&self) -> bool {
-        self.dirty_since.is_none() && self.asked > 0 && self.answered > 0
+        !self.ever_captured
+            && self.dirty_since.is_none()
+            && self.user_messages > 0
+            && self.answered > 0
     }
 }
 
@@ -126,8 +133,8 @@ impl Triggers {
         s.user_messages += u32::from(signal.user_message);
         s.tool_executions += u32::from(signal.tool_execution);
         s.entity_candidates += u32::from(signal.entity_candidate);
-        s.asked += u32::from(signal.asked);
         s.answered += u32::from(signal.answered);
+        s.ever_captured |= signal.captured_before;
         s.last_turn = s.last_turn.max(Some(at));
         let dirty =
             s.user_messages >= min_turns || s.tool_executions > 0 || s.entity_candidates > 0;
@@ -213,6 +220,7 @@ impl Triggers {
         let s = self.sessions.entry(session.to_owned()).or_default();
         *s = SessionState {
             last_capture: Some(now),
+            ever_captured: true,
             ..SessionState::default()
         };
     }
@@ -271,7 +279,8 @@ impl Agent {
                                               WHERE s.session_id = t.session_id)),
                        CASE WHEN t.role = 'user' AND t.kind = 'message' THEN t.text END,
                        t.kind = 'tool_call' OR (t.role = 'assistant' AND t.tool_calls != '[]'),
-                       t.kind = 'message' AND t.role = 'assistant'";
+                       t.kind = 'message' AND t.role = 'assistant',
+                       c.session_id IS NOT NULL";
         let sql = if first {
             format!(
                 "SELECT {columns} FROM turns t
@@ -279,7 +288,11 @@ impl Agent {
                  WHERE t.seq > coalesce(c.last_seq, 0) AND t.seq > ?1 ORDER BY t.seq"
             )
         } else {
-            format!("SELECT {columns} FROM turns t WHERE t.seq > ?1 ORDER BY t.seq")
+            format!(
+                "SELECT {columns} FROM turns t
+                 LEFT JOIN session_captures c ON c.session_id = t.session_id
+                 WHERE t.seq > ?1 ORDER BY t.seq"
+            )
         };
         let triggers = &mut self.triggers;
         store.graph().with_conn_result(|c| {
@@ -293,6 +306,7 @@ impl Agent {
                 let user_text: Option<String> = r.get(4)?;
                 let tool_execution: bool = r.get(5)?;
                 let answered: bool = r.get(6)?;
+                let captured_before: bool = r.get(7)?;
                 max_seq = max_seq.max(seq);
                 if kind == "compaction" || kind == "compaction_summary" {
                     compacted.insert(session);
@@ -305,11 +319,10 @@ impl Agent {
                     .and_then(|a| DateTime::parse_from_rfc3339(&a).ok())
                     .map(|a| a.with_timezone(&Utc))
                     .unwrap_or(now);
-                let asked = user_text.as_deref().is_some_and(|t| !t.trim().is_empty());
                 let person = user_text.filter(|t| crate::inputs::capture::is_person_text(t));
                 let signal = TurnSignal {
-                    asked,
                     answered,
+                    captured_before,
                     user_message: person.is_some(),
                     tool_execution,
                     entity_candidate: person.is_some_and(|t| {
@@ -349,7 +362,8 @@ impl Agent {
         Ok(run)
     }
 
-    /// The nightly sweep: every dirty session, whatever its timers say.
+    /// The nightly sweep: every dirty session, and every ended exchange never captured, whatever
+    /// their timers say.
     pub fn sweep(
         &mut self,
         store: &Store,

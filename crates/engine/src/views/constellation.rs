@@ -484,7 +484,7 @@ pub(crate) fn summary_lines(summary: &str, mode: CaptureMode) -> (&str, Option<&
 /// The latest session's *Last* line and its *Now* line, within `room` tokens: what the card says
 /// of what was done last and where it stands, from that session's summary.
 fn latest_lines(
-    counter: &mut Counter,
+    counter: &mut dyn FnMut(String) -> Line,
     room: u32,
     (summary, mode): (&str, CaptureMode),
     day: &str,
@@ -509,41 +509,37 @@ fn latest_lines(
 }
 
 /// The *Last* and *Now* lines of a session outside any work context (a folder none claims), cut
-/// as a card's are beside a header of `header_tokens`: the brief's card for such a folder says
-/// what was done there last in the same words a context's card would.
+/// as a card's are beside a header of `header_tokens`, each counted by `count` (the brief's kept
+/// counts, so that the brief loads no tokenizer): the brief's card for such a folder says what
+/// was done there last in the same words a context's card would. `summary` is not empty.
 pub(crate) fn session_card_lines(
     (summary, mode): (&str, CaptureMode),
     ended: DateTime<Utc>,
-    turn_count: u32,
     header_tokens: u32,
+    count: &mut dyn FnMut(String) -> Line,
 ) -> (Line, Option<Line>) {
     let room = LATEST_SUMMARY_TOKENS.min(CARD_LINES_ROOM.saturating_sub(header_tokens));
     let day = ended.format("%a %b %-d").to_string();
-    latest_lines(
-        &mut Counter::default(),
-        room,
-        (summary, mode),
-        &day,
-        turn_count,
-    )
+    // The turn count only says something when the summary is empty, which it is not here.
+    latest_lines(count, room, (summary, mode), &day, 0)
 }
 
 /// The line `make(chars)` gives, starting from `chars` characters, cut to `room` tokens, not
 /// only characters: in a language the tokenizer splits finely (Chinese, Japanese), 300
 /// characters would be a card of their own and the line would be dropped whole. A proportional cut, recounted, converges in a step or two.
 fn fitted_line(
-    counter: &mut Counter,
+    counter: &mut dyn FnMut(String) -> Line,
     room: u32,
     mut chars: usize,
     make: impl Fn(usize) -> String,
 ) -> Line {
-    let mut line = counter.line(make(chars));
+    let mut line = counter(make(chars));
     for _ in 0..3 {
         if line.tokens <= room {
             break;
         }
         chars = chars * room as usize * 9 / (line.tokens as usize * 10);
-        line = counter.line(make(chars));
+        line = counter(make(chars));
     }
     line
 }
@@ -704,7 +700,7 @@ fn build(
         let summary = text.unwrap_or_default();
         let day = last_activity_at.format("%a %b %-d");
         let (line_latest, line_now) = latest_lines(
-            &mut counter,
+            &mut |text| counter.line(text),
             latest_room,
             (&summary, e.capture_mode),
             &day.to_string(),

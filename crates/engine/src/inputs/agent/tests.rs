@@ -57,6 +57,45 @@ fn csa_5_2_rapid_switching_table_gives_two_captures() {
     .assert_debug_eq(&log);
 }
 
+/// The same table when the agent answered the one message DOC24 got: the table's two captures
+/// stand, and DOC24, an exchange never captured, is captured once too, when it has been quiet for
+/// the debounce (our rule beside CSA §5.2's).
+#[test]
+fn the_rapid_switching_table_with_an_answered_touch_captures_it_once_after() {
+    let mut t = defaults();
+    let answered = TurnSignal {
+        answered: true,
+        ..TurnSignal::default()
+    };
+    let mut log = Vec::new();
+    for minute in 0..=90 {
+        let now = at(9, 0) + Duration::minutes(minute);
+        match minute {
+            0 => (0..5).for_each(|_| t.on_turn("henderson", now, user())),
+            3 => t.on_turn("johnson", now, user()),
+            8 => t.on_turn("henderson", now, user()),
+            11 => {
+                t.on_turn("doc24", now, user());
+                t.on_turn("doc24", now, answered);
+            }
+            16 => (0..3).for_each(|_| t.on_turn("johnson", now, user())),
+            31 => t.on_turn("johnson", now, user()),
+            _ => {}
+        }
+        for (session, trigger) in t.tick(now) {
+            log.push(format!("{} {session} {trigger:?}", now.format("%H:%M")));
+        }
+    }
+    expect![[r#"
+        [
+            "09:30 henderson DebouncedDefocus",
+            "09:41 doc24 DebouncedDefocus",
+            "09:46 johnson IdleTimeout",
+        ]
+    "#]]
+    .assert_debug_eq(&log);
+}
+
 #[test]
 fn dirty_flag_rules() {
     let mut t = defaults();
@@ -91,11 +130,7 @@ fn dirty_flag_rules() {
 /// was once it has ended: captured then, once, and in the nightly sweep.
 #[test]
 fn an_ended_exchange_is_captured_once_a_glance_never_while_it_goes_on() {
-    let asked = TurnSignal {
-        user_message: true,
-        asked: true,
-        ..TurnSignal::default()
-    };
+    let asked = user();
     let answered = TurnSignal {
         answered: true,
         ..TurnSignal::default()
@@ -131,6 +166,32 @@ fn an_ended_exchange_is_captured_once_a_glance_never_while_it_goes_on() {
         t.nightly_sweep(at(23, 0)),
         vec![("late".to_owned(), Trigger::NightlySweep)]
     );
+    // A session captured before, in this run or an earlier one, is left to the dirty rules: a
+    // "thanks" and its answer after the capture are no new work.
+    t.on_turn("short", at(23, 10), asked);
+    t.on_turn("short", at(23, 11), answered);
+    let before = TurnSignal {
+        captured_before: true,
+        ..TurnSignal::default()
+    };
+    t.on_turn(
+        "earlier",
+        at(23, 12),
+        TurnSignal {
+            user_message: true,
+            ..before
+        },
+    );
+    t.on_turn(
+        "earlier",
+        at(23, 13),
+        TurnSignal {
+            answered: true,
+            ..before
+        },
+    );
+    assert!(t.tick(at(23, 59)).is_empty());
+    assert!(t.nightly_sweep(at(23, 59)).is_empty());
 }
 
 #[test]
@@ -179,11 +240,11 @@ fn thresholds_follow_config() {
     );
 }
 
-/// The agent over the ingested fixture corpus: every dirty session is idle long ago, so one run
+/// The agent over the ingested fixture corpus: every due session is idle long ago, so one run
 /// captures each of them once (the compacted ones by `pre_compaction`), and a second run finds
 /// nothing new.
 #[test]
-fn agent_over_the_fixture_store_captures_each_dirty_session_once() {
+fn agent_over_the_fixture_store_captures_each_due_session_once() {
     let Some((_d, store)) = crate::test_support::fixture_store() else {
         return;
     };
@@ -206,7 +267,6 @@ fn agent_over_the_fixture_store_captures_each_dirty_session_once() {
         DebouncedDefocus 55604662-cf2a-4331-851a-ec234028f8ca Captured
         DebouncedDefocus 8555a0a4-0b79-459d-939c-e17cdbbf4fe2 Captured
         DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5 Subagent
-        DebouncedDefocus ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-acompact-946d2b Internal
         DebouncedDefocus d6e0bada-1959-4eec-a9d2-0bfade768d8f Captured
         IdleTimeout 019e1695-0522-7c83-8b39-0dd379793f80 Captured
         PreCompaction 019c8a59-e9dd-71f0-9ae3-4079fe9726a9 Captured
@@ -255,7 +315,6 @@ fn the_sweep_captures_compacted_sessions_too() {
         NightlySweep 55604662-cf2a-4331-851a-ec234028f8ca
         NightlySweep 8555a0a4-0b79-459d-939c-e17cdbbf4fe2
         NightlySweep ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-aac57f5
-        NightlySweep ae4a77f8-aedd-4bc1-888f-c94edc91af04:agent-acompact-946d2b
         NightlySweep d6e0bada-1959-4eec-a9d2-0bfade768d8f
         PreCompaction 019c8a59-e9dd-71f0-9ae3-4079fe9726a9
         PreCompaction ae4a77f8-aedd-4bc1-888f-c94edc91af04

@@ -1172,10 +1172,16 @@ fn templated_summary(
     let mut out = String::new();
     // A bare slash command (`/start`, `/resume <id>`) ran something; the request that says what
     // the work is comes before or after it. A session of commands only opens on what the agent
-    // said: a command says nothing a person would call the work.
+    // said (a command says nothing a person would call the work), or, with nothing said, on the
+    // command: the line still says what happened.
     let worded = |t: &&WindowTurn| !clean::bare_command(&t.text);
-    let first = said(Speaker::User).find(worded);
-    let last = said(Speaker::User).rfind(worded);
+    let replied = said(Speaker::Assistant).next().is_some();
+    let first = said(Speaker::User)
+        .find(worded)
+        .or_else(|| said(Speaker::User).next().filter(|_| !replied));
+    let last = said(Speaker::User)
+        .rfind(worded)
+        .or_else(|| said(Speaker::User).next_back().filter(|_| !replied));
     if let Some(first) = first {
         out.push_str(&format!("\"{}\"", clip(&first.text, 140)));
     }

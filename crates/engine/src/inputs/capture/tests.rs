@@ -890,6 +890,12 @@ fn the_templated_summary_says_last_now_and_the_record_on_three_lines_and_masks_s
         Some("Resumed the release checklist."),
         "{summary}"
     );
+    // With no answer, the command is what happened.
+    let summary = templated_summary(&session, &resumed[..1], None, &[], &BTreeMap::new());
+    assert!(
+        summary.starts_with("\"/resume 019c10ea-fc1b-7122-a296-130e6013ad43\""),
+        "{summary}"
+    );
 }
 
 #[test]

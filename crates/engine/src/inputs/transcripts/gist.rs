@@ -51,7 +51,8 @@ impl Gist {
     }
 
     /// The report without the units `shown` already quotes (a card above it has its lead), its
-    /// first unit left the lead; `None` when it quotes them all.
+    /// first unit left the lead; `None` when it quotes them all, or when a report of no units
+    /// (all heading) is quoted whole.
     pub fn beside(self, shown: &str) -> Option<Gist> {
         // A unit of a few letters ("OK") would be found inside any word; only a phrase is a
         // quote of it.
