@@ -602,6 +602,22 @@ pub fn warm_last_session(store: &Store, wc: &WorkContextId, now: DateTime<Utc>) 
     last_session::warm(store, place, &req, &capped.shown)
 }
 
+/// Counts ahead, as [`warm_last_session`] does for a work context, the lines of the cards a
+/// fresh session in `cwd`, a folder no work context claims, would get: the folder's resume card
+/// and its `last_session` card. Returns how many lines were counted.
+pub fn warm_folder(store: &Store, cwd: &str, now: DateTime<Utc>) -> Result<usize> {
+    let asked_at = now + Duration::minutes(MIN_MINUTES_SINCE_SESSION);
+    let mut req = BriefRequest::new(asked_at, asked_at.date_naive(), Delivery::Preview);
+    req.cwd = Some(cwd.to_owned());
+    let place = last_session::Place::Folder(cwd);
+    if !last_session::has_latest(store, &place, &req)? {
+        return Ok(0);
+    }
+    // The resume card is counted (and its counts kept) as it is drafted.
+    let capped = capped(store, &req, None, None, &mut Vec::new())?;
+    last_session::warm(store, place, &req, &capped.shown)
+}
+
 /// Says in the trace, not on the line, that an item was read by the capture's rules and no one
 /// confirmed it: the card says its confidence once, in the preamble, and the trace per line.
 fn doubt(item: &mut TraceItem, reduced_confidence: bool) {

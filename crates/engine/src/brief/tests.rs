@@ -1569,4 +1569,32 @@ fn a_folder_no_context_claims_gets_the_sessions_before_its_latest() {
         resume: Last (Thu Oct 29): "Add a README to the dashboard." → Wrote README.md with the run and deploy steps.
         last_session: Session before (Wed Oct 28): "Deploy the dairy dashboard to Vercel." → Deployed: dairy-dashboard.vercel.app serves the new build."#]]
     .assert_eq(&lines.join("\n"));
+
+    // Counted ahead as a context's cards are (`warm_folder`, after the capture): the brief that
+    // follows counts nothing, so its process never loads the tokenizer, and says the same.
+    let cache = store.root().join("cache/card_counts");
+    std::fs::remove_dir_all(&cache).unwrap();
+    let counted = warm_folder(
+        &store,
+        "/home/dana",
+        at - Duration::minutes(MIN_MINUTES_SINCE_SESSION),
+    )
+    .unwrap();
+    assert!(counted > 0);
+    let kept = || -> Vec<Vec<u8>> {
+        let mut files: Vec<_> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|f| std::fs::read(f.unwrap().path()).unwrap())
+            .collect();
+        files.sort();
+        files
+    };
+    let before = kept();
+    let again = assemble(&store, &req).unwrap();
+    assert_eq!(
+        kept(),
+        before,
+        "the brief counted a line the capture had not"
+    );
+    assert_eq!(text(&again), text(&b));
 }

@@ -1103,10 +1103,19 @@ pub(crate) fn refresh_after_captures<'a>(
     let mut heads_touched = BTreeSet::new();
     let mut captured = false;
     let mut captures_touched = BTreeSet::new();
+    let mut folders_touched = BTreeSet::new();
     for c in captures {
         touched.extend(c.touched.iter().cloned());
         if c.status == CaptureStatus::Captured {
             captures_touched.extend(c.work_context_id.iter().cloned());
+            if c.work_context_id
+                .as_ref()
+                .is_some_and(WorkContextId::is_unlinked)
+                && let Ok(s) = crate::inputs::sessions::get(store.graph(), c.session_id.as_str())
+                && let Some(cwd) = s.cwd
+            {
+                folders_touched.insert(cwd);
+            }
         }
         if c.status == CaptureStatus::Captured && refreshes_heads(c.trigger) {
             heads_touched.extend(c.touched.iter().cloned());
@@ -1150,6 +1159,12 @@ pub(crate) fn refresh_after_captures<'a>(
     for wc in captures_touched.iter().filter(|wc| !wc.is_unlinked()) {
         if let Err(e) = crate::brief::warm_last_session(store, wc, now) {
             tracing::warn!(error = %e, context = %wc, "the last session's card not counted ahead");
+        }
+    }
+    // A session no context claims: the cards of the folder it ran in.
+    for cwd in &folders_touched {
+        if let Err(e) = crate::brief::warm_folder(store, cwd, now) {
+            tracing::warn!(error = %e, folder = %cwd, "the folder's cards not counted ahead");
         }
     }
 }
