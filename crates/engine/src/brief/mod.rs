@@ -772,43 +772,46 @@ impl ResumeCard {
 
     /// Open questions, the live ones counted against the card's limit.
     fn questions(&mut self, questions: &[QuestionItem]) {
-        let mut live = 0;
-        for q in questions {
-            let mut item = trace_item(1, "entry", &q.line);
-            item.source_id = Some(q.entry_id.to_string());
-            item.session_id = Some(q.source_session_id.clone());
-            item.turn_seq = q.turn_seq;
-            doubt(&mut item, q.reduced_confidence);
-            self.push(
-                item,
-                q.line.clone(),
-                3,
-                (live, SHOWN_QUESTIONS),
-                Some(q.decay_at),
-            );
-            if q.decay_at > self.now {
-                live += 1;
-            }
-        }
+        let entries = questions.iter().map(|q| EntryLine {
+            line: &q.line,
+            entry_id: q.entry_id.to_string(),
+            session_id: &q.source_session_id,
+            turn_seq: q.turn_seq,
+            reduced_confidence: q.reduced_confidence,
+            decay_at: q.decay_at,
+        });
+        self.entries(entries, 3, SHOWN_QUESTIONS);
     }
 
     /// Key decisions, the live ones counted against the card's limit.
     fn decisions(&mut self, decisions: &[DecisionItem]) {
+        let entries = decisions.iter().map(|k| EntryLine {
+            line: &k.line,
+            entry_id: k.entry_id.to_string(),
+            session_id: &k.source_session_id,
+            turn_seq: k.turn_seq,
+            reduced_confidence: k.reduced_confidence,
+            decay_at: k.decay_at,
+        });
+        self.entries(entries, 2, SHOWN_DECISIONS);
+    }
+
+    /// Entries of one group at `rank`, the live ones counted against its limit of `shown`.
+    fn entries<'v>(
+        &mut self,
+        entries: impl Iterator<Item = EntryLine<'v>>,
+        rank: u8,
+        shown: usize,
+    ) {
         let mut live = 0;
-        for k in decisions {
-            let mut item = trace_item(1, "entry", &k.line);
-            item.source_id = Some(k.entry_id.to_string());
-            item.session_id = Some(k.source_session_id.clone());
-            item.turn_seq = k.turn_seq;
-            doubt(&mut item, k.reduced_confidence);
-            self.push(
-                item,
-                k.line.clone(),
-                2,
-                (live, SHOWN_DECISIONS),
-                Some(k.decay_at),
-            );
-            if k.decay_at > self.now {
+        for e in entries {
+            let mut item = trace_item(1, "entry", e.line);
+            item.source_id = Some(e.entry_id);
+            item.session_id = Some(e.session_id.clone());
+            item.turn_seq = e.turn_seq;
+            doubt(&mut item, e.reduced_confidence);
+            self.push(item, e.line.clone(), rank, (live, shown), Some(e.decay_at));
+            if e.decay_at > self.now {
                 live += 1;
             }
         }
@@ -873,6 +876,16 @@ impl ResumeCard {
             });
         }
     }
+}
+
+/// An open question or a key decision as the card weighs it.
+struct EntryLine<'v> {
+    line: &'v Line,
+    entry_id: String,
+    session_id: &'v SessionId,
+    turn_seq: Option<i64>,
+    reduced_confidence: bool,
+    decay_at: DateTime<Utc>,
 }
 
 /// The injection rules (CSA §6.1) that keep the whole card out: no continuity data, the asking
