@@ -28,6 +28,7 @@
 
 mod documents;
 pub mod embed;
+mod fast;
 mod ident;
 mod query;
 mod vectors;

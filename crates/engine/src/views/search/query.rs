@@ -1007,20 +1007,11 @@ impl SearchIndex {
         let Some(best) = top.first().map(|(score, _)| *score) else {
             return Ok(inside);
         };
-        let mut columns = std::collections::HashMap::new();
+        let mut at = super::fast::FastValues::<i64>::new(searcher, "at");
         for (score, addr) in top.iter_mut() {
-            let column = match columns.entry(addr.segment_ord) {
-                std::collections::hash_map::Entry::Occupied(c) => c.into_mut(),
-                std::collections::hash_map::Entry::Vacant(v) => v.insert(
-                    searcher
-                        .segment_reader(addr.segment_ord)
-                        .fast_fields()
-                        .i64("at")
-                        .map_err(|e| index_err(&self.dir, e))?,
-                ),
-            };
-            if column
-                .first(addr.doc_id)
+            if at
+                .first(*addr)
+                .map_err(|e| index_err(&self.dir, e))?
                 .is_some_and(|at| (named.from..named.to).contains(&at))
             {
                 *score += TIME_BONUS * best;

@@ -663,20 +663,10 @@ impl SearchIndex {
         let docs = searcher
             .search(filter, &DocSetCollector)
             .map_err(|e| index_err(&self.dir, e))?;
-        let mut columns = std::collections::HashMap::new();
+        let mut keys = super::fast::FastValues::<u64>::new(searcher, "key");
         let mut out = Vec::with_capacity(docs.len());
         for addr in docs {
-            let column = match columns.entry(addr.segment_ord) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => e.insert(
-                    searcher
-                        .segment_reader(addr.segment_ord)
-                        .fast_fields()
-                        .u64("key")
-                        .map_err(|e| index_err(&self.dir, e))?,
-                ),
-            };
-            if let Some(key) = column.first(addr.doc_id) {
+            if let Some(key) = keys.first(addr).map_err(|e| index_err(&self.dir, e))? {
                 out.push(key);
             }
         }
