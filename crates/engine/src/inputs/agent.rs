@@ -72,8 +72,9 @@ struct SessionState {
     answered: u32,
     /// The latest turn since the last capture.
     last_turn: Option<DateTime<Utc>>,
-    /// Whether any capture has read the session, in this run or before it.
-    ever_captured: bool,
+    /// Whether a capture read the session before this run of the agent (one in this run sets
+    /// `last_capture`).
+    captured_before: bool,
     /// When the session became dirty since its last capture.
     dirty_since: Option<DateTime<Utc>>,
     last_capture: Option<DateTime<Utc>>,
@@ -82,7 +83,8 @@ struct SessionState {
 impl SessionState {
     /// Never captured, not dirty, but holding an exchange: due once the session has ended.
     fn unread_exchange(&self) -> bool {
-        !self.ever_captured
+        !self.captured_before
+            && self.last_capture.is_none()
             && self.dirty_since.is_none()
             && self.user_messages > 0
             && self.answered > 0
@@ -134,7 +136,7 @@ impl Triggers {
         s.tool_executions += u32::from(signal.tool_execution);
         s.entity_candidates += u32::from(signal.entity_candidate);
         s.answered += u32::from(signal.answered);
-        s.ever_captured |= signal.captured_before;
+        s.captured_before |= signal.captured_before;
         s.last_turn = s.last_turn.max(Some(at));
         let dirty =
             s.user_messages >= min_turns || s.tool_executions > 0 || s.entity_candidates > 0;
@@ -220,7 +222,7 @@ impl Triggers {
         let s = self.sessions.entry(session.to_owned()).or_default();
         *s = SessionState {
             last_capture: Some(now),
-            ever_captured: true,
+            captured_before: s.captured_before,
             ..SessionState::default()
         };
     }
